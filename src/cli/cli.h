@@ -1,0 +1,29 @@
+/* cli: the forgemcp command's subcommands. */
+#ifndef FM_CLI_H
+#define FM_CLI_H
+#include "config.h"
+
+/*
+ * Each subcommand gets argv with argv[0] set to its own name (e.g. "user")
+ * and the loaded configuration.  It prints results on stdout, a one-line
+ * reason on stderr via cli_fail, supports --help, and returns the process
+ * exit status: 0 success, 1 failure, 2 usage error.
+ */
+struct cli {
+	struct config	 cfg;
+	const char	*config_path;	/* NULL: default */
+};
+
+int	cli_migrate(struct cli *cli, int argc, char **argv);
+int	cli_user(struct cli *cli, int argc, char **argv);		/* add | list */
+int	cli_token(struct cli *cli, int argc, char **argv);		/* create | list | revoke */
+int	cli_repo(struct cli *cli, int argc, char **argv);		/* create | import | list */
+int	cli_collaborator(struct cli *cli, int argc, char **argv);	/* add */
+int	cli_stdio(struct cli *cli, int argc, char **argv);
+
+/* Prints "forgemcp: <message>" on stderr; returns 1 for `return cli_fail(...)`. */
+int	cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "forgemcp: <message>" plus a hint to use --help; returns 2. */
+int	cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

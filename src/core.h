@@ -1,0 +1,73 @@
+/* core: one request in, one response out; every front calls only this. */
+#ifndef FM_CORE_H
+#define FM_CORE_H
+#include <stddef.h>
+
+struct config;
+struct db;
+struct repo_cache;
+
+enum core_transport {
+	CORE_HTTP,	/* CORE_HTTP: FastCGI or CGI behind a web server */
+	CORE_STDIO,	/* CORE_STDIO: one JSON-RPC line, token fixed at start */
+	CORE__MAX
+};
+
+/*
+ * A request as the front saw it.  env holds CGI meta-variables
+ * ("REQUEST_METHOD=POST", "HTTP_ORIGIN=...", possibly repeated), NULL
+ * terminated.  The front does not read a body longer than the configured
+ * cap: it sets body NULL and body_unread.  A body shorter than
+ * CONTENT_LENGTH says is passed with body_short set.
+ */
+struct core_request {
+	enum core_transport	 transport;
+	char *const		*env;
+	const char		*body;
+	size_t			 body_len;
+	int			 body_unread;	/* longer than the cap: not read */
+	int			 body_short;	/* fewer bytes than CONTENT_LENGTH */
+	const char		*stdio_token;	/* CORE_STDIO: the token from --token */
+};
+
+#define CORE_MAX_HEADERS	12
+
+struct core_header {
+	const char	*name;	/* static string */
+	char		*value;	/* owned */
+};
+
+struct core_response {
+	int			 status;	/* HTTP status; 0 for "no reply" on stdio */
+	struct core_header	 headers[CORE_MAX_HEADERS];
+	size_t			 n_headers;
+	char			*body;		/* owned, may be NULL */
+	size_t			 body_len;
+	const char		*content_type;	/* static, NULL when no body */
+	char			 request_id[33];
+};
+
+/* Per-process state the core keeps between requests. */
+struct core {
+	const struct config	*cfg;
+	struct db		*db;		/* persistent connection, reconnects itself */
+	struct repo_cache	*repos;		/* open libgit2 repositories */
+};
+
+/*
+ * Sets up per-process state: parses every tool schema (refusing duplicates
+ * or bad schemas), opens the database connection lazily.  Returns 0 or an
+ * ERR_* with the message in e.
+ */
+struct err;
+int	core_init(struct core *out, const struct config *cfg, struct err *e);
+void	core_release(struct core *c);
+
+/* Handles one request; always fills resp (release it with core_response_release). */
+void	core_handle(struct core *c, const struct core_request *req, struct core_response *resp);
+void	core_response_init(struct core_response *r);
+void	core_response_release(struct core_response *r);
+/* Adds a header to a response (value copied). */
+int	core_response_header(struct core_response *r, const char *name, const char *value);
+
+#endif

@@ -1,0 +1,40 @@
+/* http: the HTTP gate and header decoding, before any JSON is read. */
+#ifndef FM_HTTP_H
+#define FM_HTTP_H
+#include <stddef.h>
+
+struct config;
+struct core_request;
+
+/*
+ * Looks up a CGI meta-variable (e.g. "HTTP_ORIGIN", "REQUEST_METHOD") in the
+ * request's environment.  Returns the first value or NULL.  count, when not
+ * NULL, receives how many times the name occurs.
+ */
+const char	*http_env(const struct core_request *r, const char *name, int *count);
+
+/* Copies value with leading/trailing spaces and tabs removed (caller frees). */
+char		*http_trim(const char *value);
+
+enum http_sentinel {
+	HTTP_SENT_LITERAL,	/* HTTP_SENT_LITERAL: not wrapped, use as is */
+	HTTP_SENT_DECODED,	/* HTTP_SENT_DECODED: =?base64?...?= decoded to valid UTF-8 */
+	HTTP_SENT_BAD,		/* HTTP_SENT_BAD: wrapped but not canonical padded base64 or not UTF-8 */
+	HTTP_SENT__MAX
+};
+
+/*
+ * Decodes an MCP header value (SEP-2243 value encoding): trims OWS, and if
+ * the result is exactly "=?base64?" PAYLOAD "?=" decodes PAYLOAD, which must
+ * be canonical padded RFC 4648 base64 of valid UTF-8.  *out is the decoded
+ * or literal text (caller frees; may contain no NUL: a NUL makes it BAD).
+ */
+enum http_sentinel http_decode_value(char **out, size_t *outlen, const char *value);
+
+/* Whether s is a syntactically valid serialised origin or "null". */
+int		 http_origin_ok(const struct config *c, const char *origin);
+
+/* Base64 (RFC 4648, padded). Decode returns -1 on non-canonical input. */
+int		 http_b64_decode(unsigned char *out, size_t *outlen, const char *in, size_t inlen);
+
+#endif

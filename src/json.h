@@ -1,0 +1,38 @@
+/* json: strict parsing of untrusted JSON and small json-c helpers. */
+#ifndef FM_JSON_H
+#define FM_JSON_H
+#include <stddef.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+#define JSON_MAX_DEPTH	64
+
+enum json_perr {
+	JSON_PERR_NONE,		/* JSON_PERR_NONE */
+	JSON_PERR_SYNTAX,	/* JSON_PERR_SYNTAX: not JSON, truncated, trailing bytes */
+	JSON_PERR_DEPTH,	/* JSON_PERR_DEPTH: nested deeper than JSON_MAX_DEPTH */
+	JSON_PERR_UTF8,		/* JSON_PERR_UTF8: invalid UTF-8 or a lone surrogate escape */
+	JSON_PERR_NOMEM,	/* JSON_PERR_NOMEM */
+	JSON_PERR__MAX
+};
+
+/*
+ * Parses exactly one JSON value from buf[0..len): UTF-8 validated, depth at
+ * most JSON_MAX_DEPTH, nothing but whitespace after it, no raw NUL bytes.
+ * Returns the value (caller puts it) or NULL with *perr set.
+ */
+struct json_object *json_parse_strict(const char *buf, size_t len, enum json_perr *perr);
+const char	*json_perr_text(enum json_perr e);
+
+/* Typed getters: return NULL/0 unless the member exists with that exact type. */
+struct json_object *json_get(struct json_object *o, const char *key);
+const char	*json_get_str(struct json_object *o, const char *key);
+int		 json_is_type(struct json_object *o, enum json_type t);
+/* Whether a string value contains an embedded NUL. */
+int		 json_str_has_nul(struct json_object *s);
+/* Compact serialisation without escaping '/'; owned by the object. */
+const char	*json_dump(struct json_object *o, size_t *lenp);
+/* Whether buf is valid UTF-8 (no overlongs, no surrogates, <= U+10FFFF). */
+int		 json_utf8_valid(const char *buf, size_t len);
+
+#endif

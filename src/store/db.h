@@ -1,0 +1,74 @@
+/* db: the MySQL/MariaDB adapter; the only code that includes <mysql.h>. */
+#ifndef FM_DB_H
+#define FM_DB_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct config;
+struct err;
+struct db;
+
+/*
+ * Creates a handle; the connection is made on first use and remade after
+ * the server goes away (statements are re-prepared then).  Prepared
+ * statements are cached per connection, keyed by their SQL text.
+ * Errors: ERR_UNAVAILABLE when the server cannot be reached, ERR_DB for
+ * other failures (detail logged, never shown).
+ */
+int	db_new(struct db **out, const struct config *cfg, struct err *e);
+void	db_free(struct db *db);
+
+/* Highest migration compiled into this binary, and highest applied. */
+int	db_schema_latest(void);
+int	db_schema_version(struct db *db, int *out, struct err *e);
+/*
+ * Applies pending migrations in order, each recorded in schema_migrations.
+ * A database newer than the binary is refused (ERR_CONFIG).  *applied
+ * receives how many ran (0 on a rerun).
+ */
+int	db_migrate(struct db *db, int *applied, struct err *e);
+/* Refuses to serve a database that is not exactly at db_schema_latest(). */
+int	db_schema_check(struct db *db, struct err *e);
+
+/* A token cache row, as looked up by hash. */
+struct db_token {
+	uint64_t	id;
+	uint64_t	user_id;
+	char		login[65];
+	char		scopes[64];	/* "read,write,..." as stored */
+	int		expired;	/* expires_at is in the past */
+	int		revoked;	/* revoked_at is set */
+};
+
+/*
+ * Looks a token up by the lower-case hex SHA-256 of its text (one indexed
+ * query) and writes last_used_at at most once a minute.  Returns 0,
+ * ERR_NOTFOUND, ERR_UNAVAILABLE or ERR_DB.
+ */
+int	db_token_lookup(struct db *db, struct db_token *out, const char *hash_hex, struct err *e);
+
+struct db_repo {
+	uint64_t	 id;
+	char		 owner[65];
+	char		 name[101];
+	char		*description;		/* owned, may be NULL */
+	char		 default_branch[256];
+	int		 private;
+	char		 updated_at[32];	/* "YYYY-MM-DDTHH:MM:SSZ" */
+};
+
+/*
+ * Repositories user_id can see (public ones, their own, and those they
+ * collaborate on), optionally filtered by a case-insensitive substring of
+ * owner or name, newest updated first, at most limit rows.  *out is an
+ * array the caller frees with db_repo_list_free.
+ */
+int	db_repo_list_visible(struct db *db, struct db_repo **out, size_t *n, uint64_t user_id,
+	    const char *query, int limit, struct err *e);
+void	db_repo_list_free(struct db_repo *v, size_t n);
+/* One visible repository by owner/name; ERR_NOTFOUND when absent or not visible. */
+int	db_repo_find_visible(struct db *db, struct db_repo *out, uint64_t user_id,
+	    const char *owner, const char *name, struct err *e);
+void	db_repo_release(struct db_repo *r);
+
+#endif

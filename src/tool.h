@@ -1,0 +1,76 @@
+/* tool: the tool registry and the tool gate (lookup, scope, schema, handler). */
+#ifndef FM_TOOL_H
+#define FM_TOOL_H
+#include <stddef.h>
+#include <json-c/json.h>
+#include "auth.h"
+#include "err.h"
+
+struct core;
+struct schema;
+
+enum tool_hint {
+	TOOL_READ_ONLY = 1 << 0,	/* readOnlyHint */
+	TOOL_DESTRUCTIVE = 1 << 1,	/* destructiveHint */
+	TOOL_IDEMPOTENT = 1 << 2,	/* idempotentHint */
+	TOOL_OPEN_WORLD = 1 << 3,	/* openWorldHint */
+};
+
+/* What a handler gets: the caller, the per-process state, an error slot. */
+struct tool_ctx {
+	struct core		*core;
+	const struct principal	*who;
+	struct err		*err;
+};
+
+/*
+ * A handler receives arguments that passed the schema (defaults are not
+ * filled in).  On success it stores the result value in *out (an object or
+ * array; caller takes it) and returns 0.  On failure it returns an ERR_*
+ * with the message in ctx->err: public codes (err_is_public) become an
+ * isError result with that text; others are logged and the model sees
+ * "internal error" (isError) -- a tool failure is never a protocol error.
+ */
+typedef int (*tool_fn)(struct tool_ctx *ctx, struct json_object *args, struct json_object **out);
+
+struct tool {
+	const char	*name;
+	const char	*title;
+	const char	*description;
+	const char	*input_schema;	/* JSON Schema text, "type":"object" at the root */
+	unsigned	 scope;		/* AUTH_SCOPE_* the token needs */
+	unsigned	 hints;		/* TOOL_* annotations */
+	const char	*toolset;	/* repos, issues, pull_requests, search, ... */
+	tool_fn		 handler;
+};
+
+/* The sorted table in src/tools/registry.c. */
+extern const struct tool *const tool_table[];
+extern const size_t tool_table_len;
+
+/*
+ * Parses every schema once; refuses an unsorted table, a duplicate name or
+ * a bad schema (ERR_CONFIG, message names the tool).  Idempotent.
+ */
+int	tool_registry_init(struct err *e);
+void	tool_registry_release(void);
+/* Index lookup by name (binary search); -1 when unknown. */
+int	tool_find(const char *name);
+/* The i-th tool's compiled schema. */
+const struct schema *tool_schema(size_t i);
+/* The tools/list "tools" array (a new reference; deterministic order). */
+struct json_object *tool_list_json(void);
+
+/*
+ * The tool gate for a known tool index: validates arguments against the
+ * schema and runs the handler.  Returns the CallToolResult object
+ * ({content, isError?, structuredContent?}); never NULL except on
+ * allocation failure.  Scope is checked by the caller (it is an HTTP 403).
+ */
+struct json_object *tool_call(struct core *c, size_t idx, const struct principal *who,
+	    struct json_object *args, int structured_any);
+
+/* Builds an isError result carrying msg. */
+struct json_object *tool_error_result(const char *msg);
+
+#endif
