@@ -62,6 +62,12 @@ struct core {
 struct err;
 int	core_init(struct core *out, const struct config *cfg, struct err *e);
 void	core_release(struct core *c);
+/*
+ * Checks at start-up that the database schema is the one this binary
+ * speaks.  Returns 0, ERR_CONFIG (refuse to start), or ERR_UNAVAILABLE
+ * (the database is down: serve anyway, requests answer 503 until it is back).
+ */
+int	core_check_ready(struct core *c, struct err *e);
 
 /* Handles one request; always fills resp (release it with core_response_release). */
 void	core_handle(struct core *c, const struct core_request *req, struct core_response *resp);
@@ -69,5 +75,11 @@ void	core_response_init(struct core_response *r);
 void	core_response_release(struct core_response *r);
 /* Adds a header to a response (value copied). */
 int	core_response_header(struct core_response *r, const char *name, const char *value);
+/* Sets status and a JSON body (serialised; takes body, which may be NULL for no body). */
+struct json_object;
+void	core_response_json(struct core_response *r, int status, struct json_object *body);
+/* Sets status and a JSON-RPC error body (id may be NULL: "id": null). */
+void	core_response_error(struct core_response *r, int status, struct json_object *id,
+	    int code, const char *message, struct json_object *data);
 
 #endif

@@ -44,6 +44,10 @@ struct tool {
 	tool_fn		 handler;
 };
 
+/* The tools, one per file under src/tools/. */
+extern const struct tool tool_get_file_contents;
+extern const struct tool tool_list_repositories;
+
 /* The sorted table in src/tools/registry.c. */
 extern const struct tool *const tool_table[];
 extern const size_t tool_table_len;

@@ -1,0 +1,147 @@
+/* main: the forgemcp command: global options, configuration, subcommand dispatch. */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "err.h"
+#include "front.h"
+#include "log.h"
+#include "store/repo.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: forgemcp [--config FILE] COMMAND [ARGS]\n"
+	    "\n"
+	    "An MCP server for a self-hosted software forge.\n"
+	    "\n"
+	    "Commands:\n"
+	    "  fcgi          serve the MCP endpoint as a FastCGI responder\n"
+	    "  stdio         serve MCP over stdin/stdout for a local client\n"
+	    "  migrate       apply pending database migrations\n"
+	    "  user          add or list users\n"
+	    "  token         create, list or revoke access tokens\n"
+	    "  repo          create, import or list repositories\n"
+	    "  collaborator  give a user a role on a repository\n"
+	    "\n"
+	    "Run with no command under a FastCGI socket (spawn-fcgi, systemd, Apache) it\n"
+	    "serves FastCGI; run as CGI (GATEWAY_INTERFACE set) it serves one request.\n"
+	    "\n"
+	    "Options:\n"
+	    "  --config FILE  configuration file (default $FORGEMCP_CONFIG or %s);\n"
+	    "                 every key can be overridden by FORGEMCP_<KEY>\n"
+	    "  --help         this text; 'forgemcp COMMAND --help' for a command\n"
+	    "  --version      print the version\n", CONFIG_DEFAULT_PATH);
+}
+
+int
+cli_fail(const char *fmt, ...)
+{
+	va_list	ap;
+
+	fputs("forgemcp: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+int
+cli_usage(const char *fmt, ...)
+{
+	va_list	ap;
+
+	fputs("forgemcp: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see --help)\n", stderr);
+	return 2;
+}
+
+static const struct {
+	const char	*name;
+	int		(*fn)(struct cli *, int, char **);
+} commands[] = {
+	{ "collaborator", cli_collaborator },
+	{ "migrate", cli_migrate },
+	{ "repo", cli_repo },
+	{ "stdio", cli_stdio },
+	{ "token", cli_token },
+	{ "user", cli_user },
+};
+
+int
+main(int argc, char **argv)
+{
+	struct cli	 cli;
+	struct err	 e;
+	const char	*cmd;
+	char		*fcgi_argv[] = { (char *)(uintptr_t)"fcgi", NULL };
+	size_t		 i;
+	int		 rc, ai = 1;
+
+	memset(&cli, 0, sizeof(cli));
+	while (ai < argc && argv[ai][0] == '-') {
+		if (strcmp(argv[ai], "--help") == 0 || strcmp(argv[ai], "-h") == 0) {
+			usage(stdout);
+			return 0;
+		}
+		if (strcmp(argv[ai], "--version") == 0) {
+			printf("forgemcp %s\n", PACKAGE_VERSION);
+			return 0;
+		}
+		if (strcmp(argv[ai], "--config") == 0 && ai + 1 < argc) {
+			cli.config_path = argv[ai + 1];
+			ai += 2;
+			continue;
+		}
+		if (strncmp(argv[ai], "--config=", 9) == 0) {
+			cli.config_path = argv[ai] + 9;
+			ai++;
+			continue;
+		}
+		return cli_usage("unknown option '%s'", argv[ai]);
+	}
+	cmd = ai < argc ? argv[ai] : NULL;
+	if (cmd != NULL && strcmp(cmd, "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (cmd == NULL && !front_detect()) {
+		usage(stderr);
+		return 2;
+	}
+	err_clear(&e);
+	if (config_load(&cli.cfg, cli.config_path, &e) != 0)
+		return cli_fail("%s", e.msg);
+	log_set_level((enum log_level)cli.cfg.log_level);
+	if (repo_global_init() != 0) {
+		config_release(&cli.cfg);
+		return cli_fail("cannot initialise libgit2");
+	}
+	if (cmd == NULL || strcmp(cmd, "fcgi") == 0) {
+		if (cmd == NULL)
+			rc = front_main(&cli.cfg, 1, fcgi_argv);
+		else
+			rc = front_main(&cli.cfg, argc - ai, argv + ai);
+		goto done;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, cmd) == 0)
+			break;
+	if (i == sizeof(commands) / sizeof(commands[0])) {
+		rc = cli_usage("unknown command '%s'", cmd);
+		goto done;
+	}
+	rc = commands[i].fn(&cli, argc - ai, argv + ai);
+done:
+	repo_global_shutdown();
+	config_release(&cli.cfg);
+	return rc;
+}

@@ -1,0 +1,312 @@
+/* config: defaults, the key = value file, then FORGEMCP_* environment overrides. */
+#include <sys/stat.h>
+
+#include <ctype.h>
+#include <stddef.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config.h"
+#include "log.h"
+
+enum config_kind {
+	CK_STR,		/* a string */
+	CK_PORT,	/* 1..65535 */
+	CK_SIZE,	/* a positive byte count */
+	CK_LIST,	/* comma-separated strings */
+	CK_LEVEL,	/* a log level name */
+	CK_PATH,	/* an absolute URL path */
+	CK_URL,		/* an http(s) URL without a trailing slash */
+};
+
+struct config_key {
+	const char		*name;
+	enum config_kind	 kind;
+	size_t			 off;	/* offset of the field in struct config */
+	size_t			 count_off;	/* CK_LIST: offset of the count */
+};
+
+#define F(f)	offsetof(struct config, f)
+static const struct config_key config_keys[] = {
+	{ "allowed_origins", CK_LIST, F(allowed_origins), F(n_allowed_origins) },
+	{ "authorization_server", CK_URL, F(authorization_server), 0 },
+	{ "base_url", CK_URL, F(base_url), 0 },
+	{ "db_host", CK_STR, F(db_host), 0 },
+	{ "db_name", CK_STR, F(db_name), 0 },
+	{ "db_password", CK_STR, F(db_password), 0 },
+	{ "db_port", CK_PORT, F(db_port), 0 },
+	{ "db_socket", CK_STR, F(db_socket), 0 },
+	{ "db_user", CK_STR, F(db_user), 0 },
+	{ "endpoint", CK_PATH, F(endpoint), 0 },
+	{ "log_level", CK_LEVEL, F(log_level), 0 },
+	{ "max_body", CK_SIZE, F(max_body), 0 },
+	{ "public_hosts", CK_LIST, F(public_hosts), F(n_public_hosts) },
+	{ "repo_root", CK_STR, F(repo_root), 0 },
+};
+#undef F
+
+static void
+config_list_clear(char **v, size_t *n)
+{
+	size_t	i;
+
+	for (i = 0; i < *n; i++) {
+		free(v[i]);
+		v[i] = NULL;
+	}
+	*n = 0;
+}
+
+static char *
+config_trim(char *s)
+{
+	char	*end;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	end = s + strlen(s);
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r' ||
+	    end[-1] == '\n'))
+		*--end = '\0';
+	return s;
+}
+
+static int
+config_set(struct config *c, const struct config_key *k, const char *value, const char *where,
+    struct err *e)
+{
+	char		**sp = (char **)(void *)((char *)c + k->off);
+	char		 *dup = NULL, *p, *tok, *save = NULL;
+	unsigned long	  ul;
+	char		 *end;
+	size_t		 *np;
+
+	switch (k->kind) {
+	case CK_STR:
+	case CK_PATH:
+	case CK_URL:
+		if (k->kind == CK_PATH && (value[0] != '/' || strpbrk(value, " ?#") != NULL))
+			return err_set(e, ERR_CONFIG, "%s: %s must be an absolute path such as /mcp",
+			    where, k->name);
+		if (k->kind == CK_URL && (strncmp(value, "http://", 7) != 0 &&
+		    strncmp(value, "https://", 8) != 0))
+			return err_set(e, ERR_CONFIG, "%s: %s must be an http:// or https:// URL",
+			    where, k->name);
+		if ((dup = strdup(value)) == NULL)
+			return err_set(e, ERR_NOMEM, "out of memory");
+		if (k->kind == CK_URL) {
+			size_t l = strlen(dup);
+			while (l > 0 && dup[l - 1] == '/')
+				dup[--l] = '\0';
+		}
+		free(*sp);
+		*sp = dup;
+		return 0;
+	case CK_PORT:
+		errno = 0;
+		ul = strtoul(value, &end, 10);
+		if (errno || end == value || *end != '\0' || ul == 0 || ul > 65535)
+			return err_set(e, ERR_CONFIG, "%s: %s must be a port number (1-65535), not '%s'",
+			    where, k->name, value);
+		*(unsigned *)(void *)((char *)c + k->off) = (unsigned)ul;
+		return 0;
+	case CK_SIZE:
+		errno = 0;
+		ul = strtoul(value, &end, 10);
+		if (errno || end == value || *end != '\0' || ul < 1024 || ul > 64UL * 1024 * 1024)
+			return err_set(e, ERR_CONFIG,
+			    "%s: %s must be a byte count between 1024 and 67108864, not '%s'",
+			    where, k->name, value);
+		*(size_t *)(void *)((char *)c + k->off) = ul;
+		return 0;
+	case CK_LEVEL:
+		if (strcmp(value, "error") == 0)
+			c->log_level = LOG_ERROR;
+		else if (strcmp(value, "warn") == 0)
+			c->log_level = LOG_WARN;
+		else if (strcmp(value, "info") == 0)
+			c->log_level = LOG_INFO;
+		else if (strcmp(value, "debug") == 0)
+			c->log_level = LOG_DEBUG;
+		else
+			return err_set(e, ERR_CONFIG,
+			    "%s: log_level must be error, warn, info or debug, not '%s'", where, value);
+		return 0;
+	case CK_LIST:
+		np = (size_t *)(void *)((char *)c + k->count_off);
+		config_list_clear(sp, np);
+		if ((dup = strdup(value)) == NULL)
+			return err_set(e, ERR_NOMEM, "out of memory");
+		for (tok = strtok_r(dup, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+			p = config_trim(tok);
+			if (*p == '\0')
+				continue;
+			if (*np == CONFIG_MAX_LIST) {
+				free(dup);
+				return err_set(e, ERR_CONFIG, "%s: %s has more than %d entries",
+				    where, k->name, CONFIG_MAX_LIST);
+			}
+			if ((sp[*np] = strdup(p)) == NULL) {
+				free(dup);
+				return err_set(e, ERR_NOMEM, "out of memory");
+			}
+			(*np)++;
+		}
+		free(dup);
+		return 0;
+	}
+	return err_set(e, ERR_INTERNAL, "unhandled configuration kind");
+}
+
+static const struct config_key *
+config_key_find(const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof(config_keys) / sizeof(config_keys[0]); i++)
+		if (strcmp(config_keys[i].name, name) == 0)
+			return &config_keys[i];
+	return NULL;
+}
+
+static int
+config_defaults(struct config *c, struct err *e)
+{
+	memset(c, 0, sizeof(*c));
+	c->db_port = 3306;
+	c->max_body = 65536;
+	c->log_level = LOG_INFO;
+	if ((c->db_host = strdup("localhost")) == NULL ||
+	    (c->db_user = strdup("forgemcp")) == NULL ||
+	    (c->db_password = strdup("")) == NULL ||
+	    (c->db_name = strdup("forgemcp")) == NULL ||
+	    (c->endpoint = strdup("/mcp")) == NULL ||
+	    (c->base_url = strdup("http://localhost")) == NULL)
+		return err_set(e, ERR_NOMEM, "out of memory");
+	return 0;
+}
+
+static int
+config_file(struct config *c, const char *path, int must_exist, struct err *e)
+{
+	FILE			*f = NULL;
+	char			 line[4096], where[600], *p, *eq, *key, *val;
+	const struct config_key	*k;
+	unsigned		 lineno = 0;
+	int			 rc = 0;
+
+	if ((f = fopen(path, "r")) == NULL) {
+		if (errno == ENOENT && !must_exist)
+			return 0;
+		return err_set(e, ERR_CONFIG, "cannot read configuration file %s: %s", path,
+		    strerror(errno));
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		lineno++;
+		snprintf(where, sizeof(where), "%s:%u", path, lineno);
+		if (strchr(line, '\n') == NULL && !feof(f)) {
+			rc = err_set(e, ERR_CONFIG, "%s: line too long", where);
+			goto done;
+		}
+		p = config_trim(line);
+		if (*p == '\0' || *p == '#' || *p == ';')
+			continue;
+		if ((eq = strchr(p, '=')) == NULL) {
+			rc = err_set(e, ERR_CONFIG, "%s: expected 'key = value'", where);
+			goto done;
+		}
+		*eq = '\0';
+		key = config_trim(p);
+		val = config_trim(eq + 1);
+		if ((k = config_key_find(key)) == NULL) {
+			rc = err_set(e, ERR_CONFIG, "%s: unknown key '%s'", where, key);
+			goto done;
+		}
+		if ((rc = config_set(c, k, val, where, e)) != 0)
+			goto done;
+	}
+done:
+	fclose(f);
+	return rc;
+}
+
+static int
+config_env(struct config *c, struct err *e)
+{
+	char		 name[64], where[96];
+	const char	*v;
+	size_t		 i, j;
+	int		 rc;
+
+	for (i = 0; i < sizeof(config_keys) / sizeof(config_keys[0]); i++) {
+		snprintf(name, sizeof(name), "FORGEMCP_%s", config_keys[i].name);
+		for (j = 9; name[j] != '\0'; j++)
+			name[j] = (char)toupper((unsigned char)name[j]);
+		if ((v = getenv(name)) == NULL)
+			continue;
+		snprintf(where, sizeof(where), "environment %s", name);
+		if ((rc = config_set(c, &config_keys[i], v, where, e)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int
+config_load(struct config *out, const char *path, struct err *e)
+{
+	const char	*env;
+	int		 rc, must = 1;
+
+	if ((rc = config_defaults(out, e)) != 0)
+		goto fail;
+	if (path == NULL) {
+		env = getenv("FORGEMCP_CONFIG");
+		if (env != NULL && *env != '\0')
+			path = env;
+		else {
+			path = CONFIG_DEFAULT_PATH;
+			must = 0;
+		}
+	}
+	if ((rc = config_file(out, path, must, e)) != 0)
+		goto fail;
+	if ((rc = config_env(out, e)) != 0)
+		goto fail;
+	return 0;
+fail:
+	config_release(out);
+	return rc;
+}
+
+int
+config_check_server(const struct config *c, struct err *e)
+{
+	struct stat	st;
+
+	if (c->repo_root == NULL || c->repo_root[0] == '\0')
+		return err_set(e, ERR_CONFIG,
+		    "repo_root is not set (set it in the configuration file or FORGEMCP_REPO_ROOT)");
+	if (stat(c->repo_root, &st) != 0 || !S_ISDIR(st.st_mode))
+		return err_set(e, ERR_CONFIG, "repo_root: %s is not a directory", c->repo_root);
+	return 0;
+}
+
+void
+config_release(struct config *c)
+{
+	free(c->db_socket);
+	free(c->db_host);
+	free(c->db_user);
+	free(c->db_password);
+	free(c->db_name);
+	free(c->repo_root);
+	free(c->endpoint);
+	free(c->base_url);
+	free(c->authorization_server);
+	config_list_clear(c->allowed_origins, &c->n_allowed_origins);
+	config_list_clear(c->public_hosts, &c->n_public_hosts);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,413 @@
+/* core: the request path from the HTTP gate through auth and parsing to the MCP layer. */
+#include <sys/random.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "auth.h"
+#include "config.h"
+#include "core.h"
+#include "err.h"
+#include "http.h"
+#include "json.h"
+#include "log.h"
+#include "mcp.h"
+#include "rpc.h"
+#include "store/db.h"
+#include "store/repo.h"
+#include "tool.h"
+
+#define PRM_PATH	"/.well-known/oauth-protected-resource"
+
+int
+core_init(struct core *out, const struct config *cfg, struct err *e)
+{
+	int	rc;
+
+	memset(out, 0, sizeof(*out));
+	out->cfg = cfg;
+	if ((rc = tool_registry_init(e)) != 0)
+		goto fail;
+	if ((rc = db_new(&out->db, cfg, e)) != 0)
+		goto fail;
+	if ((rc = repo_cache_new(&out->repos, cfg->repo_root != NULL ? cfg->repo_root : "", e)) != 0)
+		goto fail;
+	return 0;
+fail:
+	core_release(out);
+	return rc;
+}
+
+int
+core_check_ready(struct core *c, struct err *e)
+{
+	return db_schema_check(c->db, e);
+}
+
+void
+core_release(struct core *c)
+{
+	repo_cache_free(c->repos);
+	db_free(c->db);
+	memset(c, 0, sizeof(*c));
+}
+
+void
+core_response_init(struct core_response *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+void
+core_response_release(struct core_response *r)
+{
+	size_t	i;
+
+	for (i = 0; i < r->n_headers; i++)
+		free(r->headers[i].value);
+	free(r->body);
+	memset(r, 0, sizeof(*r));
+}
+
+int
+core_response_header(struct core_response *r, const char *name, const char *value)
+{
+	char	*v;
+
+	if (r->n_headers == CORE_MAX_HEADERS)
+		return ERR_TOOBIG;
+	if ((v = strdup(value)) == NULL)
+		return ERR_NOMEM;
+	r->headers[r->n_headers].name = name;
+	r->headers[r->n_headers].value = v;
+	r->n_headers++;
+	return 0;
+}
+
+void
+core_response_json(struct core_response *r, int status, struct json_object *body)
+{
+	const char	*text;
+	size_t		 len;
+
+	r->status = status;
+	free(r->body);
+	r->body = NULL;
+	r->body_len = 0;
+	r->content_type = NULL;
+	if (body == NULL)
+		return;
+	text = json_dump(body, &len);
+	if (text != NULL && (r->body = malloc(len + 2)) != NULL) {
+		memcpy(r->body, text, len);
+		r->body[len] = '\n';
+		r->body[len + 1] = '\0';
+		r->body_len = len + 1;
+		r->content_type = "application/json";
+	} else
+		r->status = 500;
+	json_object_put(body);
+}
+
+void
+core_response_error(struct core_response *r, int status, struct json_object *id, int code,
+    const char *message, struct json_object *data)
+{
+	core_response_json(r, status, rpc_error(id, code, message, data));
+}
+
+static void
+core_request_id(char out[33])
+{
+	static const char	 hex[] = "0123456789abcdef";
+	unsigned char		 raw[16];
+	size_t			 i;
+
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
+		memset(raw, 0, sizeof(raw));
+	for (i = 0; i < sizeof(raw); i++) {
+		out[2 * i] = hex[raw[i] >> 4];
+		out[2 * i + 1] = hex[raw[i] & 15];
+	}
+	out[32] = '\0';
+}
+
+/* The request path without its query string (caller frees). */
+static char *
+core_path(const struct core_request *req)
+{
+	const char	*uri = http_env(req, "REQUEST_URI", NULL);
+	const char	*sn, *pi;
+	char		*p;
+	size_t		 n;
+
+	if (uri != NULL && uri[0] == '/') {
+		n = strcspn(uri, "?#");
+		if ((p = malloc(n + 1)) == NULL)
+			return NULL;
+		memcpy(p, uri, n);
+		p[n] = '\0';
+		return p;
+	}
+	sn = http_env(req, "SCRIPT_NAME", NULL);
+	pi = http_env(req, "PATH_INFO", NULL);
+	if (asprintf(&p, "%s%s", sn ? sn : "", pi ? pi : "") < 0)
+		return NULL;
+	return p;
+}
+
+/* Whether a Content-Type names application/json (parameters allowed). */
+static int
+core_is_json(const char *ct)
+{
+	size_t	n = strlen("application/json");
+
+	if (ct == NULL)
+		return 0;
+	while (*ct == ' ' || *ct == '\t')
+		ct++;
+	if (strncasecmp(ct, "application/json", n) != 0)
+		return 0;
+	ct += n;
+	while (*ct == ' ' || *ct == '\t')
+		ct++;
+	return *ct == '\0' || *ct == ';';
+}
+
+static int
+core_host_ok(const struct config *cfg, const char *host)
+{
+	size_t	i;
+
+	if (cfg->n_public_hosts == 0)
+		return 1;
+	if (host == NULL)
+		return 0;
+	for (i = 0; i < cfg->n_public_hosts; i++)
+		if (strcasecmp(cfg->public_hosts[i], host) == 0)
+			return 1;
+	return 0;
+}
+
+/* The RFC 9728 protected-resource document; only with an authorization server. */
+static void
+core_prm(struct core *c, const struct core_request *req, struct core_response *resp)
+{
+	struct json_object	*o, *a, *s;
+	const char		*method = http_env(req, "REQUEST_METHOD", NULL);
+	char			*res = NULL;
+
+	if (c->cfg->authorization_server == NULL) {
+		core_response_error(resp, 404, NULL, RPC_INVALID_REQUEST,
+		    "Not found: this server uses pre-issued bearer tokens and names no "
+		    "authorization server", NULL);
+		return;
+	}
+	if (method == NULL || (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)) {
+		core_response_header(resp, "Allow", "GET, HEAD");
+		core_response_error(resp, 405, NULL, RPC_INVALID_REQUEST,
+		    "Method not allowed: use GET", NULL);
+		return;
+	}
+	if (asprintf(&res, "%s%s", c->cfg->base_url, c->cfg->endpoint) < 0) {
+		core_response_error(resp, 500, NULL, RPC_INTERNAL_ERROR, "Internal error", NULL);
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "resource", json_object_new_string(res));
+	a = json_object_new_array();
+	json_object_array_add(a, json_object_new_string(c->cfg->authorization_server));
+	json_object_object_add(o, "authorization_servers", a);
+	s = json_object_new_array();
+	json_object_array_add(s, json_object_new_string("read"));
+	json_object_array_add(s, json_object_new_string("write"));
+	json_object_array_add(s, json_object_new_string("execute"));
+	json_object_array_add(s, json_object_new_string("merge"));
+	json_object_object_add(o, "scopes_supported", s);
+	a = json_object_new_array();
+	json_object_array_add(a, json_object_new_string("header"));
+	json_object_object_add(o, "bearer_methods_supported", a);
+	json_object_object_add(o, "resource_name", json_object_new_string("forgemcp"));
+	core_response_header(resp, "Access-Control-Allow-Origin", "*");
+	core_response_json(resp, 200, o);
+	free(res);
+}
+
+/* The id of a body that parsed, when it is a readable valid id; else NULL. */
+static struct json_object *
+core_body_id(struct json_object *body)
+{
+	struct json_object	*id;
+
+	if (json_is_type(body, json_type_object) && (id = json_get(body, "id")) != NULL &&
+	    rpc_id_valid(id))
+		return id;
+	return NULL;
+}
+
+static void
+core_unauthorized(struct core *c, struct core_response *resp, struct json_object *body,
+    int presented)
+{
+	char	ch[512];
+	int	n;
+
+	n = snprintf(ch, sizeof(ch), "Bearer realm=\"forgemcp\"%s",
+	    presented ? ", error=\"invalid_token\"" : "");
+	if (c->cfg->authorization_server != NULL && n > 0 && (size_t)n < sizeof(ch))
+		snprintf(ch + n, sizeof(ch) - (size_t)n,
+		    ", resource_metadata=\"%s" PRM_PATH "%s\"", c->cfg->base_url, c->cfg->endpoint);
+	core_response_header(resp, "WWW-Authenticate", ch);
+	core_response_error(resp, 401, core_body_id(body), RPC_UNAUTHORIZED, "Unauthorized", NULL);
+}
+
+static void
+core_unavailable(struct core_response *resp, struct json_object *body)
+{
+	core_response_header(resp, "Retry-After", "1");
+	core_response_error(resp, 503, core_body_id(body), RPC_INTERNAL_ERROR,
+	    "Service unavailable: the forge's database cannot be reached; retry shortly", NULL);
+}
+
+static void
+core_http(struct core *c, const struct core_request *req, struct core_response *resp)
+{
+	const struct config	*cfg = c->cfg;
+	struct json_object	*body = NULL;
+	struct principal	 who;
+	struct err		 e;
+	enum json_perr		 perr = JSON_PERR_NONE;
+	enum auth_result	 ar;
+	const char		*method, *origin, *authz;
+	char			*path = NULL, msg[200];
+	int			 n_origin = 0;
+
+	err_clear(&e);
+	method = http_env(req, "REQUEST_METHOD", NULL);
+	if ((path = core_path(req)) == NULL) {
+		core_response_error(resp, 500, NULL, RPC_INTERNAL_ERROR, "Internal error", NULL);
+		goto done;
+	}
+	if (strcmp(path, PRM_PATH) == 0 ||
+	    (strncmp(path, PRM_PATH, strlen(PRM_PATH)) == 0 &&
+	    strcmp(path + strlen(PRM_PATH), cfg->endpoint) == 0)) {
+		core_prm(c, req, resp);
+		goto done;
+	}
+	if (strcmp(path, cfg->endpoint) != 0) {
+		snprintf(msg, sizeof(msg), "Not found: the MCP endpoint is %s", cfg->endpoint);
+		core_response_error(resp, 404, NULL, RPC_INVALID_REQUEST, msg, NULL);
+		goto done;
+	}
+	/* Cheapest checks first: Origin and Host (DNS rebinding), method, size, type. */
+	origin = http_env(req, "HTTP_ORIGIN", &n_origin);
+	if (n_origin > 1 || (origin != NULL && !http_origin_ok(cfg, origin))) {
+		log_info("refused origin '%s'", origin != NULL ? origin : "");
+		core_response_error(resp, 403, NULL, RPC_INVALID_REQUEST,
+		    "Forbidden: this Origin is not allowed", NULL);
+		goto done;
+	}
+	if (!core_host_ok(cfg, http_env(req, "HTTP_HOST", NULL))) {
+		core_response_error(resp, 403, NULL, RPC_INVALID_REQUEST,
+		    "Forbidden: this Host is not served here", NULL);
+		goto done;
+	}
+	if (method == NULL || strcmp(method, "POST") != 0) {
+		core_response_header(resp, "Allow", "POST");
+		core_response_error(resp, 405, NULL, RPC_INVALID_REQUEST,
+		    "Method not allowed: the MCP endpoint takes POST only (no SSE stream, no sessions)",
+		    NULL);
+		goto done;
+	}
+	if (req->body_unread || req->body_len > cfg->max_body) {
+		snprintf(msg, sizeof(msg), "Request body too large: the limit is %zu bytes",
+		    cfg->max_body);
+		core_response_error(resp, 413, NULL, RPC_INVALID_REQUEST, msg, NULL);
+		goto done;
+	}
+	if (!core_is_json(http_env(req, "CONTENT_TYPE", NULL))) {
+		core_response_error(resp, 415, NULL, RPC_INVALID_REQUEST,
+		    "Unsupported Media Type: Content-Type must be application/json", NULL);
+		goto done;
+	}
+	if (req->body_short) {
+		core_response_error(resp, 400, NULL, RPC_PARSE_ERROR,
+		    "Parse error: the body is shorter than its Content-Length", NULL);
+		goto done;
+	}
+	body = json_parse_strict(req->body, req->body_len, &perr);
+	authz = http_env(req, "HTTP_AUTHORIZATION", NULL);
+	ar = auth_check(&who, c->db, authz, &e);
+	if (ar == AUTH_MISSING || ar == AUTH_INVALID) {
+		core_unauthorized(c, resp, body, ar == AUTH_INVALID);
+		goto done;
+	}
+	if (ar != AUTH_OK) {
+		log_error("token check failed: %s", e.msg);
+		core_unavailable(resp, body);
+		goto done;
+	}
+	if (body == NULL) {
+		core_response_error(resp, 400, NULL, RPC_PARSE_ERROR, json_perr_text(perr), NULL);
+		goto done;
+	}
+	mcp_handle(c, req, &who, body, resp);
+done:
+	json_object_put(body);
+	free(path);
+}
+
+static void
+core_stdio(struct core *c, const struct core_request *req, struct core_response *resp)
+{
+	struct json_object	*body = NULL;
+	struct principal	 who;
+	struct err		 e;
+	enum json_perr		 perr;
+	enum auth_result	 ar;
+
+	err_clear(&e);
+	body = json_parse_strict(req->body, req->body_len, &perr);
+	if (body == NULL) {
+		core_response_error(resp, 400, NULL, RPC_PARSE_ERROR, json_perr_text(perr), NULL);
+		goto done;
+	}
+	ar = auth_check_token(&who, c->db, req->stdio_token, &e);
+	if (ar == AUTH_MISSING || ar == AUTH_INVALID) {
+		core_response_error(resp, 401, core_body_id(body), RPC_UNAUTHORIZED,
+		    ar == AUTH_MISSING ? "Unauthorized: no token (use --token or FORGEMCP_TOKEN)" :
+		    "Unauthorized: the token is unknown, expired or revoked", NULL);
+		goto done;
+	}
+	if (ar != AUTH_OK) {
+		log_error("token check failed: %s", e.msg);
+		core_unavailable(resp, body);
+		goto done;
+	}
+	mcp_handle(c, req, &who, body, resp);
+done:
+	json_object_put(body);
+}
+
+void
+core_handle(struct core *c, const struct core_request *req, struct core_response *resp)
+{
+	const char	*method;
+
+	core_response_init(resp);
+	core_request_id(resp->request_id);
+	log_set_request(resp->request_id);
+	if (req->transport == CORE_STDIO)
+		core_stdio(c, req, resp);
+	else {
+		core_response_header(resp, "Cache-Control", "no-store");
+		core_response_header(resp, "X-Request-Id", resp->request_id);
+		core_http(c, req, resp);
+	}
+	method = req->transport == CORE_HTTP ? http_env(req, "REQUEST_METHOD", NULL) : "LINE";
+	log_info("%s %d %zu bytes in, %zu out", method != NULL ? method : "-", resp->status,
+	    req->body_len, resp->body_len);
+	log_set_request(NULL);
+}

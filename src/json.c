@@ -1,0 +1,235 @@
+/* json: strict parsing of request bodies and typed json-c accessors. */
+#include <string.h>
+
+#include "json.h"
+
+int
+json_utf8_valid(const char *buf, size_t len)
+{
+	const unsigned char	*s = (const unsigned char *)buf;
+	size_t			 i = 0, n, k;
+	unsigned		 cp, min;
+
+	while (i < len) {
+		unsigned char c = s[i];
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			n = 1;
+			cp = c & 0x1f;
+			min = 0x80;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			n = 2;
+			cp = c & 0x0f;
+			min = 0x800;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			n = 3;
+			cp = c & 0x07;
+			min = 0x10000;
+		} else
+			return 0;
+		if (len - i <= n)
+			return 0;
+		for (k = 1; k <= n; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return 0;
+			cp = (cp << 6) | (s[i + k] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return 0;
+		i += n + 1;
+	}
+	return 1;
+}
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * json-c replaces a lone surrogate escape with U+FFFD; a request that
+ * carries one is malformed, so find them in the raw text first.  Only
+ * backslash escapes inside strings can produce them.
+ */
+static int
+json_lone_surrogate(const char *buf, size_t len)
+{
+	size_t	i;
+	int	in_str = 0, k;
+	unsigned u, prev_high = 0;
+
+	for (i = 0; i < len; i++) {
+		char c = buf[i];
+		if (!in_str) {
+			if (c == '"')
+				in_str = 1;
+			continue;
+		}
+		if (c == '"') {
+			if (prev_high)
+				return 1;
+			in_str = 0;
+			continue;
+		}
+		if (c != '\\') {
+			if (prev_high)
+				return 1;
+			continue;
+		}
+		if (i + 1 >= len)
+			return 0;
+		if (buf[i + 1] != 'u') {
+			if (prev_high)
+				return 1;
+			i++;
+			continue;
+		}
+		if (i + 5 >= len)
+			return 0;
+		u = 0;
+		for (k = 2; k < 6; k++) {
+			int h = hexval((unsigned char)buf[i + (size_t)k]);
+			if (h < 0)
+				return 0;	/* the parser reports it */
+			u = (u << 4) | (unsigned)h;
+		}
+		i += 5;
+		if (u >= 0xd800 && u <= 0xdbff) {
+			if (prev_high)
+				return 1;
+			prev_high = 1;
+		} else if (u >= 0xdc00 && u <= 0xdfff) {
+			if (!prev_high)
+				return 1;
+			prev_high = 0;
+		} else if (prev_high)
+			return 1;
+	}
+	return 0;
+}
+
+struct json_object *
+json_parse_strict(const char *buf, size_t len, enum json_perr *perr)
+{
+	struct json_tokener		*tok = NULL;
+	struct json_object		*v = NULL;
+	enum json_tokener_error		 jerr;
+
+	*perr = JSON_PERR_NONE;
+	if (buf == NULL || len == 0 || len > (size_t)0x7fffffff) {
+		*perr = JSON_PERR_SYNTAX;
+		return NULL;
+	}
+	if (memchr(buf, '\0', len) != NULL) {
+		*perr = JSON_PERR_SYNTAX;
+		return NULL;
+	}
+	if (!json_utf8_valid(buf, len) || json_lone_surrogate(buf, len)) {
+		*perr = JSON_PERR_UTF8;
+		return NULL;
+	}
+	if ((tok = json_tokener_new_ex(JSON_MAX_DEPTH)) == NULL) {
+		*perr = JSON_PERR_NOMEM;
+		return NULL;
+	}
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	v = json_tokener_parse_ex(tok, buf, (int)len);
+	jerr = json_tokener_get_error(tok);
+	if (v == NULL || jerr != json_tokener_success) {
+		if (jerr == json_tokener_error_depth)
+			*perr = JSON_PERR_DEPTH;
+		else if (jerr == json_tokener_error_parse_utf8_string)
+			*perr = JSON_PERR_UTF8;
+		else
+			*perr = JSON_PERR_SYNTAX;
+		json_object_put(v);
+		v = NULL;
+		goto done;
+	}
+	/* Only whitespace may follow the value. */
+	for (size_t i = json_tokener_get_parse_end(tok); i < len; i++) {
+		if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\r' && buf[i] != '\n') {
+			*perr = JSON_PERR_SYNTAX;
+			json_object_put(v);
+			v = NULL;
+			goto done;
+		}
+	}
+done:
+	json_tokener_free(tok);
+	return v;
+}
+
+static const char *const json_perr_texts[] = {
+	"no error",				/* JSON_PERR_NONE */
+	"Parse error: the body is not valid JSON",	/* JSON_PERR_SYNTAX */
+	"Parse error: JSON nested deeper than 64 levels",	/* JSON_PERR_DEPTH */
+	"Parse error: the body is not valid UTF-8",	/* JSON_PERR_UTF8 */
+	"Parse error: out of memory",		/* JSON_PERR_NOMEM */
+};
+
+const char *
+json_perr_text(enum json_perr e)
+{
+	if ((unsigned)e >= JSON_PERR__MAX)
+		return "Parse error";
+	return json_perr_texts[e];
+}
+
+struct json_object *
+json_get(struct json_object *o, const char *key)
+{
+	struct json_object	*v = NULL;
+
+	if (o == NULL || !json_object_is_type(o, json_type_object))
+		return NULL;
+	if (!json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return v;
+}
+
+const char *
+json_get_str(struct json_object *o, const char *key)
+{
+	struct json_object	*v = json_get(o, key);
+
+	if (v == NULL || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+int
+json_is_type(struct json_object *o, enum json_type t)
+{
+	return o != NULL && json_object_is_type(o, t);
+}
+
+int
+json_str_has_nul(struct json_object *s)
+{
+	const char	*p;
+	int		 n;
+
+	if (!json_is_type(s, json_type_string))
+		return 0;
+	p = json_object_get_string(s);
+	n = json_object_get_string_len(s);
+	return n < 0 || memchr(p, '\0', (size_t)n) != NULL;
+}
+
+const char *
+json_dump(struct json_object *o, size_t *lenp)
+{
+	return json_object_to_json_string_length(o,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, lenp);
+}

@@ -1,0 +1,27 @@
+/* mcp: era classification and the MCP methods of both protocol eras. */
+#ifndef FM_MCP_H
+#define FM_MCP_H
+#include <json-c/json.h>
+
+struct core;
+struct core_request;
+struct core_response;
+struct principal;
+
+#define MCP_MODERN_VERSION	"2026-07-28"
+#define MCP_NEWEST_LEGACY	"2025-11-25"
+
+/*
+ * Handles one parsed body (an object or a batch array) from an
+ * authenticated caller and fills resp: 200 with a JSON-RPC body, 202 with
+ * none, or a 4xx with a JSON-RPC error, as mcp-wire.md section 1 orders.
+ * On CORE_STDIO the HTTP header checks are skipped and statuses only
+ * decide whether a line is written.
+ */
+void	mcp_handle(struct core *c, const struct core_request *req, const struct principal *who,
+	    struct json_object *body, struct core_response *resp);
+
+/* Whether a legacy protocol version is one this server speaks. */
+int	mcp_legacy_version_known(const char *v);
+
+#endif

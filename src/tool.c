@@ -1,0 +1,184 @@
+/* tool: registry set-up and the tool gate: lookup, schema validation, handler, result. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+#include "err.h"
+#include "json.h"
+#include "log.h"
+#include "schema.h"
+#include "tool.h"
+
+static struct schema	*tool_schemas[64];
+static struct json_object *tool_list;	/* the tools/list array, built once */
+static int		 tool_ready;
+
+static struct json_object *
+tool_describe(const struct tool *t, const struct schema *s)
+{
+	struct json_object	*o = json_object_new_object(), *a = json_object_new_object();
+
+	json_object_object_add(o, "name", json_object_new_string(t->name));
+	json_object_object_add(o, "title", json_object_new_string(t->title));
+	json_object_object_add(o, "description", json_object_new_string(t->description));
+	json_object_object_add(o, "inputSchema", json_object_get(schema_json(s)));
+	json_object_object_add(a, "title", json_object_new_string(t->title));
+	json_object_object_add(a, "readOnlyHint", json_object_new_boolean(!!(t->hints & TOOL_READ_ONLY)));
+	if (!(t->hints & TOOL_READ_ONLY)) {
+		json_object_object_add(a, "destructiveHint",
+		    json_object_new_boolean(!!(t->hints & TOOL_DESTRUCTIVE)));
+		json_object_object_add(a, "idempotentHint",
+		    json_object_new_boolean(!!(t->hints & TOOL_IDEMPOTENT)));
+	}
+	json_object_object_add(a, "openWorldHint", json_object_new_boolean(!!(t->hints & TOOL_OPEN_WORLD)));
+	json_object_object_add(o, "annotations", a);
+	return o;
+}
+
+int
+tool_registry_init(struct err *e)
+{
+	size_t	i;
+	int	rc;
+
+	if (tool_ready)
+		return 0;
+	if (tool_table_len > sizeof(tool_schemas) / sizeof(tool_schemas[0]))
+		return err_set(e, ERR_CONFIG, "too many tools for the registry");
+	for (i = 0; i < tool_table_len; i++) {
+		if (i > 0 && strcmp(tool_table[i - 1]->name, tool_table[i]->name) >= 0) {
+			rc = err_set(e, ERR_CONFIG, "tool table: '%s' is duplicated or out of order",
+			    tool_table[i]->name);
+			goto fail;
+		}
+		if ((rc = schema_compile(&tool_schemas[i], tool_table[i]->input_schema, e)) != 0) {
+			snprintf(e->msg + strlen(e->msg), sizeof(e->msg) - strlen(e->msg),
+			    " (tool '%s')", tool_table[i]->name);
+			goto fail;
+		}
+	}
+	if ((tool_list = json_object_new_array()) == NULL) {
+		rc = err_set(e, ERR_NOMEM, "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < tool_table_len; i++)
+		json_object_array_add(tool_list, tool_describe(tool_table[i], tool_schemas[i]));
+	tool_ready = 1;
+	return 0;
+fail:
+	tool_registry_release();
+	return rc;
+}
+
+void
+tool_registry_release(void)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof(tool_schemas) / sizeof(tool_schemas[0]); i++) {
+		schema_free(tool_schemas[i]);
+		tool_schemas[i] = NULL;
+	}
+	json_object_put(tool_list);
+	tool_list = NULL;
+	tool_ready = 0;
+}
+
+int
+tool_find(const char *name)
+{
+	size_t	lo = 0, hi = tool_table_len, mid;
+	int	c;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		c = strcmp(name, tool_table[mid]->name);
+		if (c == 0)
+			return (int)mid;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return -1;
+}
+
+const struct schema *
+tool_schema(size_t i)
+{
+	return i < tool_table_len ? tool_schemas[i] : NULL;
+}
+
+struct json_object *
+tool_list_json(void)
+{
+	return json_object_get(tool_list);
+}
+
+static struct json_object *
+tool_text_result(const char *text, size_t len, int is_error)
+{
+	struct json_object	*r = json_object_new_object(), *content, *block;
+
+	content = json_object_new_array();
+	block = json_object_new_object();
+	json_object_object_add(block, "type", json_object_new_string("text"));
+	json_object_object_add(block, "text", json_object_new_string_len(text, (int)len));
+	json_object_array_add(content, block);
+	json_object_object_add(r, "content", content);
+	if (is_error)
+		json_object_object_add(r, "isError", json_object_new_boolean(1));
+	return r;
+}
+
+struct json_object *
+tool_error_result(const char *msg)
+{
+	return tool_text_result(msg, strlen(msg), 1);
+}
+
+struct json_object *
+tool_call(struct core *c, size_t idx, const struct principal *who, struct json_object *args,
+    int structured_any)
+{
+	const struct tool	*t = tool_table[idx];
+	struct json_object	*empty = NULL, *out = NULL, *r;
+	struct tool_ctx		 ctx;
+	struct err		 e;
+	const char		*text;
+	char			 msg[600];
+	size_t			 len;
+	int			 rc;
+
+	err_clear(&e);
+	if (args == NULL)
+		args = empty = json_object_new_object();
+	if (schema_validate(tool_schemas[idx], args, msg, sizeof(msg)) != 0) {
+		json_object_put(empty);
+		return tool_error_result(msg);
+	}
+	ctx.core = c;
+	ctx.who = who;
+	ctx.err = &e;
+	rc = t->handler(&ctx, args, &out);
+	json_object_put(empty);
+	if (rc != 0) {
+		json_object_put(out);
+		if (err_is_public(rc) && e.msg[0] != '\0')
+			return tool_error_result(e.msg);
+		log_error("tool %s failed: %s: %s", t->name, err_name(rc), e.msg);
+		if (rc == ERR_UNAVAILABLE)
+			return tool_error_result("the forge's database is unavailable; try again shortly");
+		return tool_error_result("internal error: the tool failed unexpectedly "
+		    "(the server log has the detail)");
+	}
+	text = json_dump(out, &len);
+	r = tool_text_result(text, len, 0);
+	/* Legacy structuredContent must be an object; 2026-07-28 allows any value. */
+	if (structured_any || json_is_type(out, json_type_object))
+		json_object_object_add(r, "structuredContent", out);
+	else
+		json_object_put(out);
+	return r;
+}
