@@ -56,13 +56,20 @@ hexval(int c)
 	return -1;
 }
 
+/* What may appear outside strings in standard JSON. */
+#define JSON_BARE_CHARS	"{}[]:,-+.0123456789eEtruefalsn \t\r\n"
+
 /*
+ * Returns 1 for a lone surrogate escape, 2 for a character outside strings
+ * that standard JSON does not allow (json-c's strict mode still takes
+ * single quotes), else 0.
+ *
  * json-c replaces a lone surrogate escape with U+FFFD; a request that
  * carries one is malformed, so find them in the raw text first.  Only
  * backslash escapes inside strings can produce them.
  */
 static int
-json_lone_surrogate(const char *buf, size_t len)
+json_precheck(const char *buf, size_t len)
 {
 	size_t	i;
 	int	in_str = 0, k;
@@ -73,6 +80,8 @@ json_lone_surrogate(const char *buf, size_t len)
 		if (!in_str) {
 			if (c == '"')
 				in_str = 1;
+			else if (!strchr(JSON_BARE_CHARS, c))
+				return 2;	/* json-c extensions: quotes, comments, ... */
 			continue;
 		}
 		if (c == '"') {
@@ -134,9 +143,19 @@ json_parse_strict(const char *buf, size_t len, enum json_perr *perr)
 		*perr = JSON_PERR_SYNTAX;
 		return NULL;
 	}
-	if (!json_utf8_valid(buf, len) || json_lone_surrogate(buf, len)) {
+	if (!json_utf8_valid(buf, len)) {
 		*perr = JSON_PERR_UTF8;
 		return NULL;
+	}
+	switch (json_precheck(buf, len)) {
+	case 1:
+		*perr = JSON_PERR_UTF8;
+		return NULL;
+	case 2:
+		*perr = JSON_PERR_SYNTAX;
+		return NULL;
+	default:
+		break;
 	}
 	if ((tok = json_tokener_new_ex(JSON_MAX_DEPTH)) == NULL) {
 		*perr = JSON_PERR_NOMEM;

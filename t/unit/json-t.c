@@ -1,0 +1,75 @@
+/* json-t: unit tests for the strict JSON parser and UTF-8 validation. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "tap.h"
+
+static enum json_perr
+perr_of(const char *s, size_t len)
+{
+	struct json_object	*v;
+	enum json_perr		 e;
+
+	v = json_parse_strict(s, len, &e);
+	json_object_put(v);
+	return e;
+}
+
+#define PERR(s)	perr_of((s), sizeof(s) - 1)
+
+static char *
+nested(int depth)
+{
+	char	*s = malloc((size_t)depth * 2 + 1);
+	int	 i;
+
+	for (i = 0; i < depth; i++) {
+		s[i] = '[';
+		s[depth * 2 - 1 - i] = ']';
+	}
+	s[depth * 2] = '\0';
+	return s;
+}
+
+int
+main(void)
+{
+	char	*s;
+
+	is_int(PERR("{\"a\":1}"), JSON_PERR_NONE, "an object parses");
+	is_int(PERR("  {\"a\":1}\r\n "), JSON_PERR_NONE, "surrounding whitespace is fine");
+	is_int(PERR("{"), JSON_PERR_SYNTAX, "truncated object");
+	is_int(PERR(""), JSON_PERR_SYNTAX, "empty body");
+	is_int(PERR("{} x"), JSON_PERR_SYNTAX, "trailing bytes");
+	is_int(PERR("{}{}"), JSON_PERR_SYNTAX, "two values");
+	is_int(PERR("{\"a\":1,}"), JSON_PERR_SYNTAX, "trailing comma (strict)");
+	is_int(PERR("{'a':1}"), JSON_PERR_SYNTAX, "single quotes (strict)");
+	is_int(PERR("{\"a\":1 /* c */}"), JSON_PERR_SYNTAX, "comments (strict)");
+	is_int(PERR("{\"a\":NaN}"), JSON_PERR_SYNTAX, "NaN");
+	is_int(PERR("{\"a\":Infinity}"), JSON_PERR_SYNTAX, "Infinity");
+	is_int(PERR("{\"a\":0x10}"), JSON_PERR_SYNTAX, "hex number");
+	is_int(PERR("{\"a\":\"it's\"}"), JSON_PERR_NONE, "a quote inside a string is fine");
+	is_int(PERR("{\"a\":1}\0"), JSON_PERR_SYNTAX, "a raw NUL byte");
+	is_int(PERR("{\"a\":\"\xc3\x28\"}"), JSON_PERR_UTF8, "invalid UTF-8");
+	is_int(PERR("{\"a\":\"\xc0\xaf\"}"), JSON_PERR_UTF8, "overlong UTF-8");
+	is_int(PERR("{\"a\":\"\xed\xa0\x80\"}"), JSON_PERR_UTF8, "encoded surrogate");
+	is_int(PERR("{\"a\":\"\xf4\x90\x80\x80\"}"), JSON_PERR_UTF8, "above U+10FFFF");
+	is_int(PERR("{\"a\":\"\\ud800\"}"), JSON_PERR_UTF8, "lone high surrogate escape");
+	is_int(PERR("{\"a\":\"\\udc00\"}"), JSON_PERR_UTF8, "lone low surrogate escape");
+	is_int(PERR("{\"a\":\"\\ud83d\\ude00\"}"), JSON_PERR_NONE, "a surrogate pair is fine");
+	is_int(PERR("{\"a\":\"\xe2\x82\xac\"}"), JSON_PERR_NONE, "valid multi-byte UTF-8");
+	s = nested(JSON_MAX_DEPTH);
+	is_int(perr_of(s, strlen(s)), JSON_PERR_NONE, "nesting of exactly 64 parses");
+	free(s);
+	s = nested(JSON_MAX_DEPTH + 1);
+	is_int(perr_of(s, strlen(s)), JSON_PERR_DEPTH, "nesting of 65 is refused");
+	free(s);
+	s = nested(10000);
+	is_int(perr_of(s, strlen(s)), JSON_PERR_DEPTH, "nesting of 10000 is refused");
+	free(s);
+	ok(json_utf8_valid("abc", 3), "ascii is UTF-8");
+	ok(!json_utf8_valid("\xff", 1), "0xff is not UTF-8");
+	ok(!json_utf8_valid("\xe2\x82", 2), "truncated sequence");
+	return done_testing();
+}
