@@ -352,7 +352,7 @@ static void
 front_usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: forgemcp fcgi [--listen PATH|HOST:PORT] [--workers N] [--backlog N]\n"
+	    "usage: forgemcp fcgi [--listen PATH|HOST:PORT] [--workers N] [--socket-mode M]\n"
 	    "\n"
 	    "Serves the MCP endpoint as a FastCGI responder.\n"
 	    "  --listen ADDR   bind a unix socket PATH or a TCP HOST:PORT (e.g. 127.0.0.1:9000)\n"
@@ -362,6 +362,8 @@ front_usage(FILE *f)
 	    "                  (default 1 with --listen; with an inherited socket the default\n"
 	    "                  is to serve in this process)\n"
 	    "  --backlog N     listen backlog (default 128)\n"
+	    "  --socket-mode M permissions of a unix socket, octal (default 0660); the\n"
+	    "                  web server's user must be able to connect\n"
 	    "SIGTERM lets in-flight requests finish, then exits.\n"
 	    "Run with no arguments as CGI (GATEWAY_INTERFACE set) it serves one request.\n");
 }
@@ -373,16 +375,19 @@ front_main(const struct config *cfg, int argc, char **argv)
 		{ "listen", required_argument, NULL, 'l' },
 		{ "workers", required_argument, NULL, 'w' },
 		{ "backlog", required_argument, NULL, 'b' },
+		{ "socket-mode", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct core	 core;
 	struct err	 e;
 	const char	*listen_addr = NULL;
+	char		*end;
+	long		 mode = 0660;
 	int		 c, workers = 0, backlog = 128, sock, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "l:w:b:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "l:w:b:m:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			listen_addr = optarg;
@@ -399,6 +404,13 @@ front_main(const struct config *cfg, int argc, char **argv)
 			backlog = atoi(optarg);
 			if (backlog < 1) {
 				fprintf(stderr, "forgemcp: --backlog must be positive\n");
+				return 2;
+			}
+			break;
+		case 'm':
+			mode = strtol(optarg, &end, 8);
+			if (*optarg == '\0' || *end != '\0' || mode < 0 || mode > 0777) {
+				fprintf(stderr, "forgemcp: --socket-mode must be octal, e.g. 0660\n");
 				return 2;
 			}
 			break;
@@ -433,7 +445,7 @@ front_main(const struct config *cfg, int argc, char **argv)
 			return 1;
 		}
 		if (listen_addr[0] == '/')
-			chmod(listen_addr, 0660);
+			chmod(listen_addr, (mode_t)mode);
 		if (workers == 0)
 			workers = 1;
 	} else if (FCGX_IsCGI() && getenv("LISTEN_FDS") == NULL) {
