@@ -68,6 +68,14 @@ cli_stdio(struct cli *cli, int argc, char **argv)
 			line[--n] = '\0';
 		if (n == 0)
 			continue;
+		if ((size_t)n > cli->cfg.max_body) {
+			/* The same cap as HTTP: a line this long is refused unread. */
+			printf("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,"
+			    "\"message\":\"Request too large: the limit is %zu bytes\"}}\n",
+			    cli->cfg.max_body);
+			fflush(stdout);
+			continue;
+		}
 		memset(&req, 0, sizeof(req));
 		req.transport = CORE_STDIO;
 		req.body = line;
