@@ -47,6 +47,13 @@ void	auth_token_hash(char out[65], const char *token, size_t len);
 int	auth_token_generate(char out[64]);
 
 /*
+ * Splits an Authorization header value into its Bearer token: *tok and *len
+ * point into header on AUTH_OK.  AUTH_MISSING for NULL, blank or another
+ * scheme; AUTH_INVALID when the Bearer credential is not exactly one token68.
+ */
+enum auth_result auth_parse_bearer(const char *header, const char **tok, size_t *len);
+
+/*
  * Authenticates an Authorization header value (may be NULL).  Only the
  * "Bearer" scheme is accepted.  On AUTH_OK fills *out.
  */

@@ -10,6 +10,7 @@
 static enum log_level	 log_level = LOG_INFO;
 static const char	*log_prog = "forgemcp";
 static char		 log_rid[40];
+static int		 log_quiet;
 
 static const char *const log_names[] = {
 	"error",	/* LOG_ERROR */
@@ -22,6 +23,12 @@ void
 log_set_level(enum log_level lv)
 {
 	log_level = lv;
+}
+
+void
+log_set_quiet(int quiet)
+{
+	log_quiet = quiet;
 }
 
 void
@@ -49,7 +56,7 @@ log_msg(enum log_level lv, const char *fmt, ...)
 	struct tm	 tm;
 	int		 n;
 
-	if (lv > log_level)
+	if (lv > log_level || log_quiet)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);

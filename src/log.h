@@ -11,6 +11,8 @@ enum log_level {
 };
 
 void	log_set_level(enum log_level lv);
+/* Silences every line (admin commands print their own one-line reasons). */
+void	log_set_quiet(int quiet);
 void	log_set_prog(const char *prog);
 /* The request id printed on every line until cleared (NULL clears). */
 void	log_set_request(const char *request_id);

@@ -139,6 +139,9 @@ main(int argc, char **argv)
 		rc = cli_usage("unknown command '%s'", cmd);
 		goto done;
 	}
+	/* Admin commands answer with one line; their log detail shows at debug level. */
+	if (strcmp(cmd, "stdio") != 0 && cli.cfg.log_level < LOG_DEBUG)
+		log_set_quiet(1);
 	rc = commands[i].fn(&cli, argc - ai, argv + ai);
 done:
 	repo_global_shutdown();

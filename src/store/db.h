@@ -71,4 +71,67 @@ int	db_repo_find_visible(struct db *db, struct db_repo *out, uint64_t user_id,
 	    const char *owner, const char *name, struct err *e);
 void	db_repo_release(struct db_repo *r);
 
+/* ---- administration (the forgemcp CLI) ---- */
+
+struct db_user {
+	uint64_t	 id;
+	char		 login[65];
+	char		*name;		/* owned, may be NULL */
+	char		*email;		/* owned, may be NULL */
+	char		 created_at[32];	/* "YYYY-MM-DDTHH:MM:SSZ" */
+};
+
+/* Adds a user; ERR_EXISTS ("user 'x' already exists") on a taken login. */
+int	db_user_add(struct db *db, uint64_t *out, const char *login, const char *name,
+	    const char *email, struct err *e);
+/* Every user by login; the caller frees *out with db_user_list_free. */
+int	db_user_list(struct db *db, struct db_user **out, size_t *n, struct err *e);
+void	db_user_list_free(struct db_user *v, size_t n);
+/* A user's id by login; ERR_NOTFOUND ("user 'x' not found"). */
+int	db_user_find(struct db *db, uint64_t *out, const char *login, struct err *e);
+
+/* A token row as listed by the CLI (never the hash). */
+struct db_token_info {
+	uint64_t	 id;
+	char		 login[65];
+	char		*name;			/* owned, may be NULL */
+	char		 scopes[64];
+	char		 created_at[32];
+	char		 expires_at[32];	/* "" when it never expires */
+	char		 last_used_at[32];	/* "" when never used */
+	int		 expired;
+	int		 revoked;
+};
+
+/*
+ * Stores a token hash (lower-case hex SHA-256) for user_id with scopes in
+ * the stored "read,write" form; ttl_seconds 0 means it never expires.
+ */
+int	db_token_create(struct db *db, uint64_t *out, uint64_t user_id, const char *hash_hex,
+	    const char *name, const char *scopes, int64_t ttl_seconds, struct err *e);
+/* Tokens, of one user when login is not NULL; free with db_token_list_free. */
+int	db_token_list(struct db *db, struct db_token_info **out, size_t *n, const char *login,
+	    struct err *e);
+void	db_token_list_free(struct db_token_info *v, size_t n);
+/* Revokes a token; *already is set when it was revoked before.  ERR_NOTFOUND. */
+int	db_token_revoke(struct db *db, uint64_t id, int *already, struct err *e);
+
+/*
+ * Inserts a repository owned by owner (a login).  ERR_NOTFOUND when the
+ * user is missing, ERR_EXISTS when owner/name is taken.
+ */
+int	db_repo_insert(struct db *db, uint64_t *out, const char *owner, const char *name,
+	    const char *description, const char *default_branch, int private_, struct err *e);
+/* Every repository by owner and name; free with db_repo_list_free. */
+int	db_repo_list_all(struct db *db, struct db_repo **out, size_t *n, struct err *e);
+/* One repository by owner/name regardless of visibility; ERR_NOTFOUND. */
+int	db_repo_find(struct db *db, struct db_repo *out, const char *owner, const char *name,
+	    struct err *e);
+/*
+ * Gives user (a login) role (reader|writer|manager) on owner/name, replacing
+ * an earlier role.  ERR_NOTFOUND naming the missing repository or user.
+ */
+int	db_collaborator_set(struct db *db, const char *owner, const char *name, const char *user,
+	    const char *role, struct err *e);
+
 #endif

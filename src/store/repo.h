@@ -45,4 +45,11 @@ int	repo_import(const char *root, const char *owner, const char *name,
 int	repo_head_branch(const char *root, const char *owner, const char *name,
 	    char *out, size_t len, struct err *e);
 
+/*
+ * Removes <root>/<owner>/<name>.git and everything in it (undoing a
+ * repo_create or repo_import whose database row could not be written).
+ * A missing directory is not an error.
+ */
+int	repo_remove(const char *root, const char *owner, const char *name, struct err *e);
+
 #endif

@@ -1,0 +1,624 @@
+/* repo: the git adapter: bare repositories under one root, read and created with libgit2. */
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <git2.h>
+
+#include "err.h"
+#include "log.h"
+#include "store/repo.h"
+
+#define REPO_CACHE_SLOTS	16
+#define REPO_OWNER_MAX		64
+#define REPO_NAME_MAX		100
+#define REPO_REF_MAX		255
+#define REPO_PATH_MAX		4096
+
+struct repo_slot {
+	char		 key[REPO_OWNER_MAX + REPO_NAME_MAX + 2];	/* "owner/name" */
+	git_repository	*repo;
+	unsigned long	 used;		/* tick of the last use, for LRU eviction */
+};
+
+struct repo_cache {
+	char			*root;
+	struct repo_slot	 slot[REPO_CACHE_SLOTS];
+	unsigned long		 tick;
+};
+
+/* Logs libgit2's last error and records code with msg in e. */
+static int
+git_fail(struct err *e, int code, const char *what, const char *msg)
+{
+	const git_error	*ge = git_error_last();
+
+	log_error("git %s failed: %s", what, ge != NULL && ge->message != NULL ?
+	    ge->message : "unknown error");
+	return err_set(e, code, "%s", msg);
+}
+
+int
+repo_global_init(void)
+{
+	static const int levels[] = {
+		GIT_CONFIG_LEVEL_SYSTEM, GIT_CONFIG_LEVEL_XDG, GIT_CONFIG_LEVEL_GLOBAL,
+		GIT_CONFIG_LEVEL_PROGRAMDATA,
+	};
+	size_t	 i;
+
+	if (git_libgit2_init() < 0)
+		return ERR_GIT;
+	/* Only the repositories' own config counts, never the server user's. */
+	for (i = 0; i < sizeof levels / sizeof levels[0]; i++)
+		git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, levels[i], "");
+	/* Paths are confined and validated here; workers may run as another user. */
+	git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
+	return 0;
+}
+
+void
+repo_global_shutdown(void)
+{
+	git_libgit2_shutdown();
+}
+
+/* [A-Za-z0-9._-]{1,max}, no leading dot, no "..". */
+static int
+valid_name(const char *s, size_t max)
+{
+	size_t	 i;
+
+	if (s == NULL || s[0] == '\0' || s[0] == '.' || strstr(s, "..") != NULL)
+		return 0;
+	for (i = 0; s[i] != '\0'; i++) {
+		char	 c = s[i];
+
+		if (i >= max)
+			return 0;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+static int
+check_names(const char *owner, const char *name, struct err *e)
+{
+	if (!valid_name(owner, REPO_OWNER_MAX))
+		return err_set(e, ERR_INVALID, "invalid owner name");
+	if (!valid_name(name, REPO_NAME_MAX))
+		return err_set(e, ERR_INVALID, "invalid repository name");
+	return 0;
+}
+
+/* <root>/<owner>/<name>.git into a new string; names must be valid. */
+static char *
+repo_path(const char *root, const char *owner, const char *name)
+{
+	char	*p = NULL;
+
+	if (asprintf(&p, "%s/%s/%s.git", root, owner, name) < 0)
+		return NULL;
+	return p;
+}
+
+int
+repo_cache_new(struct repo_cache **out, const char *root, struct err *e)
+{
+	struct repo_cache	*c;
+
+	*out = NULL;
+	if (root == NULL || root[0] == '\0')
+		return err_set(e, ERR_CONFIG, "repo_root is not set");
+	if ((c = calloc(1, sizeof *c)) == NULL)
+		return err_set(e, ERR_NOMEM, "out of memory");
+	if ((c->root = strdup(root)) == NULL) {
+		free(c);
+		return err_set(e, ERR_NOMEM, "out of memory");
+	}
+	*out = c;
+	return 0;
+}
+
+void
+repo_cache_free(struct repo_cache *c)
+{
+	size_t	 i;
+
+	if (c == NULL)
+		return;
+	for (i = 0; i < REPO_CACHE_SLOTS; i++)
+		git_repository_free(c->slot[i].repo);
+	free(c->root);
+	free(c);
+}
+
+/* The open repository owner/name from the cache, opening it (evicting the LRU) if needed. */
+static int
+cache_get(struct repo_cache *c, git_repository **out, const char *owner, const char *name,
+    struct err *e)
+{
+	char		 key[sizeof c->slot[0].key];
+	char		*path = NULL;
+	git_repository	*r = NULL;
+	size_t		 i, victim = 0;
+	int		 rc = 0, grc;
+
+	*out = NULL;
+	if ((rc = check_names(owner, name, e)) != 0)
+		return rc;
+	snprintf(key, sizeof key, "%s/%s", owner, name);
+	c->tick++;
+	for (i = 0; i < REPO_CACHE_SLOTS; i++)
+		if (c->slot[i].repo != NULL && strcmp(c->slot[i].key, key) == 0) {
+			c->slot[i].used = c->tick;
+			*out = c->slot[i].repo;
+			return 0;
+		}
+	for (i = 0; i < REPO_CACHE_SLOTS; i++) {
+		if (c->slot[i].repo == NULL) {
+			victim = i;
+			break;
+		}
+		if (c->slot[i].used < c->slot[victim].used)
+			victim = i;
+	}
+	if ((path = repo_path(c->root, owner, name)) == NULL) {
+		rc = err_set(e, ERR_NOMEM, "out of memory");
+		goto done;
+	}
+	grc = git_repository_open_ext(&r, path,
+	    GIT_REPOSITORY_OPEN_NO_SEARCH | GIT_REPOSITORY_OPEN_BARE, NULL);
+	if (grc < 0) {
+		rc = git_fail(e, ERR_GIT, "open", "repository storage is not readable");
+		goto done;
+	}
+	git_repository_free(c->slot[victim].repo);
+	snprintf(c->slot[victim].key, sizeof c->slot[victim].key, "%s", key);
+	c->slot[victim].repo = r;
+	c->slot[victim].used = c->tick;
+	*out = r;
+	r = NULL;
+done:
+	git_repository_free(r);
+	free(path);
+	return rc;
+}
+
+static int
+is_hex(const char *s, size_t *len)
+{
+	size_t	 i;
+
+	for (i = 0; s[i] != '\0'; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
+		    (s[i] >= 'A' && s[i] <= 'F')))
+			return 0;
+	*len = i;
+	return 1;
+}
+
+/* Refuses refs that are not a plain branch, tag or commit id. */
+static int
+check_ref(const char *ref, struct err *e)
+{
+	char	 full[REPO_REF_MAX + 16];
+	size_t	 i, hexlen;
+	int	 valid = 0;
+
+	if (strlen(ref) > REPO_REF_MAX)
+		return err_set(e, ERR_INVALID, "ref is too long");
+	if (ref[0] == '-' || strstr(ref, "..") != NULL || strstr(ref, "@{") != NULL ||
+	    strpbrk(ref, "~^:\\ ?*[") != NULL)
+		return err_set(e, ERR_INVALID, "invalid ref '%s'", ref);
+	for (i = 0; ref[i] != '\0'; i++)
+		if ((unsigned char)ref[i] < 0x20 || ref[i] == 0x7f)
+			return err_set(e, ERR_INVALID, "invalid ref");
+	if (is_hex(ref, &hexlen) && hexlen <= GIT_OID_HEXSZ)
+		return 0;
+	if (strncmp(ref, "refs/", 5) == 0)
+		snprintf(full, sizeof full, "%s", ref);
+	else
+		snprintf(full, sizeof full, "refs/heads/%s", ref);
+	if (git_reference_name_is_valid(&valid, full) < 0 || !valid)
+		return err_set(e, ERR_INVALID, "invalid ref '%s'", ref);
+	return 0;
+}
+
+/* Peels reference name (when it exists) to a commit; 1 when found, 0 when absent. */
+static int
+try_ref(git_repository *r, git_commit **out, const char *name)
+{
+	git_reference	*ref = NULL;
+	git_object	*obj = NULL;
+	int		 found = 0;
+
+	if (git_reference_lookup(&ref, r, name) < 0)
+		goto done;
+	if (git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT) < 0)
+		goto done;
+	*out = (git_commit *)obj;
+	obj = NULL;
+	found = 1;
+done:
+	git_object_free(obj);
+	git_reference_free(ref);
+	return found;
+}
+
+/* Resolves ref (validated) to a commit: HEAD, refs/..., branch, tag, then commit id. */
+static int
+resolve_ref(git_repository *r, git_commit **out, const char *ref, struct err *e)
+{
+	char		 full[REPO_REF_MAX + 16];
+	git_object	*obj = NULL, *peeled = NULL;
+	git_oid		 oid;
+	size_t		 hexlen;
+	int		 rc = 0, grc;
+
+	*out = NULL;
+	if (strcmp(ref, "HEAD") == 0 && try_ref(r, out, "HEAD"))
+		return 0;
+	if (strncmp(ref, "refs/", 5) == 0 && try_ref(r, out, ref))
+		return 0;
+	snprintf(full, sizeof full, "refs/heads/%s", ref);
+	if (try_ref(r, out, full))
+		return 0;
+	snprintf(full, sizeof full, "refs/tags/%s", ref);
+	if (try_ref(r, out, full))
+		return 0;
+	if (is_hex(ref, &hexlen) && hexlen >= 4 && hexlen <= GIT_OID_HEXSZ &&
+	    git_oid_fromstrn(&oid, ref, hexlen) == 0) {
+		grc = git_object_lookup_prefix(&obj, r, &oid, hexlen, GIT_OBJECT_ANY);
+		if (grc == GIT_EAMBIGUOUS) {
+			rc = err_set(e, ERR_INVALID, "ref '%s' is ambiguous: give more digits", ref);
+			goto done;
+		}
+		if (grc == 0 && git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) == 0) {
+			*out = (git_commit *)peeled;
+			peeled = NULL;
+			goto done;
+		}
+	}
+	rc = err_set(e, ERR_NOTFOUND, "ref '%s' not found", ref);
+done:
+	git_object_free(peeled);
+	git_object_free(obj);
+	return rc;
+}
+
+/* A relative path of non-empty segments, none "." or "..". */
+static int
+check_path(const char *path, struct err *e)
+{
+	const char	*seg, *end;
+	size_t		 n;
+
+	if (path == NULL || path[0] == '\0')
+		return err_set(e, ERR_INVALID, "path is empty");
+	if (strlen(path) > REPO_PATH_MAX)
+		return err_set(e, ERR_INVALID, "path is too long");
+	if (path[0] == '/')
+		return err_set(e, ERR_INVALID, "path must be relative to the repository root");
+	for (seg = path; ; seg = end + 1) {
+		end = strchr(seg, '/');
+		n = end != NULL ? (size_t)(end - seg) : strlen(seg);
+		if (n == 0 || (n == 1 && seg[0] == '.') || (n == 2 && seg[0] == '.' &&
+		    seg[1] == '.'))
+			return err_set(e, ERR_INVALID, "invalid path '%s'", path);
+		if (end == NULL)
+			break;
+	}
+	return 0;
+}
+
+int
+repo_read_file(struct repo_cache *c, struct repo_file *out, const char *owner,
+    const char *name, const char *ref, const char *path, size_t cap, struct err *e)
+{
+	git_repository	*r;
+	git_commit	*commit = NULL;
+	git_tree	*tree = NULL;
+	git_tree_entry	*entry = NULL;
+	git_blob	*blob = NULL;
+	const char	*shown;
+	git_object_size_t size;
+	int		 rc, grc;
+
+	memset(out, 0, sizeof *out);
+	if (ref == NULL || ref[0] == '\0')
+		ref = "HEAD";
+	shown = ref;
+	if ((rc = check_ref(ref, e)) != 0)
+		goto done;
+	if ((rc = check_path(path, e)) != 0)
+		goto done;
+	if ((rc = cache_get(c, &r, owner, name, e)) != 0)
+		goto done;
+	if ((rc = resolve_ref(r, &commit, ref, e)) != 0)
+		goto done;
+	git_oid_tostr(out->commit, sizeof out->commit, git_commit_id(commit));
+	if (git_commit_tree(&tree, commit) < 0) {
+		rc = git_fail(e, ERR_GIT, "tree", "cannot read the commit's tree");
+		goto done;
+	}
+	grc = git_tree_entry_bypath(&entry, tree, path);
+	if (grc == GIT_ENOTFOUND) {
+		rc = err_set(e, ERR_NOTFOUND, "file not found: %s@%s", path, shown);
+		goto done;
+	}
+	if (grc < 0) {
+		rc = git_fail(e, ERR_GIT, "tree entry", "cannot read the tree");
+		goto done;
+	}
+	switch (git_tree_entry_type(entry)) {
+	case GIT_OBJECT_BLOB:
+		break;
+	case GIT_OBJECT_TREE:
+		rc = err_set(e, ERR_INVALID, "'%s' is a directory at %s", path, shown);
+		goto done;
+	default:
+		rc = err_set(e, ERR_INVALID, "'%s' is a submodule at %s", path, shown);
+		goto done;
+	}
+	if (git_blob_lookup(&blob, r, git_tree_entry_id(entry)) < 0) {
+		rc = git_fail(e, ERR_GIT, "blob", "cannot read the file");
+		goto done;
+	}
+	size = git_blob_rawsize(blob);
+	out->size = (size_t)size;
+	out->len = out->size > cap ? cap : out->size;
+	out->truncated = out->size > cap;
+	out->binary = git_blob_is_binary(blob);
+	if ((out->data = malloc(out->len + 1)) == NULL) {
+		rc = err_set(e, ERR_NOMEM, "out of memory");
+		goto done;
+	}
+	memcpy(out->data, git_blob_rawcontent(blob), out->len);
+	out->data[out->len] = '\0';
+done:
+	git_blob_free(blob);
+	git_tree_entry_free(entry);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	return rc;
+}
+
+void
+repo_file_release(struct repo_file *f)
+{
+	if (f == NULL)
+		return;
+	free(f->data);
+	f->data = NULL;
+	f->len = f->size = 0;
+}
+
+/* Makes <root>/<owner> and checks <root>/<owner>/<name>.git is free; *path receives the latter. */
+static int
+prepare_dir(char **path, const char *root, const char *owner, const char *name, struct err *e)
+{
+	char		*dir = NULL;
+	struct stat	 st;
+	int		 rc = 0;
+
+	*path = NULL;
+	if ((rc = check_names(owner, name, e)) != 0)
+		return rc;
+	if (root == NULL || root[0] == '\0')
+		return err_set(e, ERR_CONFIG, "repo_root is not set");
+	if (asprintf(&dir, "%s/%s", root, owner) < 0)
+		return err_set(e, ERR_NOMEM, "out of memory");
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+		log_error("mkdir %s: %s", dir, strerror(errno));
+		rc = err_set(e, ERR_IO, "cannot create the owner's directory");
+		goto done;
+	}
+	if ((*path = repo_path(root, owner, name)) == NULL) {
+		rc = err_set(e, ERR_NOMEM, "out of memory");
+		goto done;
+	}
+	if (lstat(*path, &st) == 0) {
+		rc = err_set(e, ERR_EXISTS, "a repository directory for '%s/%s' already exists",
+		    owner, name);
+		free(*path);
+		*path = NULL;
+	}
+done:
+	free(dir);
+	return rc;
+}
+
+static int
+check_branch(const char *branch, struct err *e)
+{
+	char	 full[REPO_REF_MAX + 16];
+	int	 valid = 0;
+
+	if (branch == NULL || branch[0] == '\0' || strlen(branch) > REPO_REF_MAX ||
+	    branch[0] == '-')
+		return err_set(e, ERR_INVALID, "invalid branch name");
+	snprintf(full, sizeof full, "refs/heads/%s", branch);
+	if (git_reference_name_is_valid(&valid, full) < 0 || !valid)
+		return err_set(e, ERR_INVALID, "invalid branch name '%s'", branch);
+	return 0;
+}
+
+static int
+init_bare(git_repository **out, const char *path, const char *branch, struct err *e)
+{
+	git_repository_init_options	 opts;
+
+	if (git_repository_init_options_init(&opts, GIT_REPOSITORY_INIT_OPTIONS_VERSION) < 0)
+		return git_fail(e, ERR_GIT, "init options", "cannot create the repository");
+	opts.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_NO_REINIT |
+	    GIT_REPOSITORY_INIT_MKDIR;
+	opts.mode = GIT_REPOSITORY_INIT_SHARED_UMASK;
+	opts.initial_head = branch;
+	if (git_repository_init_ext(out, path, &opts) < 0)
+		return git_fail(e, ERR_GIT, "init", "cannot create the repository");
+	return 0;
+}
+
+int
+repo_create(const char *root, const char *owner, const char *name, const char *branch,
+    struct err *e)
+{
+	git_repository	*r = NULL;
+	char		*path = NULL;
+	struct err	 ignore;
+	int		 rc;
+
+	if ((rc = check_branch(branch, e)) != 0)
+		goto done;
+	if ((rc = prepare_dir(&path, root, owner, name, e)) != 0)
+		goto done;
+	if ((rc = init_bare(&r, path, branch, e)) != 0) {
+		err_clear(&ignore);
+		repo_remove(root, owner, name, &ignore);
+	}
+done:
+	git_repository_free(r);
+	free(path);
+	return rc;
+}
+
+/* The branch a HEAD reference points at, into out; ERR_NOTFOUND when detached. */
+static int
+head_branch_of(git_repository *r, char *out, size_t len, struct err *e)
+{
+	git_reference	*head = NULL;
+	const char	*target;
+	int		 rc = 0;
+
+	if (git_reference_lookup(&head, r, "HEAD") < 0) {
+		rc = git_fail(e, ERR_GIT, "HEAD", "cannot read HEAD");
+		goto done;
+	}
+	if (git_reference_type(head) != GIT_REFERENCE_SYMBOLIC ||
+	    (target = git_reference_symbolic_target(head)) == NULL ||
+	    strncmp(target, "refs/heads/", 11) != 0) {
+		rc = err_set(e, ERR_NOTFOUND, "HEAD does not point at a branch");
+		goto done;
+	}
+	if (strlen(target + 11) >= len) {
+		rc = err_set(e, ERR_TOOBIG, "HEAD branch name is too long");
+		goto done;
+	}
+	snprintf(out, len, "%s", target + 11);
+done:
+	git_reference_free(head);
+	return rc;
+}
+
+int
+repo_import(const char *root, const char *owner, const char *name, const char *from,
+    struct err *e)
+{
+	static char	 heads[] = "+refs/heads/*:refs/heads/*";
+	static char	 tags[] = "+refs/tags/*:refs/tags/*";
+	char		*specs[] = { heads, tags };
+	git_strarray	 refspecs = { specs, 2 };
+	git_fetch_options fopts;
+	git_repository	*src = NULL, *r = NULL;
+	git_remote	*remote = NULL;
+	char		*path = NULL;
+	char		 branch[REPO_REF_MAX + 1], full[REPO_REF_MAX + 16];
+	struct err	 local;
+	int		 rc, created = 0;
+
+	if (from == NULL || from[0] == '\0')
+		return err_set(e, ERR_INVALID, "no source repository given");
+	if (git_fetch_options_init(&fopts, GIT_FETCH_OPTIONS_VERSION) < 0)
+		return git_fail(e, ERR_GIT, "fetch options", "cannot copy the source repository");
+	if (git_repository_open_ext(&src, from, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+		rc = err_set(e, ERR_NOTFOUND, "source is not a git repository");
+		goto done;
+	}
+	err_clear(&local);
+	if (head_branch_of(src, branch, sizeof branch, &local) != 0)
+		snprintf(branch, sizeof branch, "main");
+	if ((rc = prepare_dir(&path, root, owner, name, e)) != 0)
+		goto done;
+	if ((rc = init_bare(&r, path, branch, e)) != 0)
+		goto done;
+	created = 1;
+	if (git_remote_create_anonymous(&remote, r, git_repository_path(src)) < 0) {
+		rc = git_fail(e, ERR_GIT, "remote", "cannot read the source repository");
+		goto done;
+	}
+	fopts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	if (git_remote_fetch(remote, &refspecs, &fopts, NULL) < 0) {
+		rc = git_fail(e, ERR_GIT, "fetch", "cannot copy the source repository");
+		goto done;
+	}
+	snprintf(full, sizeof full, "refs/heads/%s", branch);
+	if (git_repository_set_head(r, full) < 0) {
+		rc = git_fail(e, ERR_GIT, "set HEAD", "cannot set HEAD");
+		goto done;
+	}
+done:
+	git_remote_free(remote);
+	git_repository_free(r);
+	git_repository_free(src);
+	if (rc != 0 && created) {
+		err_clear(&local);
+		repo_remove(root, owner, name, &local);
+	}
+	free(path);
+	return rc;
+}
+
+int
+repo_head_branch(const char *root, const char *owner, const char *name, char *out,
+    size_t len, struct err *e)
+{
+	git_repository	*r = NULL;
+	char		*path = NULL;
+	int		 rc;
+
+	if ((rc = check_names(owner, name, e)) != 0)
+		return rc;
+	if ((path = repo_path(root, owner, name)) == NULL)
+		return err_set(e, ERR_NOMEM, "out of memory");
+	if (git_repository_open_ext(&r, path, GIT_REPOSITORY_OPEN_NO_SEARCH |
+	    GIT_REPOSITORY_OPEN_BARE, NULL) < 0) {
+		rc = git_fail(e, ERR_GIT, "open", "repository storage is not readable");
+		goto done;
+	}
+	rc = head_branch_of(r, out, len, e);
+done:
+	git_repository_free(r);
+	free(path);
+	return rc;
+}
+
+static int
+remove_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	if (remove(p) != 0) {
+		log_error("remove %s: %s", p, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+repo_remove(const char *root, const char *owner, const char *name, struct err *e)
+{
+	char	*path = NULL;
+	int	 rc = 0;
+
+	if ((rc = check_names(owner, name, e)) != 0)
+		return rc;
+	if ((path = repo_path(root, owner, name)) == NULL)
+		return err_set(e, ERR_NOMEM, "out of memory");
+	if (nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS) != 0 && errno != ENOENT)
+		rc = err_set(e, ERR_IO, "cannot remove the repository directory");
+	free(path);
+	return rc;
+}

@@ -1,0 +1,183 @@
+/* get_file_contents: one file at a ref of a visible repository (spec: get_file_contents). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+#include <openssl/evp.h>
+
+#include "core.h"
+#include "err.h"
+#include "json.h"
+#include "store/db.h"
+#include "store/repo.h"
+#include "tool.h"
+
+#define FILE_CAP	(1024 * 1024)	/* content cap, stated in the description */
+
+static const char schema[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\",\"path\"],"
+    "\"properties\":{"
+    "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
+    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096,"
+    "\"description\":\"Path of the file from the repository root, e.g. src/main.c.\"},"
+    "\"ref\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
+    "\"description\":\"Branch, tag or commit id (full or abbreviated); "
+    "defaults to the repository's default branch.\"}"
+    "}}";
+
+static const char not_found[] = "Repository not found or not accessible";
+
+static int
+add(struct json_object *o, const char *key, struct json_object *v)
+{
+	if (v == NULL)
+		return ERR_NOMEM;
+	if (json_object_object_add(o, key, v) != 0) {
+		json_object_put(v);
+		return ERR_NOMEM;
+	}
+	return 0;
+}
+
+/* The longest prefix of a cut text that does not end inside a UTF-8 sequence, if valid. */
+static int
+utf8_prefix(const char *data, size_t len, size_t *out)
+{
+	size_t	 k;
+
+	for (k = 0; k < 4 && k <= len; k++)
+		if (json_utf8_valid(data, len - k)) {
+			*out = len - k;
+			return 1;
+		}
+	return 0;
+}
+
+static int
+build(struct json_object **out, const char *full, const char *path, const char *ref,
+    const struct repo_file *f)
+{
+	struct json_object	*o = NULL;
+	unsigned char		*b64 = NULL;
+	size_t			 len = f->len;
+	int			 text = 0, rc = ERR_NOMEM;
+	char			 note[160];
+
+	*out = NULL;
+	if (!f->binary)
+		text = f->truncated ? utf8_prefix(f->data, f->len, &len) :
+		    json_utf8_valid(f->data, f->len);
+	if (!text)
+		len = f->len;
+	if ((o = json_object_new_object()) == NULL)
+		goto done;
+	if (add(o, "repo", json_object_new_string(full)) != 0 ||
+	    add(o, "path", json_object_new_string(path)) != 0 ||
+	    add(o, "ref", json_object_new_string(ref)) != 0 ||
+	    add(o, "commit", json_object_new_string(f->commit)) != 0 ||
+	    add(o, "size", json_object_new_int64((int64_t)f->size)) != 0 ||
+	    add(o, "encoding", json_object_new_string(text ? "utf-8" : "base64")) != 0)
+		goto done;
+	if (text) {
+		if (add(o, "content", json_object_new_string_len(f->data, (int)len)) != 0)
+			goto done;
+	} else {
+		int	 n;
+
+		if ((b64 = malloc(4 * ((len + 2) / 3) + 1)) == NULL)
+			goto done;
+		n = EVP_EncodeBlock(b64, (const unsigned char *)f->data, (int)len);
+		if (n < 0 || add(o, "content", json_object_new_string_len((char *)b64, n)) != 0)
+			goto done;
+	}
+	if (f->truncated) {
+		snprintf(note, sizeof note, "the file was cut at %zu bytes of %zu: only the "
+		    "first %zu bytes are shown", len, f->size, len);
+		if (add(o, "truncated", json_object_new_boolean(1)) != 0 ||
+		    add(o, "note", json_object_new_string(note)) != 0)
+			goto done;
+	}
+	*out = o;
+	o = NULL;
+	rc = 0;
+done:
+	free(b64);
+	json_object_put(o);
+	return rc;
+}
+
+static int
+get_file_contents(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
+{
+	struct db_repo		 repo;
+	struct repo_file	 file;
+	struct err		 local;
+	const char		*full = json_get_str(args, "repo");
+	const char		*path = json_get_str(args, "path");
+	const char		*ref = json_get_str(args, "ref");
+	const char		*slash;
+	char			 owner[65], name[101];
+	int			 rc;
+
+	*out = NULL;
+	memset(&repo, 0, sizeof repo);
+	memset(&file, 0, sizeof file);
+	if (full == NULL || path == NULL)
+		return err_set(ctx->err, ERR_INVALID, "repo and path are required");
+	if (json_str_has_nul(json_get(args, "path")) ||
+	    (ref != NULL && json_str_has_nul(json_get(args, "ref"))))
+		return err_set(ctx->err, ERR_INVALID, "path and ref must not contain NUL bytes");
+	slash = strchr(full, '/');
+	if (json_str_has_nul(json_get(args, "repo")) || slash == NULL || slash == full ||
+	    (size_t)(slash - full) >= sizeof owner || strlen(slash + 1) >= sizeof name ||
+	    slash[1] == '\0' || strchr(slash + 1, '/') != NULL)
+		return err_set(ctx->err, ERR_NOTFOUND, "%s", not_found);
+	memcpy(owner, full, (size_t)(slash - full));
+	owner[slash - full] = '\0';
+	snprintf(name, sizeof name, "%s", slash + 1);
+	if ((rc = db_repo_find_visible(ctx->core->db, &repo, ctx->who->user_id, owner, name,
+	    ctx->err)) != 0)
+		goto done;
+	if (ref == NULL || ref[0] == '\0')
+		ref = repo.default_branch;
+	err_clear(&local);
+	rc = repo_read_file(ctx->core->repos, &file, repo.owner, repo.name, ref, path, FILE_CAP,
+	    &local);
+	if (rc == ERR_NOTFOUND && strncmp(local.msg, "file not found", 14) == 0) {
+		rc = err_set(ctx->err, rc, "File not found: %s@%s", path, ref);
+		goto done;
+	}
+	if (rc != 0) {
+		rc = err_set(ctx->err, rc, "%s", local.msg);
+		goto done;
+	}
+	{
+		char	 canon[sizeof owner + sizeof name];
+
+		snprintf(canon, sizeof canon, "%s/%s", repo.owner, repo.name);
+		if ((rc = build(out, canon, path, ref, &file)) != 0)
+			rc = err_set(ctx->err, rc, "out of memory");
+	}
+done:
+	repo_file_release(&file);
+	db_repo_release(&repo);
+	return rc;
+}
+
+const struct tool tool_get_file_contents = {
+	.name = "get_file_contents",
+	.title = "Get file contents",
+	.description =
+	    "Read one file of a repository at a branch, tag or commit (default: the "
+	    "repository's default branch). Returns {repo, path, ref, commit, size, encoding, "
+	    "content}: encoding is \"utf-8\" for text and \"base64\" for binary or non-UTF-8 "
+	    "files; size is the file's full size in bytes. Content is capped at 1 MiB: a "
+	    "longer file comes back cut, with \"truncated\": true and a note giving how many "
+	    "bytes are shown. A directory path is an error; use a file path.",
+	.input_schema = schema,
+	.scope = AUTH_SCOPE_READ,
+	.hints = TOOL_READ_ONLY,
+	.toolset = "repos",
+	.handler = get_file_contents,
+};
