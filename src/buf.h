@@ -20,7 +20,8 @@ int	 buf_puts(struct buf *b, const char *s);
 int	 buf_putc(struct buf *b, char c);
 int	 buf_printf(struct buf *b, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
-int	 buf_vprintf(struct buf *b, const char *fmt, va_list ap);
+int	 buf_vprintf(struct buf *b, const char *fmt, va_list ap)
+	    __attribute__((format(printf, 2, 0)));
 /* Moves the contents out (caller frees; never NULL on success); the buffer is reset. */
 char	*buf_steal(struct buf *b, size_t *lenp);
 

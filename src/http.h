@@ -28,13 +28,20 @@ enum http_sentinel {
  * the result is exactly "=?base64?" PAYLOAD "?=" decodes PAYLOAD, which must
  * be canonical padded RFC 4648 base64 of valid UTF-8.  *out is the decoded
  * or literal text (caller frees; may contain no NUL: a NUL makes it BAD).
+ * Running out of memory is also HTTP_SENT_BAD, with *out NULL.
  */
 enum http_sentinel http_decode_value(char **out, size_t *outlen, const char *value);
 
-/* Whether s is a syntactically valid serialised origin or "null". */
+/*
+ * Whether an Origin value is exactly one of cfg->allowed_origins (case-
+ * sensitive).  "null" and comma-joined lists are never allowed.
+ */
 int		 http_origin_ok(const struct config *c, const char *origin);
 
-/* Base64 (RFC 4648, padded). Decode returns -1 on non-canonical input. */
+/*
+ * Base64 (RFC 4648, padded).  *outlen is the room in out on entry and the
+ * decoded length on return.  Returns -1 on non-canonical input or too little room.
+ */
 int		 http_b64_decode(unsigned char *out, size_t *outlen, const char *in, size_t inlen);
 
 #endif

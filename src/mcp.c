@@ -252,11 +252,13 @@ m_tools_call(struct mcp_call *k)
 	}
 	t = tool_table[idx];
 	if (!auth_has_scope(k->who->scopes, t->scope)) {
-		snprintf(msg, sizeof(msg), "Forbidden: tool '%s' needs the '%s' scope", t->name,
-		    auth_scope_name(t->scope));
+		char need[64];
+
+		auth_format_scopes(need, sizeof(need), t->scope);
+		snprintf(msg, sizeof(msg), "Forbidden: tool '%s' needs the token scope '%s'",
+		    t->name, need);
 		snprintf(k->challenge_buf, sizeof(k->challenge_buf),
-		    "Bearer realm=\"forgemcp\", error=\"insufficient_scope\", scope=\"%s\"",
-		    auth_scope_name(t->scope));
+		    "Bearer realm=\"forgemcp\", error=\"insufficient_scope\", scope=\"%s\"", need);
 		k->challenge = k->challenge_buf;
 		mcp_fail(k, 403, RPC_UNAUTHORIZED, msg, NULL);
 		return;
