@@ -13,39 +13,15 @@
 #include "log.h"
 #include "store/db.h"
 #include "store/migrations.h"
+#include "store/db-internal.h"
 
 #define DB_MAX_PARAMS		16
 #define DB_CELL_INIT		256
 #define DB_CONNECT_TIMEOUT	3
 #define DB_RW_TIMEOUT		30
-#define DB_DATE(col)		"DATE_FORMAT(" col ", '%Y-%m-%dT%H:%i:%sZ')"
 
-/* Statements are cached by the address of their (static) SQL text. */
-struct db_cached {
-	const char	*sql;
-	MYSQL_STMT	*st;
-};
-
-struct db {
-	const struct config	*cfg;
-	MYSQL			*my;		/* NULL until connected */
-	struct db_cached	*cache;
-	size_t			 n_cache, cap_cache;
-};
-
-/* Rows fetched as strings: cell[row * ncols + col], NULL for SQL NULL. */
-struct db_rows {
-	size_t	  n, ncols;
-	char	**cell;
-};
-
-enum db_retry {
-	DB_ONCE,	/* a write: never re-executed after it may have run */
-	DB_RETRY,	/* a read or an idempotent write: retried once on a new connection */
-};
-
-static void
-rows_release(struct db_rows *r)
+void
+db_rows_release(struct db_rows *r)
 {
 	size_t	 i;
 
@@ -58,8 +34,8 @@ rows_release(struct db_rows *r)
 	r->n = r->ncols = 0;
 }
 
-static const char *
-rows_get(const struct db_rows *r, size_t row, size_t col)
+const char *
+db_rows_get(const struct db_rows *r, size_t row, size_t col)
 {
 	return r->cell[row * r->ncols + col];
 }
@@ -107,6 +83,9 @@ db_connect(struct db *db, struct err *e)
 
 	if (db->my != NULL)
 		return 0;
+	/* A transaction dies with its connection: never go on outside it. */
+	if (db->in_tx)
+		return err_set(e, ERR_UNAVAILABLE, "database connection lost in a transaction");
 	if ((my = mysql_init(NULL)) == NULL)
 		return err_set(e, ERR_NOMEM, "out of memory");
 	mysql_options(my, MYSQL_OPT_CONNECT_TIMEOUT, &tmo);
@@ -394,7 +373,7 @@ done:
  * DB_RETRY, or when it failed before execution.  ERR_EXISTS on a duplicate
  * key is returned without a message: the caller names the object.
  */
-static int
+int
 db_run(struct db *db, enum db_retry retry, const char *sql, struct db_rows *rows,
     uint64_t *affected, uint64_t *insert_id, struct err *e, const char *types, ...)
 {
@@ -467,7 +446,7 @@ db_run(struct db *db, enum db_retry retry, const char *sql, struct db_rows *rows
 }
 
 /* Runs a statement outside the cache (migration DDL: fixed text, no parameters). */
-static int
+int
 db_plain(struct db *db, const char *sql, size_t len, struct err *e)
 {
 	int	 rc;
@@ -479,16 +458,54 @@ db_plain(struct db *db, const char *sql, size_t len, struct err *e)
 	return 0;
 }
 
-static void
-copy_str(char *dst, size_t len, const char *src)
+void
+db_copy_str(char *dst, size_t len, const char *src)
 {
 	snprintf(dst, len, "%s", src != NULL ? src : "");
 }
 
-static uint64_t
-to_u64(const char *s)
+uint64_t
+db_to_u64(const char *s)
 {
 	return s != NULL ? strtoull(s, NULL, 10) : 0;
+}
+
+int
+db_begin(struct db *db, struct err *e)
+{
+	int	rc;
+
+	/* Nothing has run yet, so a lost connection may be remade first. */
+	if ((rc = db_connect(db, e)) != 0)
+		return rc;
+	if (mysql_ping(db->my) != 0) {
+		db_disconnect(db);
+		if ((rc = db_connect(db, e)) != 0)
+			return rc;
+	}
+	if ((rc = db_plain(db, "START TRANSACTION", strlen("START TRANSACTION"), e)) != 0)
+		return rc;
+	db->in_tx = 1;
+	return 0;
+}
+
+int
+db_commit(struct db *db, struct err *e)
+{
+	db->in_tx = 0;
+	if (db->my == NULL)
+		return err_set(e, ERR_UNAVAILABLE, "database unavailable");
+	if (mysql_commit(db->my) != 0)
+		return db_fail(db, mysql_errno(db->my), "commit", mysql_error(db->my), e);
+	return 0;
+}
+
+void
+db_rollback(struct db *db)
+{
+	db->in_tx = 0;
+	if (db->my != NULL && mysql_rollback(db->my) != 0)
+		db_fail(db, mysql_errno(db->my), "rollback", mysql_error(db->my), NULL);
 }
 
 /* ---- schema ---- */
@@ -522,15 +539,15 @@ db_schema_version(struct db *db, int *out, struct err *e)
 	*out = 0;
 	if ((rc = db_run(db, DB_RETRY, SQL_HAS_MIGRATIONS, &r, NULL, NULL, e, "")) != 0)
 		goto done;
-	if (r.n == 0 || to_u64(rows_get(&r, 0, 0)) == 0)
+	if (r.n == 0 || db_to_u64(db_rows_get(&r, 0, 0)) == 0)
 		goto done;
-	rows_release(&r);
+	db_rows_release(&r);
 	if ((rc = db_run(db, DB_RETRY, SQL_SCHEMA_VERSION, &r, NULL, NULL, e, "")) != 0)
 		goto done;
 	if (r.n > 0)
-		*out = (int)to_u64(rows_get(&r, 0, 0));
+		*out = (int)db_to_u64(db_rows_get(&r, 0, 0));
 done:
-	rows_release(&r);
+	db_rows_release(&r);
 	return rc;
 }
 
@@ -627,13 +644,13 @@ db_token_lookup(struct db *db, struct db_token *out, const char *hash_hex, struc
 		rc = err_set(e, ERR_NOTFOUND, "token not found");
 		goto done;
 	}
-	out->id = to_u64(rows_get(&r, 0, 0));
-	out->user_id = to_u64(rows_get(&r, 0, 1));
-	copy_str(out->login, sizeof out->login, rows_get(&r, 0, 2));
-	copy_str(out->scopes, sizeof out->scopes, rows_get(&r, 0, 3));
-	out->expired = to_u64(rows_get(&r, 0, 4)) != 0;
-	out->revoked = to_u64(rows_get(&r, 0, 5)) != 0;
-	if (!out->expired && !out->revoked && to_u64(rows_get(&r, 0, 6)) != 0) {
+	out->id = db_to_u64(db_rows_get(&r, 0, 0));
+	out->user_id = db_to_u64(db_rows_get(&r, 0, 1));
+	db_copy_str(out->login, sizeof out->login, db_rows_get(&r, 0, 2));
+	db_copy_str(out->scopes, sizeof out->scopes, db_rows_get(&r, 0, 3));
+	out->expired = db_to_u64(db_rows_get(&r, 0, 4)) != 0;
+	out->revoked = db_to_u64(db_rows_get(&r, 0, 5)) != 0;
+	if (!out->expired && !out->revoked && db_to_u64(db_rows_get(&r, 0, 6)) != 0) {
 		struct err	 ignore;
 
 		err_clear(&ignore);
@@ -642,7 +659,7 @@ db_token_lookup(struct db *db, struct db_token *out, const char *hash_hex, struc
 			log_warn("token %llu: last use not recorded", (unsigned long long)out->id);
 	}
 done:
-	rows_release(&r);
+	db_rows_release(&r);
 	return rc;
 }
 
@@ -673,17 +690,17 @@ static const char SQL_REPO_INSERT[] =
 static int
 repo_from_row(struct db_repo *out, const struct db_rows *r, size_t i)
 {
-	const char	*desc = rows_get(r, i, 3);
+	const char	*desc = db_rows_get(r, i, 3);
 
 	memset(out, 0, sizeof *out);
-	out->id = to_u64(rows_get(r, i, 0));
-	copy_str(out->owner, sizeof out->owner, rows_get(r, i, 1));
-	copy_str(out->name, sizeof out->name, rows_get(r, i, 2));
+	out->id = db_to_u64(db_rows_get(r, i, 0));
+	db_copy_str(out->owner, sizeof out->owner, db_rows_get(r, i, 1));
+	db_copy_str(out->name, sizeof out->name, db_rows_get(r, i, 2));
 	if (desc != NULL && (out->description = strdup(desc)) == NULL)
 		return ERR_NOMEM;
-	copy_str(out->default_branch, sizeof out->default_branch, rows_get(r, i, 4));
-	out->private = to_u64(rows_get(r, i, 5)) != 0;
-	copy_str(out->updated_at, sizeof out->updated_at, rows_get(r, i, 6));
+	db_copy_str(out->default_branch, sizeof out->default_branch, db_rows_get(r, i, 4));
+	out->private = db_to_u64(db_rows_get(r, i, 5)) != 0;
+	db_copy_str(out->updated_at, sizeof out->updated_at, db_rows_get(r, i, 6));
 	return 0;
 }
 
@@ -745,7 +762,7 @@ db_repo_list_visible(struct db *db, struct db_repo **out, size_t *n, uint64_t us
 	rc = repos_from_rows(out, n, &r, e);
 done:
 	free(pat);
-	rows_release(&r);
+	db_rows_release(&r);
 	return rc;
 }
 
@@ -798,7 +815,7 @@ db_repo_find_visible(struct db *db, struct db_repo *out, uint64_t user_id, const
 		goto done;
 	rc = repo_find_one(db, out, &r, owner, name, 1, e);
 done:
-	rows_release(&r);
+	db_rows_release(&r);
 	return rc;
 }
 
@@ -814,7 +831,7 @@ db_repo_find(struct db *db, struct db_repo *out, const char *owner, const char *
 		goto done;
 	rc = repo_find_one(db, out, &r, owner, name, 0, e);
 done:
-	rows_release(&r);
+	db_rows_release(&r);
 	return rc;
 }
 
@@ -830,7 +847,7 @@ db_repo_list_all(struct db *db, struct db_repo **out, size_t *n, struct err *e)
 		goto done;
 	rc = repos_from_rows(out, n, &r, e);
 done:
-	rows_release(&r);
+	db_rows_release(&r);
 	return rc;
 }
 
@@ -895,11 +912,11 @@ db_user_list(struct db *db, struct db_user **out, size_t *n, struct err *e)
 		goto done;
 	}
 	for (i = 0; i < r.n; i++) {
-		const char	*nm = rows_get(&r, i, 2), *em = rows_get(&r, i, 3);
+		const char	*nm = db_rows_get(&r, i, 2), *em = db_rows_get(&r, i, 3);
 
-		v[i].id = to_u64(rows_get(&r, i, 0));
-		copy_str(v[i].login, sizeof v[i].login, rows_get(&r, i, 1));
-		copy_str(v[i].created_at, sizeof v[i].created_at, rows_get(&r, i, 4));
+		v[i].id = db_to_u64(db_rows_get(&r, i, 0));
+		db_copy_str(v[i].login, sizeof v[i].login, db_rows_get(&r, i, 1));
+		db_copy_str(v[i].created_at, sizeof v[i].created_at, db_rows_get(&r, i, 4));
 		if ((nm != NULL && (v[i].name = strdup(nm)) == NULL) ||
 		    (em != NULL && (v[i].email = strdup(em)) == NULL)) {
 			rc = err_set(e, ERR_NOMEM, "out of memory");
@@ -912,7 +929,7 @@ db_user_list(struct db *db, struct db_user **out, size_t *n, struct err *e)
 done:
 	if (v != NULL)
 		db_user_list_free(v, r.n);
-	rows_release(&r);
+	db_rows_release(&r);
 	return rc;
 }
 
@@ -943,9 +960,9 @@ db_user_find(struct db *db, uint64_t *out, const char *login, struct err *e)
 		rc = err_set(e, ERR_NOTFOUND, "user '%s' not found", login);
 		goto done;
 	}
-	*out = to_u64(rows_get(&r, 0, 0));
+	*out = db_to_u64(db_rows_get(&r, 0, 0));
 done:
-	rows_release(&r);
+	db_rows_release(&r);
 	return rc;
 }
 
@@ -1004,16 +1021,16 @@ db_token_list(struct db *db, struct db_token_info **out, size_t *n, const char *
 		goto done;
 	}
 	for (i = 0; i < r.n; i++) {
-		const char	*nm = rows_get(&r, i, 2);
+		const char	*nm = db_rows_get(&r, i, 2);
 
-		v[i].id = to_u64(rows_get(&r, i, 0));
-		copy_str(v[i].login, sizeof v[i].login, rows_get(&r, i, 1));
-		copy_str(v[i].scopes, sizeof v[i].scopes, rows_get(&r, i, 3));
-		copy_str(v[i].created_at, sizeof v[i].created_at, rows_get(&r, i, 4));
-		copy_str(v[i].expires_at, sizeof v[i].expires_at, rows_get(&r, i, 5));
-		copy_str(v[i].last_used_at, sizeof v[i].last_used_at, rows_get(&r, i, 6));
-		v[i].expired = to_u64(rows_get(&r, i, 7)) != 0;
-		v[i].revoked = to_u64(rows_get(&r, i, 8)) != 0;
+		v[i].id = db_to_u64(db_rows_get(&r, i, 0));
+		db_copy_str(v[i].login, sizeof v[i].login, db_rows_get(&r, i, 1));
+		db_copy_str(v[i].scopes, sizeof v[i].scopes, db_rows_get(&r, i, 3));
+		db_copy_str(v[i].created_at, sizeof v[i].created_at, db_rows_get(&r, i, 4));
+		db_copy_str(v[i].expires_at, sizeof v[i].expires_at, db_rows_get(&r, i, 5));
+		db_copy_str(v[i].last_used_at, sizeof v[i].last_used_at, db_rows_get(&r, i, 6));
+		v[i].expired = db_to_u64(db_rows_get(&r, i, 7)) != 0;
+		v[i].revoked = db_to_u64(db_rows_get(&r, i, 8)) != 0;
 		if (nm != NULL && (v[i].name = strdup(nm)) == NULL) {
 			rc = err_set(e, ERR_NOMEM, "out of memory");
 			goto done;
@@ -1025,7 +1042,7 @@ db_token_list(struct db *db, struct db_token_info **out, size_t *n, const char *
 done:
 	if (v != NULL)
 		db_token_list_free(v, r.n);
-	rows_release(&r);
+	db_rows_release(&r);
 	return rc;
 }
 
@@ -1060,7 +1077,7 @@ db_token_revoke(struct db *db, uint64_t id, int *already, struct err *e)
 	else
 		*already = 1;
 done:
-	rows_release(&r);
+	db_rows_release(&r);
 	return rc;
 }
 
