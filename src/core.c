@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "auth.h"
 #include "config.h"
@@ -353,6 +354,7 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 		core_response_error(resp, 400, NULL, RPC_PARSE_ERROR, json_perr_text(perr), NULL);
 		goto done;
 	}
+	resp->user_id = who.user_id;
 	mcp_handle(c, req, &who, body, resp);
 done:
 	json_object_put(body);
@@ -386,6 +388,7 @@ core_stdio(struct core *c, const struct core_request *req, struct core_response 
 		core_unavailable(resp, body);
 		goto done;
 	}
+	resp->user_id = who.user_id;
 	mcp_handle(c, req, &who, body, resp);
 done:
 	json_object_put(body);
@@ -394,8 +397,11 @@ done:
 void
 core_handle(struct core *c, const struct core_request *req, struct core_response *resp)
 {
+	struct timespec	 t0, t1;
 	const char	*method;
+	long		 us;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	core_response_init(resp);
 	core_request_id(resp->request_id);
 	log_set_request(resp->request_id);
@@ -407,7 +413,12 @@ core_handle(struct core *c, const struct core_request *req, struct core_response
 		core_http(c, req, resp);
 	}
 	method = req->transport == CORE_HTTP ? http_env(req, "REQUEST_METHOD", NULL) : "LINE";
-	log_info("%s %d %zu bytes in, %zu out", method != NULL ? method : "-", resp->status,
-	    req->body_len, resp->body_len);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	us = (long)(t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000;
+	/* One line per request: who, what, outcome, time; never the token. */
+	log_info("%s status=%d user=%llu rpc=%s tool=%s in=%zu out=%zu time=%ld.%03ldms",
+	    method != NULL ? method : "-", resp->status, resp->user_id,
+	    resp->rpc_method[0] ? resp->rpc_method : "-", resp->tool[0] ? resp->tool : "-",
+	    req->body_len, resp->body_len, us / 1000, us % 1000);
 	log_set_request(NULL);
 }

@@ -45,6 +45,10 @@ struct core_response {
 	size_t			 body_len;
 	const char		*content_type;	/* static, NULL when no body */
 	char			 request_id[33];
+	/* For the log line: filled in as far as the request got. */
+	unsigned long long	 user_id;	/* 0 before authentication */
+	char			 rpc_method[48];	/* "batch" for a batch */
+	char			 tool[64];		/* tools/call only */
 };
 
 /* Per-process state the core keeps between requests. */

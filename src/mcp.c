@@ -600,11 +600,18 @@ mcp_handle(struct core *c, const struct core_request *req, const struct principa
 	struct mcp_call	k;
 
 	if (json_is_type(body, json_type_array)) {
+		snprintf(resp->rpc_method, sizeof(resp->rpc_method), "batch");
 		mcp_batch(c, req, who, body, resp);
 		return;
 	}
 	mcp_call_init(&k, c, req, who);
 	rpc_classify(&k.msg, body);
+	if (k.msg.method != NULL) {
+		snprintf(resp->rpc_method, sizeof(resp->rpc_method), "%s", k.msg.method);
+		if (strcmp(k.msg.method, "tools/call") == 0 && json_get_str(k.msg.params, "name"))
+			snprintf(resp->tool, sizeof(resp->tool), "%s",
+			    json_get_str(k.msg.params, "name"));
+	}
 	mcp_one(&k);
 	mcp_finish(resp, &k);
 }
