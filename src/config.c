@@ -20,6 +20,8 @@ enum config_kind {
 	CK_LEVEL,	/* a log level name */
 	CK_PATH,	/* an absolute URL path */
 	CK_URL,		/* an http(s) URL without a trailing slash */
+	CK_SECONDS,	/* a duration in whole seconds, 1..3600 */
+	CK_COUNT,	/* a positive count, 1..1000000 */
 };
 
 struct config_key {
@@ -34,6 +36,7 @@ static const struct config_key config_keys[] = {
 	{ "allowed_origins", CK_LIST, F(allowed_origins), F(n_allowed_origins) },
 	{ "authorization_server", CK_URL, F(authorization_server), 0 },
 	{ "base_url", CK_URL, F(base_url), 0 },
+	{ "brave_api_key", CK_STR, F(brave_api_key), 0 },
 	{ "db_host", CK_STR, F(db_host), 0 },
 	{ "db_name", CK_STR, F(db_name), 0 },
 	{ "db_password", CK_STR, F(db_password), 0 },
@@ -45,8 +48,32 @@ static const struct config_key config_keys[] = {
 	{ "max_body", CK_SIZE, F(max_body), 0 },
 	{ "public_hosts", CK_LIST, F(public_hosts), F(n_public_hosts) },
 	{ "repo_root", CK_STR, F(repo_root), 0 },
+	{ "search_base_url", CK_URL, F(search_base_url), 0 },
+	{ "search_hourly_limit", CK_COUNT, F(search_hourly_limit), 0 },
+	{ "search_provider", CK_STR, F(search_provider), 0 },
+	{ "search_timeout", CK_SECONDS, F(search_timeout), 0 },
 };
 #undef F
+
+/* Other environment names a key is read from (the siGit spec's); FORGEMCP_<KEY> wins. */
+static const struct {
+	const char	*key;
+	const char	*env;
+} config_aliases[] = {
+	{ "brave_api_key", "BRAVE_SEARCH_API_KEY" },
+	{ "search_provider", "SEARCH_PROVIDER" },
+};
+
+static const char *
+config_alias(const char *key)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof(config_aliases) / sizeof(config_aliases[0]); i++)
+		if (strcmp(config_aliases[i].key, key) == 0)
+			return config_aliases[i].env;
+	return NULL;
+}
 
 static void
 config_list_clear(char **v, size_t *n)
@@ -122,6 +149,16 @@ config_set(struct config *c, const struct config_key *k, const char *value, cons
 			    where, k->name, value);
 		*(size_t *)(void *)((char *)c + k->off) = ul;
 		return 0;
+	case CK_SECONDS:
+	case CK_COUNT:
+		errno = 0;
+		ul = strtoul(value, &end, 10);
+		if (errno || end == value || *end != '\0' || value[0] == '-' || ul < 1 ||
+		    ul > (k->kind == CK_SECONDS ? 3600UL : 1000000UL))
+			return err_set(e, ERR_CONFIG, "%s: %s must be a whole number from 1 to %lu, not '%s'",
+			    where, k->name, k->kind == CK_SECONDS ? 3600UL : 1000000UL, value);
+		*(unsigned *)(void *)((char *)c + k->off) = (unsigned)ul;
+		return 0;
 	case CK_LEVEL:
 		if (strcmp(value, "error") == 0)
 			c->log_level = LOG_ERROR;
@@ -179,6 +216,11 @@ config_defaults(struct config *c, struct err *e)
 	c->db_port = 3306;
 	c->max_body = 65536;
 	c->log_level = LOG_INFO;
+	c->search_timeout = 10;
+	c->search_hourly_limit = 60;
+	if ((c->search_provider = strdup("brave")) == NULL ||
+	    (c->search_base_url = strdup("https://api.search.brave.com/res/v1/web/search")) == NULL)
+		return err_set(e, ERR_NOMEM, "out of memory");
 	if ((c->db_host = strdup("localhost")) == NULL ||
 	    (c->db_user = strdup("forgemcp")) == NULL ||
 	    (c->db_password = strdup("")) == NULL ||
@@ -237,7 +279,7 @@ static int
 config_env(struct config *c, struct err *e)
 {
 	char		 name[64], where[96];
-	const char	*v;
+	const char	*v, *alias;
 	size_t		 i, j;
 	int		 rc;
 
@@ -245,7 +287,10 @@ config_env(struct config *c, struct err *e)
 		snprintf(name, sizeof(name), "FORGEMCP_%s", config_keys[i].name);
 		for (j = 9; name[j] != '\0'; j++)
 			name[j] = (char)toupper((unsigned char)name[j]);
-		if ((v = getenv(name)) == NULL)
+		if ((v = getenv(name)) == NULL && (alias = config_alias(config_keys[i].name)) != NULL &&
+		    (v = getenv(alias)) != NULL)
+			snprintf(name, sizeof(name), "%s", alias);
+		if (v == NULL)
 			continue;
 		snprintf(where, sizeof(where), "environment %s", name);
 		if ((rc = config_set(c, &config_keys[i], v, where, e)) != 0)
@@ -306,6 +351,9 @@ config_release(struct config *c)
 	free(c->endpoint);
 	free(c->base_url);
 	free(c->authorization_server);
+	free(c->search_provider);
+	free(c->brave_api_key);
+	free(c->search_base_url);
 	config_list_clear(c->allowed_origins, &c->n_allowed_origins);
 	config_list_clear(c->public_hosts, &c->n_public_hosts);
 	memset(c, 0, sizeof(*c));

@@ -45,8 +45,21 @@ struct tool {
 };
 
 /* The tools, one per file under src/tools/. */
+extern const struct tool tool_add_issue_comment;
+extern const struct tool tool_compare_refs;
+extern const struct tool tool_create_issue;
+extern const struct tool tool_create_pull_request;
 extern const struct tool tool_get_file_contents;
+extern const struct tool tool_get_issue;
+extern const struct tool tool_get_pull_request;
+extern const struct tool tool_get_tree;
+extern const struct tool tool_list_branches;
+extern const struct tool tool_list_commits;
+extern const struct tool tool_list_issues;
+extern const struct tool tool_list_pull_requests;
 extern const struct tool tool_list_repositories;
+extern const struct tool tool_search_code;
+extern const struct tool tool_web_search;
 
 /* The sorted table in src/tools/registry.c. */
 extern const struct tool *const tool_table[];

@@ -10,6 +10,7 @@
 #include "err.h"
 #include "log.h"
 #include "store/repo.h"
+#include "store/repo-internal.h"
 
 #define REPO_CACHE_SLOTS	16
 #define REPO_OWNER_MAX		64
@@ -621,4 +622,81 @@ repo_remove(const char *root, const char *owner, const char *name, struct err *e
 		rc = err_set(e, ERR_IO, "cannot remove the repository directory");
 	free(path);
 	return rc;
+}
+
+int
+repo_git_fail(struct err *e, int code, const char *what, const char *msg)
+{
+	return git_fail(e, code, what, msg);
+}
+
+int
+repo_open(struct repo_cache *c, git_repository **out, const char *owner, const char *name,
+    struct err *e)
+{
+	return cache_get(c, out, owner, name, e);
+}
+
+int
+repo_ref_check(const char *ref, struct err *e)
+{
+	return check_ref(ref, e);
+}
+
+int
+repo_ref_commit(git_repository *r, git_commit **out, const char *ref, struct err *e)
+{
+	return resolve_ref(r, out, ref, e);
+}
+
+int
+repo_path_check(const char *path, struct err *e)
+{
+	return check_path(path, e);
+}
+
+int
+repo_resolve(struct repo_cache *c, char out[41], const char *owner, const char *name,
+    const char *ref, struct err *e)
+{
+	git_repository	*r;
+	git_commit	*commit = NULL;
+	int		 rc;
+
+	out[0] = '\0';
+	if (ref == NULL || ref[0] == '\0')
+		ref = "HEAD";
+	if ((rc = check_ref(ref, e)) != 0)
+		return rc;
+	if ((rc = cache_get(c, &r, owner, name, e)) != 0)
+		return rc;
+	if ((rc = resolve_ref(r, &commit, ref, e)) != 0)
+		return rc;
+	git_oid_tostr(out, 41, git_commit_id(commit));
+	git_commit_free(commit);
+	return 0;
+}
+
+int
+repo_branch_exists(struct repo_cache *c, int *exists, const char *owner, const char *name,
+    const char *branch, struct err *e)
+{
+	git_repository	*r;
+	git_reference	*ref = NULL;
+	char		 full[REPO_REF_MAX + 16];
+	int		 rc, grc;
+
+	*exists = 0;
+	if ((rc = check_branch(branch, e)) != 0)
+		return rc;
+	if ((rc = cache_get(c, &r, owner, name, e)) != 0)
+		return rc;
+	snprintf(full, sizeof full, "refs/heads/%s", branch);
+	grc = git_reference_lookup(&ref, r, full);
+	if (grc == 0)
+		*exists = 1;
+	else if (grc != GIT_ENOTFOUND)
+		return git_fail(e, ERR_GIT, "branch lookup", "cannot read the repository's branches");
+	git_reference_free(ref);
+	return 0;
 }

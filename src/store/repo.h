@@ -101,4 +101,152 @@ int	repo_diff(struct repo_cache *c, struct repo_diff *out, const char *owner, co
 	    const char *base, const char *head, const struct repo_diff_opts *opts, struct err *e);
 void	repo_diff_release(struct repo_diff *d);
 
+/* ---- code search (src/store/repo_search.c) ---- */
+
+struct repo_search_opts {
+	const char	*query;		/* fixed string, or a pcre2 pattern when regex */
+	int		 regex;		/* pcre2, caseless, ^ and $ at line ends */
+	const char	*glob;		/* NULL, or only paths matching it (see repo_glob_match) */
+	size_t		 limit;		/* hits at most */
+	size_t		 offset;	/* skip this many hits first (paging) */
+	size_t		 max_blob;	/* larger blobs are skipped and counted */
+};
+
+struct repo_search_hit {
+	char	*path;		/* owned */
+	size_t	 line;		/* 1-based */
+	char	*snippet;	/* owned; the line, at most ~200 bytes around the match, UTF-8 */
+};
+
+struct repo_search {
+	char			 commit[41];	/* what ref resolved to */
+	struct repo_search_hit	*hits;
+	size_t			 n_hits;
+	int			 truncated;	/* more hits exist after these */
+	size_t			 skipped;	/* text blobs over max_blob, not searched */
+};
+
+/*
+ * Searches every text blob of the tree at ref (as in repo_read_file) for
+ * opts->query: a case-insensitive (ASCII) fixed string by default, or a
+ * pcre2 pattern (caseless, multiline) with match and depth limits.  One hit
+ * per matching line, in tree order (path, then line).  Binary blobs are
+ * skipped.  ERR_INVALID with pcre2's message for a bad pattern, and for a
+ * pattern that hits the match limit; ERR_NOTFOUND for a missing ref.
+ */
+int	repo_search(struct repo_cache *c, struct repo_search *out, const char *owner,
+	    const char *name, const char *ref, const struct repo_search_opts *opts,
+	    struct err *e);
+void	repo_search_release(struct repo_search *s);
+/*
+ * Whether path matches glob: '*' and '?' stay inside one segment, "**" as
+ * a whole segment matches any number of segments (also none), [...] a
+ * class; a glob without '/' matches the last segment at any depth.
+ */
+int	repo_glob_match(const char *glob, const char *path);
+
+/* ---- branches, history, trees (src/store/repo_log.c) ---- */
+
+struct repo_branch {
+	char	*name;		/* owned; without refs/heads/ */
+	char	 target[41];	/* the commit it points at */
+	int	 is_default;
+};
+
+/*
+ * Branches by name, those after `after` (NULL: from the start), at most
+ * limit; *truncated when more follow.  default_branch (NULL or "": the
+ * branch HEAD points at) gets is_default.  Free with repo_branches_free.
+ */
+int	repo_branches(struct repo_cache *c, struct repo_branch **out, size_t *n, int *truncated,
+	    const char *owner, const char *name, const char *default_branch, const char *after,
+	    size_t limit, struct err *e);
+void	repo_branches_free(struct repo_branch *v, size_t n);
+
+struct repo_commit {
+	char	 id[41];
+	char	*author_name;	/* owned */
+	char	*author_email;	/* owned */
+	char	 date[32];	/* author date, "YYYY-MM-DDTHH:MM:SSZ" */
+	char	*subject;	/* owned; the first line of the message */
+};
+
+struct repo_log {
+	char			 head[41];	/* what ref resolved to */
+	struct repo_commit	*commits;
+	size_t			 n;
+	int			 truncated;	/* more commits follow the last one */
+};
+
+/*
+ * History from ref, newest first by committer date (git log's order); with
+ * path, only commits that change it, simplified like `git log -- path`.
+ * after (a full commit id from an earlier page, or NULL) continues after
+ * that commit; ERR_INVALID when it is not in this history.  At most limit.
+ */
+int	repo_log(struct repo_cache *c, struct repo_log *out, const char *owner, const char *name,
+	    const char *ref, const char *path, const char *after, size_t limit, struct err *e);
+void	repo_log_release(struct repo_log *l);
+
+enum repo_entry_type {
+	REPO_ENTRY_BLOB,	/* REPO_ENTRY_BLOB: a file */
+	REPO_ENTRY_TREE,	/* REPO_ENTRY_TREE: a directory */
+	REPO_ENTRY_COMMIT,	/* REPO_ENTRY_COMMIT: a submodule */
+	REPO_ENTRY_SYMLINK,	/* REPO_ENTRY_SYMLINK */
+	REPO_ENTRY__MAX
+};
+
+struct repo_entry {
+	char			*name;	/* owned */
+	char			*path;	/* owned; from the root */
+	enum repo_entry_type	 type;
+	unsigned		 mode;	/* git's file mode, e.g. 0100644 */
+	size_t			 size;	/* blobs and symlinks; 0 otherwise */
+	char			 id[41];
+};
+
+struct repo_tree {
+	char			 commit[41];
+	struct repo_entry	*entries;
+	size_t			 n;
+	size_t			 total;		/* entries in the directory */
+	int			 truncated;	/* total > offset + n */
+};
+
+/*
+ * The directory path (NULL or "": the root) at ref, in git's order,
+ * entries [offset, offset + limit).  ERR_NOTFOUND for a missing ref or
+ * path ("path not found: p@ref"), ERR_INVALID when path is a file.
+ */
+int	repo_tree_list(struct repo_cache *c, struct repo_tree *out, const char *owner,
+	    const char *name, const char *ref, const char *path, size_t offset, size_t limit,
+	    struct err *e);
+void	repo_tree_release(struct repo_tree *t);
+
+/* ---- line windows of a file (src/store/repo_log.c) ---- */
+
+struct repo_lines {
+	char	*data;		/* owned; the window's bytes (NUL-terminated) */
+	size_t	 len;
+	size_t	 size;		/* full blob size */
+	int	 binary;	/* libgit2's heuristic; then data is bytes [0, len) */
+	size_t	 total_lines;	/* lines in the file (a last line without '\n' counts) */
+	size_t	 start_line;	/* 1-based first line in data; 0 when none */
+	size_t	 end_line;	/* last line in data (inclusive); 0 when none */
+	int	 cut_line;	/* the last line was cut at max_bytes */
+	char	 commit[41];
+};
+
+/*
+ * Lines [start, start + max_lines) of path at ref (start 1-based), but
+ * never more than max_bytes: whole lines while they fit; a first line
+ * longer than max_bytes is cut (cut_line).  Binary blobs give their first
+ * max_bytes bytes.  Errors as repo_read_file; ERR_INVALID when start is
+ * past the end of a non-empty file.
+ */
+int	repo_read_lines(struct repo_cache *c, struct repo_lines *out, const char *owner,
+	    const char *name, const char *ref, const char *path, size_t start, size_t max_lines,
+	    size_t max_bytes, struct err *e);
+void	repo_lines_release(struct repo_lines *l);
+
 #endif

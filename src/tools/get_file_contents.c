@@ -12,7 +12,8 @@
 #include "store/repo.h"
 #include "tool.h"
 
-#define FILE_CAP	(1024 * 1024)	/* content cap, stated in the description */
+#define ANSWER_CAP	(256 * 1024)	/* bytes of content per answer, stated in the description */
+#define LINES_DEFAULT	2000
 
 static const char schema[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\",\"path\"],"
@@ -23,7 +24,13 @@ static const char schema[] =
     "\"description\":\"Path of the file from the repository root, e.g. src/main.c.\"},"
     "\"ref\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
     "\"description\":\"Branch, tag or commit id (full or abbreviated); "
-    "defaults to the repository's default branch.\"}"
+    "defaults to the repository's default branch.\"},"
+    "\"offset\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,"
+    "\"description\":\"First line to return, 1-based (default 1): pass next_offset from "
+    "a truncated answer to read on.\"},"
+    "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000,\"default\":2000,"
+    "\"description\":\"Lines to return at most (default 2000); an answer never holds "
+    "more than 256 KiB.\"}"
     "}}";
 
 static const char not_found[] = "Repository not found or not accessible";
@@ -54,19 +61,46 @@ utf8_prefix(const char *data, size_t len, size_t *out)
 	return 0;
 }
 
+/* Adds the line window's fields (text files only). */
+static int
+add_window(struct json_object *o, const struct repo_lines *f, size_t shown_len)
+{
+	char	 note[300];
+	int	 more = f->end_line < f->total_lines;
+	int	 truncated = more || f->cut_line || shown_len < f->len;
+
+	if (add(o, "total_lines", json_object_new_int64((int64_t)f->total_lines)) != 0 ||
+	    add(o, "start_line", json_object_new_int64((int64_t)f->start_line)) != 0 ||
+	    add(o, "end_line", json_object_new_int64((int64_t)f->end_line)) != 0 ||
+	    add(o, "truncated", json_object_new_boolean(truncated)) != 0)
+		return ERR_NOMEM;
+	if (more && add(o, "next_offset", json_object_new_int64((int64_t)f->end_line + 1)) != 0)
+		return ERR_NOMEM;
+	if (!truncated)
+		return 0;
+	if (f->cut_line)
+		snprintf(note, sizeof note, "line %zu is longer than 256 KiB and was cut; lines "
+		    "%zu to %zu of %zu are shown%s", f->start_line, f->start_line, f->end_line,
+		    f->total_lines, more ? ": pass next_offset as offset to read on" : "");
+	else
+		snprintf(note, sizeof note, "lines %zu to %zu of %zu are shown: pass next_offset "
+		    "as offset to read on", f->start_line, f->end_line, f->total_lines);
+	return add(o, "note", json_object_new_string(note));
+}
+
 static int
 build(struct json_object **out, const char *full, const char *path, const char *ref,
-    const struct repo_file *f)
+    const struct repo_lines *f)
 {
 	struct json_object	*o = NULL;
 	unsigned char		*b64 = NULL;
 	size_t			 len = f->len;
 	int			 text = 0, rc = ERR_NOMEM;
-	char			 note[160];
+	char			 note[200];
 
 	*out = NULL;
 	if (!f->binary)
-		text = f->truncated ? utf8_prefix(f->data, f->len, &len) :
+		text = f->cut_line ? utf8_prefix(f->data, f->len, &len) :
 		    json_utf8_valid(f->data, f->len);
 	if (!text)
 		len = f->len;
@@ -91,11 +125,15 @@ build(struct json_object **out, const char *full, const char *path, const char *
 		if (n < 0 || add(o, "content", json_object_new_string_len((char *)b64, n)) != 0)
 			goto done;
 	}
-	if (f->truncated) {
-		snprintf(note, sizeof note, "the file was cut at %zu bytes of %zu: only the "
-		    "first %zu bytes are shown", len, f->size, len);
-		if (add(o, "truncated", json_object_new_boolean(1)) != 0 ||
-		    add(o, "note", json_object_new_string(note)) != 0)
+	if (!f->binary) {
+		if (add_window(o, f, len) != 0)
+			goto done;
+	} else {
+		if (add(o, "truncated", json_object_new_boolean(f->len < f->size)) != 0)
+			goto done;
+		snprintf(note, sizeof note, "binary file: the first %zu bytes of %zu are shown",
+		    f->len, f->size);
+		if (f->len < f->size && add(o, "note", json_object_new_string(note)) != 0)
 			goto done;
 	}
 	*out = o;
@@ -111,13 +149,15 @@ static int
 get_file_contents(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
 {
 	struct db_repo		 repo;
-	struct repo_file	 file;
+	struct repo_lines	 file;
 	struct err		 local;
+	struct json_object	*v;
 	const char		*full = json_get_str(args, "repo");
 	const char		*path = json_get_str(args, "path");
 	const char		*ref = json_get_str(args, "ref");
 	const char		*slash;
 	char			 owner[65], name[101];
+	size_t			 start = 1, lines = LINES_DEFAULT;
 	int			 rc;
 
 	*out = NULL;
@@ -128,6 +168,12 @@ get_file_contents(struct tool_ctx *ctx, struct json_object *args, struct json_ob
 	if (json_str_has_nul(json_get(args, "path")) ||
 	    (ref != NULL && json_str_has_nul(json_get(args, "ref"))))
 		return err_set(ctx->err, ERR_INVALID, "path and ref must not contain NUL bytes");
+	if ((v = json_get(args, "offset")) != NULL)
+		start = json_is_type(v, json_type_int) ? (size_t)json_object_get_int64(v) :
+		    (size_t)json_object_get_double(v);
+	if ((v = json_get(args, "limit")) != NULL)
+		lines = json_is_type(v, json_type_int) ? (size_t)json_object_get_int64(v) :
+		    (size_t)json_object_get_double(v);
 	slash = strchr(full, '/');
 	if (json_str_has_nul(json_get(args, "repo")) || slash == NULL || slash == full ||
 	    (size_t)(slash - full) >= sizeof owner || strlen(slash + 1) >= sizeof name ||
@@ -142,8 +188,14 @@ get_file_contents(struct tool_ctx *ctx, struct json_object *args, struct json_ob
 	if (ref == NULL || ref[0] == '\0')
 		ref = repo.default_branch;
 	err_clear(&local);
-	rc = repo_read_file(ctx->core->repos, &file, repo.owner, repo.name, ref, path, FILE_CAP,
-	    &local);
+	rc = repo_read_lines(ctx->core->repos, &file, repo.owner, repo.name, ref, path, start,
+	    lines, ANSWER_CAP, &local);
+	if (rc == 0 && (file.binary || !json_utf8_valid(file.data, file.len))) {
+		/* base64 grows by a third: read fewer bytes so the answer stays under the cap */
+		repo_lines_release(&file);
+		rc = repo_read_lines(ctx->core->repos, &file, repo.owner, repo.name, ref, path,
+		    start, lines, ANSWER_CAP / 4 * 3, &local);
+	}
 	if (rc == ERR_NOTFOUND && strncmp(local.msg, "file not found", 14) == 0) {
 		rc = err_set(ctx->err, rc, "File not found: %s@%s", path, ref);
 		goto done;
@@ -160,7 +212,7 @@ get_file_contents(struct tool_ctx *ctx, struct json_object *args, struct json_ob
 			rc = err_set(ctx->err, rc, "out of memory");
 	}
 done:
-	repo_file_release(&file);
+	repo_lines_release(&file);
 	db_repo_release(&repo);
 	return rc;
 }
@@ -170,11 +222,14 @@ const struct tool tool_get_file_contents = {
 	.title = "Get file contents",
 	.description =
 	    "Read one file of a repository at a branch, tag or commit (default: the "
-	    "repository's default branch). Returns {repo, path, ref, commit, size, encoding, "
-	    "content}: encoding is \"utf-8\" for text and \"base64\" for binary or non-UTF-8 "
-	    "files; size is the file's full size in bytes. Content is capped at 1 MiB: a "
-	    "longer file comes back cut, with \"truncated\": true and a note giving how many "
-	    "bytes are shown. A directory path is an error; use a file path.",
+	    "repository's default branch), a window of lines at a time. Returns {repo, path, "
+	    "ref, commit, size, encoding, content, total_lines, start_line, end_line, "
+	    "truncated}: encoding is \"utf-8\" for text and \"base64\" for binary or "
+	    "non-UTF-8 content; size is the file's full size in bytes. offset (1-based line, "
+	    "default 1) and limit (lines, default 2000) choose the window; an answer never "
+	    "holds more than 256 KiB. When truncated is true, pass next_offset as offset to "
+	    "read on. A binary file gives its first 192 KiB. A directory path is an error; use "
+	    "get_tree for directories.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,

@@ -4,8 +4,21 @@
 #include "tool.h"
 
 const struct tool *const tool_table[] = {
+	&tool_add_issue_comment,	/* issues */
+	&tool_compare_refs,		/* repos */
+	&tool_create_issue,		/* issues */
+	&tool_create_pull_request,	/* pull_requests */
 	&tool_get_file_contents,	/* repos */
+	&tool_get_issue,		/* issues */
+	&tool_get_pull_request,		/* pull_requests */
+	&tool_get_tree,			/* repos */
+	&tool_list_branches,		/* repos */
+	&tool_list_commits,		/* repos */
+	&tool_list_issues,		/* issues */
+	&tool_list_pull_requests,	/* pull_requests */
 	&tool_list_repositories,	/* repos */
+	&tool_search_code,		/* repos */
+	&tool_web_search,		/* search */
 };
 
 const size_t tool_table_len = sizeof(tool_table) / sizeof(tool_table[0]);

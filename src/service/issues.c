@@ -1,0 +1,67 @@
+/* issues: the issue service: opening an issue, with its rules and numbering (spec: create_issue). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "service/service.h"
+#include "store/db.h"
+#include "store/forge.h"
+
+struct issue_tx {
+	uint64_t	 repo_id, user_id;
+	const char	*title, *body;
+	int64_t		 number;
+	uint64_t	 id;
+};
+
+static int
+issue_tx(struct db *db, void *arg, struct err *e)
+{
+	struct issue_tx	*t = arg;
+	int		 rc;
+
+	if ((rc = forge_number_next(db, &t->number, t->repo_id, e)) != 0)
+		return rc;
+	return forge_issue_insert(db, &t->id, t->repo_id, t->number, t->user_id, t->title,
+	    t->body, e);
+}
+
+int
+issue_create(struct db *db, struct service_created *out, uint64_t user_id, const char *owner,
+    const char *name, const char *title, const char *body, struct err *e)
+{
+	struct db_repo	 repo;
+	struct issue_tx	 t;
+	char		*clean = NULL;
+	int		 rc;
+
+	memset(out, 0, sizeof *out);
+	memset(&repo, 0, sizeof repo);
+	memset(&t, 0, sizeof t);
+	if ((rc = db_repo_find_visible(db, &repo, user_id, owner, name, e)) != 0)
+		goto done;
+	if (service_blank(title)) {
+		rc = err_set(e, ERR_INVALID, "title must not be blank: give the issue a "
+		    "short summary");
+		goto done;
+	}
+	if ((clean = service_trim(title)) == NULL) {
+		rc = err_set(e, ERR_NOMEM, "out of memory");
+		goto done;
+	}
+	t.repo_id = repo.id;
+	t.user_id = user_id;
+	t.title = clean;
+	t.body = body;
+	if ((rc = service_transaction(db, issue_tx, &t, e)) != 0)
+		goto done;
+	out->id = t.id;
+	out->number = t.number;
+	out->kind = FORGE_KIND_ISSUE;
+	memcpy(out->owner, repo.owner, sizeof out->owner);
+	memcpy(out->name, repo.name, sizeof out->name);
+done:
+	free(clean);
+	db_repo_release(&repo);
+	return rc;
+}

@@ -1,0 +1,121 @@
+/* pulls: the pull request service: opening a pull request, with its rules and numbering (spec: create_pull_request). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "service/service.h"
+#include "store/db.h"
+#include "store/forge.h"
+#include "store/repo.h"
+
+struct pull_tx {
+	uint64_t	 repo_id, user_id;
+	const char	*title, *body, *head, *base;
+	int64_t		 number;
+	uint64_t	 id;
+};
+
+static int
+pull_tx(struct db *db, void *arg, struct err *e)
+{
+	struct pull_tx	*t = arg;
+	int64_t		 open = 0;
+	int		 rc;
+
+	/* The counter's row lock also serialises the "already open" check. */
+	if ((rc = forge_number_next(db, &t->number, t->repo_id, e)) != 0)
+		return rc;
+	if ((rc = forge_pull_find_open(db, &open, t->repo_id, t->head, t->base, e)) != 0)
+		return rc;
+	if (open != 0)
+		return err_set(e, ERR_EXISTS, "a pull request from '%s' into '%s' is already "
+		    "open: #%lld (comment on it with add_issue_comment)", t->head, t->base,
+		    (long long)open);
+	return forge_pull_insert(db, &t->id, t->repo_id, t->number, t->user_id, t->title, t->body,
+	    t->head, t->base, e);
+}
+
+/* Checks that branch (the "head" or "base" argument) exists in the repository. */
+static int
+branch_check(struct repo_cache *repos, const struct db_repo *repo, const char *which,
+    const char *branch, struct err *e)
+{
+	struct err	 local;
+	int		 exists = 0, rc;
+
+	err_clear(&local);
+	rc = repo_branch_exists(repos, &exists, repo->owner, repo->name, branch, &local);
+	if (rc == ERR_INVALID)
+		return err_set(e, rc, "%s branch name '%s' is not valid", which, branch);
+	if (rc == ERR_NOTFOUND || (rc == 0 && !exists))
+		return err_set(e, ERR_NOTFOUND, "%s branch '%s' not found in %s/%s", which, branch,
+		    repo->owner, repo->name);
+	if (rc != 0)
+		return err_set(e, rc, "%s", local.msg);
+	return 0;
+}
+
+int
+pull_create(struct db *db, struct repo_cache *repos, struct service_created *out,
+    uint64_t user_id, const char *owner, const char *name, const char *title, const char *body,
+    const char *head, const char *base, struct err *e)
+{
+	struct db_repo	 repo;
+	struct pull_tx	 t;
+	enum forge_role	 role = FORGE_ROLE_NONE;
+	char		*clean = NULL;
+	int		 rc;
+
+	memset(out, 0, sizeof *out);
+	memset(&repo, 0, sizeof repo);
+	memset(&t, 0, sizeof t);
+	if ((rc = db_repo_find_visible(db, &repo, user_id, owner, name, e)) != 0)
+		goto done;
+	if ((rc = forge_role(db, &role, repo.id, user_id, e)) != 0)
+		goto done;
+	if (role < FORGE_ROLE_WRITER) {
+		rc = err_set(e, ERR_DENIED, "you cannot open a pull request on %s/%s: that needs "
+		    "write access (the owner, or a collaborator with the writer role or more), "
+		    "and your role is %s", repo.owner, repo.name, forge_role_name(role));
+		goto done;
+	}
+	if (service_blank(title)) {
+		rc = err_set(e, ERR_INVALID, "title must not be blank: give the pull request a "
+		    "short summary");
+		goto done;
+	}
+	if (service_blank(head) || service_blank(base)) {
+		rc = err_set(e, ERR_INVALID, "head and base must name branches");
+		goto done;
+	}
+	if (strcmp(head, base) == 0) {
+		rc = err_set(e, ERR_INVALID, "head and base are the same branch '%s': head must be "
+		    "the branch with the changes, base the branch to merge them into", head);
+		goto done;
+	}
+	if ((rc = branch_check(repos, &repo, "head", head, e)) != 0 ||
+	    (rc = branch_check(repos, &repo, "base", base, e)) != 0)
+		goto done;
+	if ((clean = service_trim(title)) == NULL) {
+		rc = err_set(e, ERR_NOMEM, "out of memory");
+		goto done;
+	}
+	t.repo_id = repo.id;
+	t.user_id = user_id;
+	t.title = clean;
+	t.body = body;
+	t.head = head;
+	t.base = base;
+	if ((rc = service_transaction(db, pull_tx, &t, e)) != 0)
+		goto done;
+	out->id = t.id;
+	out->number = t.number;
+	out->kind = FORGE_KIND_PULL;
+	memcpy(out->owner, repo.owner, sizeof out->owner);
+	memcpy(out->name, repo.name, sizeof out->name);
+done:
+	free(clean);
+	db_repo_release(&repo);
+	return rc;
+}

@@ -1,0 +1,68 @@
+/* service: what the issue, pull request and comment services share (blanks, transactions). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "log.h"
+#include "service/service.h"
+#include "store/forge.h"
+
+#define SERVICE_TX_ATTEMPTS	3
+
+static int
+is_blank_char(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+}
+
+int
+service_blank(const char *s)
+{
+	if (s == NULL)
+		return 1;
+	for (; *s != '\0'; s++)
+		if (!is_blank_char(*s))
+			return 0;
+	return 1;
+}
+
+char *
+service_trim(const char *s)
+{
+	size_t	 len;
+	char	*t;
+
+	while (is_blank_char(*s))
+		s++;
+	len = strlen(s);
+	while (len > 0 && is_blank_char(s[len - 1]))
+		len--;
+	if ((t = malloc(len + 1)) == NULL)
+		return NULL;
+	memcpy(t, s, len);
+	t[len] = '\0';
+	return t;
+}
+
+int
+service_transaction(struct db *db, service_tx_fn fn, void *arg, struct err *e)
+{
+	struct err	 local;
+	int		 attempt, rc = 0;
+
+	for (attempt = 1; attempt <= SERVICE_TX_ATTEMPTS; attempt++) {
+		err_clear(&local);
+		if ((rc = forge_begin(db, &local)) != 0)
+			break;
+		if ((rc = fn(db, arg, &local)) == 0 && (rc = forge_commit(db, &local)) == 0)
+			return 0;
+		forge_rollback(db);
+		if (rc != ERR_DB)
+			break;
+		log_warn("transaction aborted by the database (attempt %d of %d)", attempt,
+		    SERVICE_TX_ATTEMPTS);
+	}
+	if (local.msg[0] != '\0')
+		return err_set(e, rc, "%s", local.msg);
+	return err_set(e, rc, "database error");
+}

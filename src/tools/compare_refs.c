@@ -1,0 +1,197 @@
+/* compare_refs: changed files, stats and the patch between two refs (two- or three-dot), paged. */
+#include <stdio.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "core.h"
+#include "err.h"
+#include "json.h"
+#include "store/db.h"
+#include "store/repo.h"
+#include "tool.h"
+#include "tools/gitread.h"
+
+#define PATCH_CAP	100000	/* bytes of patch per answer (100 kB, as get_pull_request) */
+#define FILES_SHOWN	1000	/* file rows per answer */
+
+static const char schema[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\",\"base\","
+    "\"head\"],\"properties\":{"
+    "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
+    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"base\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
+    "\"description\":\"The ref to compare from: branch, tag or commit id.\"},"
+    "\"head\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
+    "\"description\":\"The ref to compare to: branch, tag or commit id.\"},"
+    "\"three_dot\":{\"type\":\"boolean\",\"default\":true,"
+    "\"description\":\"true (default): changes on head since it forked from base (git "
+    "diff base...head, what a pull request shows); false: base against head directly "
+    "(git diff base head).\"},"
+    "\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096,"
+    "\"description\":\"Only this changed file's patch (its new or old path).\"},"
+    "\"offset\":{\"type\":\"integer\",\"minimum\":0,\"default\":0,"
+    "\"description\":\"Byte offset into the patch: pass next_offset from a truncated "
+    "answer to get the next part.\"}"
+    "}}";
+
+static const char *
+status_word(char s)
+{
+	switch (s) {
+	case 'A':
+		return "added";
+	case 'D':
+		return "deleted";
+	case 'R':
+		return "renamed";
+	case 'T':
+		return "type_changed";
+	default:
+		return "modified";
+	}
+}
+
+static int
+file_json(struct json_object *arr, const struct repo_diff_file *f)
+{
+	struct json_object	*o;
+
+	if ((o = json_object_new_object()) == NULL)
+		return ERR_NOMEM;
+	if (json_object_array_add(arr, o) != 0) {
+		json_object_put(o);
+		return ERR_NOMEM;
+	}
+	if (gitread_add(o, "path", gitread_text(f->path, strlen(f->path))) != 0 ||
+	    (f->old_path != NULL && gitread_add(o, "old_path", gitread_text(f->old_path,
+	    strlen(f->old_path))) != 0) ||
+	    gitread_add(o, "status", json_object_new_string(status_word(f->status))) != 0 ||
+	    gitread_add(o, "additions", json_object_new_int64((int64_t)f->additions)) != 0 ||
+	    gitread_add(o, "deletions", json_object_new_int64((int64_t)f->deletions)) != 0 ||
+	    gitread_add(o, "binary", json_object_new_boolean(f->binary)) != 0 ||
+	    gitread_add(o, "patch_bytes", json_object_new_int64((int64_t)f->patch_bytes)) != 0)
+		return ERR_NOMEM;
+	return 0;
+}
+
+static int
+build(struct json_object **out, const char *full, const char *base, const char *head,
+    int three_dot, const char *path, size_t offset, const struct repo_diff *d)
+{
+	struct json_object	*o = NULL, *arr = NULL;
+	size_t			 i, shown = d->n_files > FILES_SHOWN ? FILES_SHOWN : d->n_files;
+	char			 note[400];
+
+	if ((o = json_object_new_object()) == NULL || (arr = json_object_new_array()) == NULL)
+		goto nomem;
+	for (i = 0; i < shown; i++)
+		if (file_json(arr, &d->files[i]) != 0)
+			goto nomem;
+	if (gitread_add(o, "repo", json_object_new_string(full)) != 0 ||
+	    gitread_add(o, "base", json_object_new_string(base)) != 0 ||
+	    gitread_add(o, "head", json_object_new_string(head)) != 0 ||
+	    gitread_add(o, "three_dot", json_object_new_boolean(three_dot)) != 0 ||
+	    gitread_add(o, "base_commit", json_object_new_string(d->base)) != 0 ||
+	    gitread_add(o, "head_commit", json_object_new_string(d->head)) != 0)
+		goto nomem;
+	if (three_dot && (d->merge_base[0] != '\0' ? gitread_add(o, "merge_base",
+	    json_object_new_string(d->merge_base)) : json_object_object_add(o, "merge_base",
+	    NULL)) != 0)
+		goto nomem;
+	if (gitread_add(o, "files_changed", json_object_new_int64((int64_t)d->n_files)) != 0 ||
+	    gitread_add(o, "additions", json_object_new_int64((int64_t)d->additions)) != 0 ||
+	    gitread_add(o, "deletions", json_object_new_int64((int64_t)d->deletions)) != 0 ||
+	    gitread_add(o, "files", arr) != 0)
+		goto nomem;
+	arr = NULL;
+	if (shown < d->n_files && gitread_add(o, "files_truncated",
+	    json_object_new_boolean(1)) != 0)
+		goto nomem;
+	if ((path != NULL && gitread_add(o, "path", json_object_new_string(path)) != 0) ||
+	    gitread_add(o, "patch", gitread_text(d->patch, d->patch_len)) != 0 ||
+	    gitread_add(o, "offset", json_object_new_int64((int64_t)offset)) != 0 ||
+	    gitread_add(o, "patch_total", json_object_new_int64((int64_t)d->patch_total)) != 0 ||
+	    gitread_add(o, "truncated", json_object_new_boolean(d->truncated)) != 0)
+		goto nomem;
+	if (d->truncated) {
+		snprintf(note, sizeof note, "the patch is %zu bytes; this part is bytes %zu to %zu, "
+		    "cut at a line end. Call again with offset %zu for the next part, or with path "
+		    "for one file's patch", d->patch_total, offset, offset + d->patch_len,
+		    offset + d->patch_len);
+		if (gitread_add(o, "next_offset", json_object_new_int64((int64_t)(offset +
+		    d->patch_len))) != 0 || gitread_add(o, "note", json_object_new_string(note)) != 0)
+			goto nomem;
+	} else if (three_dot && d->merge_base[0] == '\0') {
+		if (gitread_add(o, "note", json_object_new_string("base and head have no common "
+		    "history: every file of head is shown as added")) != 0)
+			goto nomem;
+	}
+	*out = o;
+	return 0;
+nomem:
+	json_object_put(arr);
+	json_object_put(o);
+	return ERR_NOMEM;
+}
+
+static int
+compare_refs(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
+{
+	struct db_repo		 repo;
+	struct repo_diff	 diff;
+	struct repo_diff_opts	 opts;
+	struct err		 local;
+	const char		*base, *head, *path;
+	char			 full[170];
+	int			 rc;
+
+	*out = NULL;
+	memset(&diff, 0, sizeof diff);
+	memset(&opts, 0, sizeof opts);
+	if ((rc = gitread_repo(ctx, args, &repo)) != 0)
+		goto done;
+	if ((rc = gitread_str(ctx, args, "base", &base)) != 0 ||
+	    (rc = gitread_str(ctx, args, "head", &head)) != 0 ||
+	    (rc = gitread_str(ctx, args, "path", &path)) != 0)
+		goto done;
+	if (base == NULL || head == NULL) {
+		rc = err_set(ctx->err, ERR_INVALID, "base and head are required");
+		goto done;
+	}
+	opts.three_dot = gitread_bool(args, "three_dot", 1);
+	opts.cap = PATCH_CAP;
+	opts.path = path;
+	opts.offset = (size_t)gitread_int(args, "offset", 0);
+	err_clear(&local);
+	if ((rc = repo_diff(ctx->core->repos, &diff, repo.owner, repo.name, base, head, &opts,
+	    &local)) != 0) {
+		rc = gitread_fail(ctx, rc, &local);
+		goto done;
+	}
+	if ((rc = build(out, gitread_full(&repo, full, sizeof full), base, head, opts.three_dot,
+	    path, opts.offset, &diff)) != 0)
+		rc = err_set(ctx->err, rc, "out of memory");
+done:
+	repo_diff_release(&diff);
+	db_repo_release(&repo);
+	return rc;
+}
+
+const struct tool tool_compare_refs = {
+	.name = "compare_refs",
+	.title = "Compare two refs",
+	.description =
+	    "Compare two branches, tags or commits of a repository. By default three-dot "
+	    "(what head changed since it forked from base, like a pull request); three_dot: "
+	    "false compares base and head directly. Returns {repo, base, head, base_commit, "
+	    "head_commit, merge_base, files_changed, additions, deletions, files: [{path, "
+	    "old_path, status, additions, deletions, binary, patch_bytes}], patch, "
+	    "patch_total, truncated}: patch is git's unified diff, at most 100 kB per answer, "
+	    "cut at a line end. When truncated is true, pass next_offset as offset for the "
+	    "next part; path gives one file's patch only (pageable the same way).",
+	.input_schema = schema,
+	.scope = AUTH_SCOPE_READ,
+	.hints = TOOL_READ_ONLY,
+	.toolset = "repos",
+	.handler = compare_refs,
+};

@@ -1,0 +1,364 @@
+/* forge_out: the shared half of the issue and pull request tools (arguments, urls, JSON). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "../config.h"	/* src/config.h, not the autoconf header */
+#include "core.h"
+#include "err.h"
+#include "json.h"
+#include "store/db.h"
+#include "store/forge.h"
+#include "tool.h"
+#include "tools/forge_out.h"
+
+#define LIST_DEFAULT		50
+#define LIST_MAX		100
+#define COMMENTS_DEFAULT	50
+#define COMMENTS_MAX		100
+
+int
+fout_split(const char *full, char owner[65], char name[101])
+{
+	const char	*slash = strchr(full, '/');
+
+	if (slash == NULL || slash == full || (size_t)(slash - full) >= 65 ||
+	    slash[1] == '\0' || strlen(slash + 1) >= 101 || strchr(slash + 1, '/') != NULL)
+		return -1;
+	memcpy(owner, full, (size_t)(slash - full));
+	owner[slash - full] = '\0';
+	snprintf(name, 101, "%s", slash + 1);
+	return 0;
+}
+
+int
+fout_repo(struct tool_ctx *ctx, struct db_repo *out, struct json_object *args)
+{
+	const char	*full = json_get_str(args, "repo");
+	char		 owner[65], name[101];
+
+	memset(out, 0, sizeof *out);
+	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
+	    fout_split(full, owner, name) != 0)
+		return err_set(ctx->err, ERR_NOTFOUND, "%s", FOUT_NOT_FOUND);
+	return db_repo_find_visible(ctx->core->db, out, ctx->who->user_id, owner, name,
+	    ctx->err);
+}
+
+void
+fout_url(char *buf, size_t len, const char *base_url, const char *owner, const char *name,
+    const char *suffix)
+{
+	size_t	 blen;
+
+	if (base_url == NULL)
+		base_url = "";
+	blen = strlen(base_url);
+	while (blen > 0 && base_url[blen - 1] == '/')
+		blen--;
+	snprintf(buf, len, "%.*s/%s/%s%s", (int)blen, base_url, owner, name, suffix);
+}
+
+void
+fout_item_url(char *buf, size_t len, const char *base_url, const char *owner,
+    const char *name, enum forge_kind kind, int64_t number)
+{
+	char	 suffix[48];
+
+	snprintf(suffix, sizeof suffix, "/%s/%lld", kind == FORGE_KIND_PULL ? "pulls" : "issues",
+	    (long long)number);
+	fout_url(buf, len, base_url, owner, name, suffix);
+}
+
+int
+fout_add(struct json_object *o, const char *key, struct json_object *v)
+{
+	if (v == NULL)
+		return ERR_NOMEM;
+	if (json_object_object_add(o, key, v) != 0) {
+		json_object_put(v);
+		return ERR_NOMEM;
+	}
+	return 0;
+}
+
+int
+fout_add_str_or_null(struct json_object *o, const char *key, const char *s)
+{
+	if (s == NULL || s[0] == '\0')
+		return json_object_object_add(o, key, NULL) != 0 ? ERR_NOMEM : 0;
+	return fout_add(o, key, fout_text(s, strlen(s)));
+}
+
+/* The byte length of the UTF-8 sequence a lead byte starts (0 for a bad lead). */
+static size_t
+seq_len(unsigned char c)
+{
+	if (c < 0x80)
+		return 1;
+	if ((c & 0xe0) == 0xc0)
+		return 2;
+	if ((c & 0xf0) == 0xe0)
+		return 3;
+	if ((c & 0xf8) == 0xf0)
+		return 4;
+	return 0;
+}
+
+struct json_object *
+fout_text(const char *text, size_t len)
+{
+	struct json_object	*s;
+	char			*fixed, *p;
+	size_t			 i, k;
+
+	if (json_utf8_valid(text, len))
+		return json_object_new_string_len(text, (int)len);
+	if (len > SIZE_MAX / 3 || (fixed = malloc(len * 3 + 1)) == NULL)
+		return NULL;
+	p = fixed;
+	for (i = 0; i < len; ) {
+		k = seq_len((unsigned char)text[i]);
+		if (k != 0 && i + k <= len && json_utf8_valid(text + i, k)) {
+			memcpy(p, text + i, k);
+			p += k;
+			i += k;
+			continue;
+		}
+		memcpy(p, "\xef\xbf\xbd", 3);
+		p += 3;
+		i++;
+	}
+	s = json_object_new_string_len(fixed, (int)(p - fixed));
+	free(fixed);
+	return s;
+}
+
+int64_t
+fout_int_arg(struct json_object *args, const char *key, int64_t def)
+{
+	struct json_object	*v = json_get(args, key);
+
+	if (v != NULL && json_is_type(v, json_type_int))
+		return json_object_get_int64(v);
+	if (v != NULL && json_is_type(v, json_type_double))
+		return (int64_t)json_object_get_double(v);
+	return def;
+}
+
+int
+fout_has_nul(struct json_object *args, const char *const *keys)
+{
+	for (; *keys != NULL; keys++) {
+		struct json_object	*v = json_get(args, *keys);
+
+		if (v != NULL && json_is_type(v, json_type_string) && json_str_has_nul(v))
+			return 1;
+	}
+	return 0;
+}
+
+static int
+nomem(struct tool_ctx *ctx)
+{
+	return err_set(ctx->err, ERR_NOMEM, "out of memory");
+}
+
+/* {number, title, state, author, url} plus head and base for pull requests. */
+static struct json_object *
+summary_json(const struct forge_item *it, enum forge_kind kind, const char *url)
+{
+	struct json_object	*o;
+
+	if ((o = json_object_new_object()) == NULL)
+		return NULL;
+	if (fout_add(o, "number", json_object_new_int64(it->number)) != 0 ||
+	    fout_add(o, "title", fout_text(it->title, strlen(it->title))) != 0 ||
+	    fout_add(o, "state", json_object_new_string(it->state)) != 0 ||
+	    fout_add(o, "author", json_object_new_string(it->author)) != 0 ||
+	    (kind == FORGE_KIND_PULL &&
+	    (fout_add(o, "head", fout_text(it->head, strlen(it->head))) != 0 ||
+	    fout_add(o, "base", fout_text(it->base, strlen(it->base))) != 0)) ||
+	    fout_add(o, "url", json_object_new_string(url)) != 0 ||
+	    fout_add(o, "created_at", json_object_new_string(it->created_at)) != 0) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+int
+fout_list(struct tool_ctx *ctx, struct json_object *args, enum forge_kind kind,
+    struct json_object **out)
+{
+	struct db_repo		 repo;
+	struct forge_item	*v = NULL;
+	struct json_object	*res = NULL, *arr = NULL, *item;
+	const char		*state = json_get_str(args, "state");
+	const char		*query = json_get_str(args, "query");
+	const char		*base = ctx->core->cfg->base_url;
+	const char		*const strs[] = { "query", NULL };
+	int64_t			 limit = fout_int_arg(args, "limit", LIST_DEFAULT);
+	int64_t			 cursor = fout_int_arg(args, "cursor", 0);
+	size_t			 n = 0, i, shown;
+	char			 url[2048];
+	int			 rc;
+
+	*out = NULL;
+	if ((rc = fout_repo(ctx, &repo, args)) != 0)
+		goto done;
+	if (fout_has_nul(args, strs)) {
+		rc = err_set(ctx->err, ERR_INVALID, "query must not contain NUL bytes");
+		goto done;
+	}
+	if (limit < 1 || limit > LIST_MAX)
+		limit = limit < 1 ? 1 : LIST_MAX;
+	if (state == NULL)
+		state = "open";
+	if ((rc = forge_item_list(ctx->core->db, &v, &n, kind, repo.id,
+	    strcmp(state, "all") == 0 ? NULL : state, query, cursor, (int)limit + 1,
+	    ctx->err)) != 0)
+		goto done;
+	shown = n > (size_t)limit ? (size_t)limit : n;
+	if ((res = json_object_new_object()) == NULL || (arr = json_object_new_array()) == NULL) {
+		rc = nomem(ctx);
+		goto done;
+	}
+	for (i = 0; i < shown; i++) {
+		fout_item_url(url, sizeof url, base, repo.owner, repo.name, kind, v[i].number);
+		if ((item = summary_json(&v[i], kind, url)) == NULL ||
+		    json_object_array_add(arr, item) != 0) {
+			json_object_put(item);
+			rc = nomem(ctx);
+			goto done;
+		}
+	}
+	rc = fout_add(res, kind == FORGE_KIND_PULL ? "pull_requests" : "issues", arr);
+	arr = NULL;
+	if (rc != 0 || fout_add(res, "truncated", json_object_new_boolean(n > shown)) != 0 ||
+	    (n > shown && fout_add(res, "next_cursor",
+	    json_object_new_int64(v[shown - 1].number)) != 0)) {
+		rc = nomem(ctx);
+		goto done;
+	}
+	*out = res;
+	res = NULL;
+done:
+	json_object_put(arr);
+	json_object_put(res);
+	forge_item_list_free(v, n);
+	db_repo_release(&repo);
+	return rc;
+}
+
+/* Adds comments, comments_total, comments_truncated, next_comments_offset to o. */
+static int
+add_comments(struct tool_ctx *ctx, struct json_object *o, struct json_object *args,
+    enum forge_kind kind, uint64_t parent_id, const char *parent_url)
+{
+	struct forge_comment	*v = NULL;
+	struct json_object	*arr = NULL, *c;
+	int64_t			 offset = fout_int_arg(args, "comments_offset", 0);
+	int64_t			 limit = fout_int_arg(args, "comments_limit", COMMENTS_DEFAULT);
+	size_t			 n = 0, total = 0, i;
+	char			 url[2200];
+	int			 rc;
+
+	if (offset < 0)
+		offset = 0;
+	if (limit < 1 || limit > COMMENTS_MAX)
+		limit = limit < 1 ? 1 : COMMENTS_MAX;
+	if ((rc = forge_comment_list(ctx->core->db, &v, &n, &total, kind, parent_id, offset,
+	    (int)limit, ctx->err)) != 0)
+		goto done;
+	if ((arr = json_object_new_array()) == NULL) {
+		rc = nomem(ctx);
+		goto done;
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(url, sizeof url, "%s#issuecomment-%llu", parent_url,
+		    (unsigned long long)v[i].id);
+		if ((c = json_object_new_object()) == NULL ||
+		    json_object_array_add(arr, c) != 0) {
+			json_object_put(c);
+			rc = nomem(ctx);
+			goto done;
+		}
+		if (fout_add(c, "id", json_object_new_int64((int64_t)v[i].id)) != 0 ||
+		    fout_add(c, "author", json_object_new_string(v[i].author)) != 0 ||
+		    fout_add(c, "body", fout_text(v[i].body, strlen(v[i].body))) != 0 ||
+		    fout_add(c, "created_at", json_object_new_string(v[i].created_at)) != 0 ||
+		    fout_add(c, "url", json_object_new_string(url)) != 0) {
+			rc = nomem(ctx);
+			goto done;
+		}
+	}
+	rc = fout_add(o, "comments", arr);
+	arr = NULL;
+	if (rc != 0 ||
+	    fout_add(o, "comments_total", json_object_new_int64((int64_t)total)) != 0 ||
+	    fout_add(o, "comments_truncated",
+	    json_object_new_boolean((size_t)offset + n < total)) != 0 ||
+	    ((size_t)offset + n < total && fout_add(o, "next_comments_offset",
+	    json_object_new_int64(offset + (int64_t)n)) != 0))
+		rc = nomem(ctx);
+done:
+	json_object_put(arr);
+	forge_comment_list_free(v, n);
+	return rc;
+}
+
+int
+fout_item(struct tool_ctx *ctx, struct json_object *args, const struct db_repo *repo,
+    const struct forge_item *it, enum forge_kind kind, struct json_object **out)
+{
+	struct json_object	*o = NULL;
+	char			 url[2048];
+	int			 rc = 0;
+
+	*out = NULL;
+	fout_item_url(url, sizeof url, ctx->core->cfg->base_url, repo->owner, repo->name, kind,
+	    it->number);
+	if ((o = summary_json(it, kind, url)) == NULL ||
+	    fout_add_str_or_null(o, "body", it->body) != 0 ||
+	    fout_add(o, "updated_at", json_object_new_string(it->updated_at)) != 0 ||
+	    fout_add_str_or_null(o, "closed_at", it->closed_at) != 0 ||
+	    (kind == FORGE_KIND_PULL && fout_add_str_or_null(o, "merged_at", it->merged_at) != 0)) {
+		rc = nomem(ctx);
+		goto done;
+	}
+	if ((rc = add_comments(ctx, o, args, kind, it->id, url)) != 0)
+		goto done;
+	*out = o;
+	o = NULL;
+done:
+	json_object_put(o);
+	return rc;
+}
+
+int
+fout_find(struct tool_ctx *ctx, struct forge_item *out, const struct db_repo *repo,
+    enum forge_kind kind, int64_t number)
+{
+	enum forge_kind	 other;
+	uint64_t	 id;
+	int		 rc;
+
+	rc = forge_item_get(ctx->core->db, out, kind, repo->id, number, ctx->err);
+	if (rc != ERR_NOTFOUND)
+		return rc;
+	if ((rc = forge_number_kind(ctx->core->db, &other, &id, repo->id, number, ctx->err)) != 0)
+		return rc;
+	if (kind == FORGE_KIND_ISSUE && other == FORGE_KIND_PULL)
+		return err_set(ctx->err, ERR_NOTFOUND, "#%lld in %s/%s is a pull request, not an "
+		    "issue: read it with get_pull_request", (long long)number, repo->owner,
+		    repo->name);
+	if (kind == FORGE_KIND_PULL && other == FORGE_KIND_ISSUE)
+		return err_set(ctx->err, ERR_NOTFOUND, "#%lld in %s/%s is an issue, not a pull "
+		    "request: read it with get_issue", (long long)number, repo->owner,
+		    repo->name);
+	return err_set(ctx->err, ERR_NOTFOUND, "%s #%lld not found in %s/%s",
+	    kind == FORGE_KIND_PULL ? "pull request" : "issue", (long long)number, repo->owner,
+	    repo->name);
+}

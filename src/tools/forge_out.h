@@ -1,0 +1,70 @@
+/* forge_out: what the issue and pull request tools share: the repo argument, urls, JSON output. */
+#ifndef FM_FORGE_OUT_H
+#define FM_FORGE_OUT_H
+#include <stddef.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+#include "store/forge.h"
+
+struct db_repo;
+struct tool_ctx;
+
+#define FOUT_NOT_FOUND	"Repository not found or not accessible"
+
+/*
+ * Splits the "repo" argument ("owner/name") and finds the repository if
+ * the caller may see it.  Anything else is ERR_NOTFOUND with the spec's
+ * "Repository not found or not accessible".  *out is released by the
+ * caller with db_repo_release.
+ */
+int	fout_repo(struct tool_ctx *ctx, struct db_repo *out, struct json_object *args);
+/* Splits "owner/name"; -1 when it is not exactly that. */
+int	fout_split(const char *full, char owner[65], char name[101]);
+/*
+ * The web address of a repository's page: base_url + "/owner/name" +
+ * suffix (e.g. "/issues/3"), into buf of len bytes.
+ */
+void	fout_url(char *buf, size_t len, const char *base_url, const char *owner,
+	    const char *name, const char *suffix);
+/* An issue's or pull request's address ("/issues/N" or "/pulls/N"). */
+void	fout_item_url(char *buf, size_t len, const char *base_url, const char *owner,
+	    const char *name, enum forge_kind kind, int64_t number);
+/* Adds v to o under key, taking v; ERR_NOMEM (and v put) on failure or when v is NULL. */
+int	fout_add(struct json_object *o, const char *key, struct json_object *v);
+/* Adds s, or JSON null when s is NULL or "". */
+int	fout_add_str_or_null(struct json_object *o, const char *key, const char *s);
+/* A JSON string of text[0..len), invalid UTF-8 bytes replaced by U+FFFD. */
+struct json_object *fout_text(const char *text, size_t len);
+/* An integer argument (5.0 counts as 5), or def when absent. */
+int64_t	fout_int_arg(struct json_object *args, const char *key, int64_t def);
+/* Whether any of the named string arguments holds a NUL byte (NULL-terminated list). */
+int	fout_has_nul(struct json_object *args, const char *const *keys);
+
+/*
+ * Lists issues or pull requests for list_issues / list_pull_requests:
+ * arguments repo, state, query, limit and cursor; the result object is
+ * {<key>: [{number, title, state, author, url, ...}], truncated,
+ * next_cursor}.
+ */
+int	fout_list(struct tool_ctx *ctx, struct json_object *args, enum forge_kind kind,
+	    struct json_object **out);
+
+/*
+ * Builds the common part of get_issue / get_pull_request into *out:
+ * number, title, state, author, body, url, dates (head and base for pull
+ * requests), then the comments oldest first, at most comments_limit from
+ * comments_offset, with comments_total, comments_truncated and
+ * next_comments_offset.
+ */
+int	fout_item(struct tool_ctx *ctx, struct json_object *args, const struct db_repo *repo,
+	    const struct forge_item *it, enum forge_kind kind, struct json_object **out);
+
+/*
+ * Looks number up as kind; when the number belongs to the other kind the
+ * ERR_NOTFOUND message says which tool reads it.
+ */
+int	fout_find(struct tool_ctx *ctx, struct forge_item *out, const struct db_repo *repo,
+	    enum forge_kind kind, int64_t number);
+
+#endif

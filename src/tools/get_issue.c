@@ -1,0 +1,61 @@
+/* get_issue: one issue in full with its comments, oldest first (spec: get_issue). */
+#include <string.h>
+#include <json-c/json.h>
+
+#include "auth.h"
+#include "store/db.h"
+#include "store/forge.h"
+#include "tool.h"
+#include "tools/forge_out.h"
+
+static const char schema[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\",\"number\"],"
+    "\"properties\":{"
+    "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
+    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
+    "\"description\":\"The issue number.\"},"
+    "\"comments_offset\":{\"type\":\"integer\",\"minimum\":0,\"default\":0,"
+    "\"description\":\"Skip this many comments (the next_comments_offset of the previous "
+    "answer).\"},"
+    "\"comments_limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":50,"
+    "\"description\":\"How many comments to return at most (1 to 100, default 50).\"}"
+    "}}";
+
+static int
+get_issue(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
+{
+	struct db_repo		 repo;
+	struct forge_item	 it;
+	int			 rc;
+
+	*out = NULL;
+	memset(&it, 0, sizeof it);
+	if ((rc = fout_repo(ctx, &repo, args)) != 0)
+		goto done;
+	if ((rc = fout_find(ctx, &it, &repo, FORGE_KIND_ISSUE,
+	    fout_int_arg(args, "number", 0))) != 0)
+		goto done;
+	rc = fout_item(ctx, args, &repo, &it, FORGE_KIND_ISSUE, out);
+done:
+	forge_item_release(&it);
+	db_repo_release(&repo);
+	return rc;
+}
+
+const struct tool tool_get_issue = {
+	.name = "get_issue",
+	.title = "Get issue",
+	.description =
+	    "Read one issue of a repository by number, with its comments oldest first. "
+	    "Returns {number, title, state, author, body, url, created_at, updated_at, "
+	    "closed_at, comments: [{id, author, body, created_at, url}], comments_total, "
+	    "comments_truncated}: at most comments_limit comments (default 50); when "
+	    "comments_truncated is true, pass next_comments_offset as comments_offset to "
+	    "read the next ones.",
+	.input_schema = schema,
+	.scope = AUTH_SCOPE_READ,
+	.hints = TOOL_READ_ONLY,
+	.toolset = "issues",
+	.handler = get_issue,
+};

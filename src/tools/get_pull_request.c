@@ -1,0 +1,152 @@
+/* get_pull_request: one pull request in full, with comments and its three-dot diff (spec: get_pull_request). */
+#include <stdio.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "auth.h"
+#include "core.h"
+#include "err.h"
+#include "log.h"
+#include "store/db.h"
+#include "store/forge.h"
+#include "store/repo.h"
+#include "tool.h"
+#include "tools/forge_out.h"
+
+#define DIFF_CAP	100000	/* bytes of diff text, as the spec says (100 kB) */
+
+static const char schema[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\",\"number\"],"
+    "\"properties\":{"
+    "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
+    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
+    "\"description\":\"The pull request number.\"},"
+    "\"comments_offset\":{\"type\":\"integer\",\"minimum\":0,\"default\":0,"
+    "\"description\":\"Skip this many comments (the next_comments_offset of the previous "
+    "answer).\"},"
+    "\"comments_limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":50,"
+    "\"description\":\"How many comments to return at most (1 to 100, default 50).\"}"
+    "}}";
+
+/* Whether branch exists; a failed look-up counts as missing. */
+static int
+branch_there(struct tool_ctx *ctx, const struct db_repo *repo, const char *branch)
+{
+	struct err	 ignore;
+	int		 exists = 0;
+
+	err_clear(&ignore);
+	if (repo_branch_exists(ctx->core->repos, &exists, repo->owner, repo->name, branch,
+	    &ignore) != 0)
+		return 0;
+	return exists;
+}
+
+/* Adds diff, diff_truncated and diff_note (the latter null when there is nothing to say). */
+static int
+add_diff(struct tool_ctx *ctx, struct json_object *o, const struct db_repo *repo,
+    const struct forge_item *it)
+{
+	struct repo_diff	 d;
+	struct repo_diff_opts	 opts;
+	struct err		 local;
+	char			 note[1200];
+	int			 head_ok, base_ok, rc;
+
+	memset(&d, 0, sizeof d);
+	memset(&opts, 0, sizeof opts);
+	opts.three_dot = 1;
+	opts.cap = DIFF_CAP;
+	note[0] = '\0';
+	err_clear(&local);
+	head_ok = branch_there(ctx, repo, it->head);
+	base_ok = branch_there(ctx, repo, it->base);
+	if (!head_ok || !base_ok) {
+		if (!head_ok && !base_ok)
+			snprintf(note, sizeof note, "no diff: the head branch '%s' and the base "
+			    "branch '%s' no longer exist", it->head, it->base);
+		else
+			snprintf(note, sizeof note, "no diff: the %s branch '%s' no longer exists",
+			    head_ok ? "base" : "head", head_ok ? it->base : it->head);
+		rc = json_object_object_add(o, "diff", NULL) != 0 ? ERR_NOMEM : 0;
+		if (rc == 0)
+			rc = fout_add(o, "diff_truncated", json_object_new_boolean(0));
+		goto note;
+	}
+	rc = repo_diff(ctx->core->repos, &d, repo->owner, repo->name, it->base, it->head, &opts,
+	    &local);
+	if (rc == ERR_NOMEM)
+		goto done;
+	if (rc != 0) {
+		log_error("pull request %s/%s#%lld: diff failed: %s", repo->owner, repo->name,
+		    (long long)it->number, local.msg);
+		snprintf(note, sizeof note, "no diff: it could not be computed (%s)",
+		    err_is_public(rc) ? local.msg : "internal error");
+		rc = json_object_object_add(o, "diff", NULL) != 0 ? ERR_NOMEM : 0;
+		if (rc == 0)
+			rc = fout_add(o, "diff_truncated", json_object_new_boolean(0));
+		goto note;
+	}
+	if ((rc = fout_add(o, "diff", fout_text(d.patch != NULL ? d.patch : "", d.patch_len))) != 0 ||
+	    (rc = fout_add(o, "diff_truncated", json_object_new_boolean(d.truncated))) != 0)
+		goto done;
+	if (d.truncated)
+		snprintf(note, sizeof note, "the diff is cut at %zu of %zu bytes (%zu files "
+		    "changed); read the rest with compare_refs {\"repo\": \"%s/%s\", \"base\": "
+		    "\"%s\", \"head\": \"%s\", \"three_dot\": true, \"offset\": %zu}, or one file "
+		    "at a time by adding its \"path\"", d.patch_len, d.patch_total, d.n_files,
+		    repo->owner, repo->name, it->base, it->head, d.patch_len);
+note:
+	if (rc == 0)
+		rc = fout_add_str_or_null(o, "diff_note", note);
+done:
+	repo_diff_release(&d);
+	return rc == 0 ? 0 : err_set(ctx->err, ERR_NOMEM, "out of memory");
+}
+
+static int
+get_pull_request(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
+{
+	struct db_repo		 repo;
+	struct forge_item	 it;
+	struct json_object	*o = NULL;
+	int			 rc;
+
+	*out = NULL;
+	memset(&it, 0, sizeof it);
+	if ((rc = fout_repo(ctx, &repo, args)) != 0)
+		goto done;
+	if ((rc = fout_find(ctx, &it, &repo, FORGE_KIND_PULL,
+	    fout_int_arg(args, "number", 0))) != 0)
+		goto done;
+	if ((rc = fout_item(ctx, args, &repo, &it, FORGE_KIND_PULL, &o)) != 0)
+		goto done;
+	if ((rc = add_diff(ctx, o, &repo, &it)) != 0)
+		goto done;
+	*out = o;
+	o = NULL;
+done:
+	json_object_put(o);
+	forge_item_release(&it);
+	db_repo_release(&repo);
+	return rc;
+}
+
+const struct tool tool_get_pull_request = {
+	.name = "get_pull_request",
+	.title = "Get pull request",
+	.description =
+	    "Read one pull request of a repository by number: {number, title, state, author, "
+	    "head, base, body, url, created_at, updated_at, closed_at, merged_at, comments "
+	    "(oldest first, paged like get_issue), diff, diff_truncated, diff_note}. diff is "
+	    "the three-dot diff (from the merge base of base and head to head, what `git diff "
+	    "base...head` prints), capped at 100 kB: past the cap diff_truncated is true and "
+	    "diff_note says how to read the rest with compare_refs. When a branch no longer "
+	    "exists, diff is null and diff_note names it.",
+	.input_schema = schema,
+	.scope = AUTH_SCOPE_READ,
+	.hints = TOOL_READ_ONLY,
+	.toolset = "pull_requests",
+	.handler = get_pull_request,
+};

@@ -1,0 +1,160 @@
+/* search_code: matching lines in the tree at a ref (spec: search_code; plus regex, path glob, paging). */
+#include <stdio.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "core.h"
+#include "err.h"
+#include "json.h"
+#include "store/db.h"
+#include "store/repo.h"
+#include "tool.h"
+#include "tools/gitread.h"
+
+#define SEARCH_DEFAULT	20
+#define SEARCH_MAX_BLOB	(1024 * 1024)	/* larger files are not searched (stated in the output) */
+
+static const char schema[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\",\"query\"],"
+    "\"properties\":{"
+    "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
+    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"query\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000,"
+    "\"description\":\"Text to find: a fixed string matched case-insensitively, or a "
+    "regular expression (PCRE, case-insensitive) when regex is true.\"},"
+    "\"ref\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
+    "\"description\":\"Branch, tag or commit id; defaults to the repository's default branch.\"},"
+    "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":20,"
+    "\"description\":\"Matching lines to return at most (1 to 100, default 20).\"},"
+    "\"regex\":{\"type\":\"boolean\",\"default\":false,"
+    "\"description\":\"Treat query as a PCRE regular expression; ^ and $ match at line "
+    "ends.\"},"
+    "\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000,"
+    "\"description\":\"Only files whose path matches this glob: * and ? stay within one "
+    "directory level, ** matches any number of levels, [abc] a class; a glob without / "
+    "matches the file name at any depth (e.g. *.c, src/**/*.h).\"},"
+    "\"offset\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":100000,\"default\":0,"
+    "\"description\":\"Skip this many matches first: pass next_offset from a truncated "
+    "answer (with ref set to its commit) to get the next page.\"}"
+    "}}";
+
+static int
+hit_json(struct json_object *arr, const struct repo_search_hit *h)
+{
+	struct json_object	*o;
+
+	if ((o = json_object_new_object()) == NULL)
+		return ERR_NOMEM;
+	if (gitread_add(o, "path", gitread_text(h->path, strlen(h->path))) != 0 ||
+	    gitread_add(o, "line", json_object_new_int64((int64_t)h->line)) != 0 ||
+	    gitread_add(o, "snippet", json_object_new_string(h->snippet)) != 0 ||
+	    json_object_array_add(arr, o) != 0) {
+		json_object_put(o);
+		return ERR_NOMEM;
+	}
+	return 0;
+}
+
+static int
+build(struct json_object **out, const char *full, const char *ref,
+    const struct repo_search *s, size_t offset)
+{
+	struct json_object	*o = NULL, *arr = NULL;
+	size_t			 i;
+	char			 note[300];
+
+	if ((o = json_object_new_object()) == NULL || (arr = json_object_new_array()) == NULL)
+		goto nomem;
+	for (i = 0; i < s->n_hits; i++)
+		if (hit_json(arr, &s->hits[i]) != 0)
+			goto nomem;
+	if (gitread_add(o, "repo", json_object_new_string(full)) != 0 ||
+	    gitread_add(o, "ref", json_object_new_string(ref)) != 0 ||
+	    gitread_add(o, "commit", json_object_new_string(s->commit)) != 0 ||
+	    gitread_add(o, "results", arr) != 0)
+		goto nomem;
+	arr = NULL;
+	if (gitread_add(o, "truncated", json_object_new_boolean(s->truncated)) != 0)
+		goto nomem;
+	if (s->truncated) {
+		snprintf(note, sizeof note, "more lines match: call again with offset %zu and "
+		    "ref %s for the next page", offset + s->n_hits, s->commit);
+		if (gitread_add(o, "next_offset", json_object_new_int64((int64_t)(offset +
+		    s->n_hits))) != 0 || gitread_add(o, "note", json_object_new_string(note)) != 0)
+			goto nomem;
+	}
+	if (s->skipped > 0 && gitread_add(o, "skipped_large_files",
+	    json_object_new_int64((int64_t)s->skipped)) != 0)
+		goto nomem;
+	*out = o;
+	return 0;
+nomem:
+	json_object_put(arr);
+	json_object_put(o);
+	return ERR_NOMEM;
+}
+
+static int
+search_code(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
+{
+	struct db_repo		 repo;
+	struct repo_search	 res;
+	struct repo_search_opts	 opts;
+	struct err		 local;
+	const char		*ref, *glob, *query;
+	char			 full[170];
+	int			 rc;
+
+	*out = NULL;
+	memset(&res, 0, sizeof res);
+	memset(&opts, 0, sizeof opts);
+	if ((rc = gitread_repo(ctx, args, &repo)) != 0)
+		goto done;
+	if ((rc = gitread_str(ctx, args, "ref", &ref)) != 0 ||
+	    (rc = gitread_str(ctx, args, "path", &glob)) != 0 ||
+	    (rc = gitread_str(ctx, args, "query", &query)) != 0)
+		goto done;
+	if (query == NULL) {
+		rc = err_set(ctx->err, ERR_INVALID, "query must not be empty");
+		goto done;
+	}
+	if (ref == NULL)
+		ref = repo.default_branch;
+	opts.query = query;
+	opts.regex = gitread_bool(args, "regex", 0);
+	opts.glob = glob;
+	opts.limit = (size_t)gitread_int(args, "limit", SEARCH_DEFAULT);
+	opts.offset = (size_t)gitread_int(args, "offset", 0);
+	opts.max_blob = SEARCH_MAX_BLOB;
+	err_clear(&local);
+	if ((rc = repo_search(ctx->core->repos, &res, repo.owner, repo.name, ref, &opts,
+	    &local)) != 0) {
+		rc = gitread_fail(ctx, rc, &local);
+		goto done;
+	}
+	if ((rc = build(out, gitread_full(&repo, full, sizeof full), ref, &res, opts.offset)) != 0)
+		rc = err_set(ctx->err, rc, "out of memory");
+done:
+	repo_search_release(&res);
+	db_repo_release(&repo);
+	return rc;
+}
+
+const struct tool tool_search_code = {
+	.name = "search_code",
+	.title = "Search code",
+	.description =
+	    "Search the files of a repository at a branch, tag or commit (default: the "
+	    "default branch) for lines containing query: a case-insensitive fixed string, or "
+	    "a case-insensitive PCRE regular expression with regex: true. path narrows the "
+	    "files with a glob (*.c, src/**/*.h). Binary files and files over 1 MiB are "
+	    "skipped. Returns {repo, ref, commit, results: [{path, line, snippet}], "
+	    "truncated}: line is 1-based, snippet is the matching line (long lines are cut "
+	    "to about 200 characters around the match). When truncated is true, pass "
+	    "next_offset as offset (and commit as ref) to get the next page.",
+	.input_schema = schema,
+	.scope = AUTH_SCOPE_READ,
+	.hints = TOOL_READ_ONLY,
+	.toolset = "repos",
+	.handler = search_code,
+};

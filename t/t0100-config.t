@@ -1,0 +1,105 @@
+#!/bin/bash
+# t0100: the configuration file, environment overrides and start-up errors.
+. ./test-lib.sh
+
+start_db
+migrate_db
+
+# bad_config 'line': a copy of the working configuration plus one line.
+# An existing line for the same key is dropped first.
+bad_config () {
+	grep -v "^${1%%[ =]*} *=" "$CONFIG" >"$TRASH/bad.conf"
+	printf '%s\n' "$1" >>"$TRASH/bad.conf"
+}
+
+test_expect_success 'the test configuration works (comments and blank lines allowed)' '
+	printf "\n# a comment\n   # an indented comment\n\n" >>"$CONFIG" &&
+	fm user list >out 2>err
+'
+
+test_expect_success '--config FILE is used' '
+	cp "$CONFIG" "$TRASH/other.conf" &&
+	env -u FORGEMCP_CONFIG "$FORGEMCP" --config "$TRASH/other.conf" user list
+'
+
+test_expect_success 'a missing named config file is an error naming it' '
+	test_must_fail fm --config "$TRASH/no-such.conf" user list 2>err &&
+	test_one_line_failure err &&
+	grep "no-such.conf" err
+'
+
+test_expect_success 'a missing file named by FORGEMCP_CONFIG is an error too' '
+	test_must_fail env FORGEMCP_CONFIG="$TRASH/gone.conf" "$FORGEMCP" user list 2>err &&
+	test_one_line_failure err &&
+	grep "gone.conf" err
+'
+
+for line in 'colour = blue' 'max_body = lots' 'max_body = -5' 'db_port = 70000' \
+	'db_port = 33x' 'log_level = loud' 'allowed_origins = http://example.com/path'; do
+	key=${line%% *}
+	test_expect_success "bad line '$line' stops start-up naming $key" "
+		bad_config '$line' &&
+		test_must_fail fm --config \"\$TRASH/bad.conf\" user list >out 2>err &&
+		test_one_line_failure err &&
+		grep -F '$key' err &&
+		test_must_fail test -s out
+	"
+done
+
+test_expect_success 'a line without = is an error' '
+	bad_config "just some words" &&
+	test_must_fail fm --config "$TRASH/bad.conf" user list 2>err &&
+	test_one_line_failure err
+'
+
+test_expect_success 'the FastCGI server refuses to start on a bad key, naming it' '
+	bad_config "frobnication = yes" &&
+	test_must_fail fm --config "$TRASH/bad.conf" fcgi --listen "$TRASH/bad.sock" --workers 1 2>err &&
+	grep -F frobnication err &&
+	test_must_fail test -S "$TRASH/bad.sock"
+'
+
+test_expect_success 'an environment variable overrides the file' '
+	bad_config "db_password = wrong-password" &&
+	test_must_fail fm --config "$TRASH/bad.conf" user list 2>err &&
+	test_one_line_failure err &&
+	FORGEMCP_DB_PASSWORD=$DB_PASSWORD fm --config "$TRASH/bad.conf" user list
+'
+
+test_expect_success 'a database failure message does not leak the password' '
+	bad_config "db_password = s3cr3t-value" &&
+	test_must_fail fm --config "$TRASH/bad.conf" user list 2>err &&
+	test_must_fail grep s3cr3t-value err
+'
+
+test_expect_success 'a bad value in the environment is named like one in the file' '
+	test_must_fail env FORGEMCP_MAX_BODY=huge "$FORGEMCP" user list 2>err &&
+	test_one_line_failure err &&
+	grep -i max_body err
+'
+
+test_expect_success 'FORGEMCP_REPO_ROOT moves where repositories are created' '
+	mkdir -p "$TRASH/other-root" &&
+	fm user add envuser >/dev/null &&
+	FORGEMCP_REPO_ROOT=$TRASH/other-root fm repo create envuser/moved >/dev/null &&
+	test -d "$TRASH/other-root/envuser/moved.git" &&
+	test_must_fail test -d "$TRASH/repos/envuser/moved.git"
+'
+
+test_expect_success 'the sample configuration names every key the server knows' '
+	for k in db_socket db_host db_port db_user db_password db_name repo_root \
+		endpoint base_url allowed_origins public_hosts authorization_server \
+		max_body log_level; do
+		grep -E "^#?$k *=" "$SRC_DIR/etc/forgemcp.conf.sample" ||
+			{ echo "missing $k"; return 1; }
+	done
+'
+
+test_expect_success 'the sample configuration (all comments) is accepted' '
+	fm --config "$SRC_DIR/etc/forgemcp.conf.sample" --help >/dev/null &&
+	cp "$SRC_DIR/etc/forgemcp.conf.sample" "$TRASH/sample.conf" &&
+	cat "$CONFIG" >>"$TRASH/sample.conf" &&
+	fm --config "$TRASH/sample.conf" user list
+'
+
+test_done

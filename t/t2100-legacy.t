@@ -1,0 +1,207 @@
+#!/bin/bash
+# t2100: the legacy era, initialize handshake revisions (mcp-wire.md §7, L1-L15).
+. ./test-lib.sh
+
+start_all
+setup_fixtures || { echo "Bail out! fixtures"; exit 1; }
+
+init_params () {
+	echo "{\"protocolVersion\":\"$1\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t2100\",\"version\":\"1.0\"}}"
+}
+
+test_expect_success 'L1: initialize 2025-11-25' '
+	mcp_legacy initialize "$(init_params 2025-11-25)" &&
+	test_status 200 &&
+	test_json .id 1 &&
+	test_json .result.protocolVersion "\"2025-11-25\"" &&
+	test_jq ".result.capabilities | type == \"object\"" &&
+	test_jq ".result.capabilities.tools | type == \"object\"" &&
+	test_json .result.serverInfo.name "\"forgemcp\"" &&
+	test_jq ".result.serverInfo.version | type == \"string\" and length > 0" &&
+	test_jq ".result.instructions | type == \"string\"" &&
+	test_no_header Mcp-Session-Id &&
+	test_common_headers
+'
+
+for v in 2025-06-18 2025-03-26 2024-11-05; do
+	test_expect_success "L2: initialize $v is echoed" "
+		mcp_legacy initialize \"\$(init_params $v)\" &&
+		test_status 200 &&
+		test_json .result.protocolVersion '\"$v\"'
+	"
+done
+
+for v in 1999-01-01 2026-07-28 2025-99-99 garbage; do
+	test_expect_success "L3: initialize $v gets the newest legacy version" "
+		mcp_legacy initialize \"\$(init_params $v)\" &&
+		test_status 200 &&
+		test_json .result.protocolVersion '\"2025-11-25\"'
+	"
+done
+
+test_expect_success 'L4: initialize with MCP-Protocol-Version and Mcp-Method headers' '
+	mcp_legacy initialize "$(init_params 2025-11-25)" -H "MCP-Protocol-Version: 2025-11-25" -H "Mcp-Method: initialize" &&
+	test_status 200 &&
+	test_json .result.protocolVersion "\"2025-11-25\""
+'
+
+test_expect_success 'L5: notifications/initialized is 202 with an empty body' '
+	mcp_post "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}" &&
+	test_status 202 &&
+	test_body_empty &&
+	test_common_headers &&
+	mcp_post -H "MCP-Protocol-Version: 2025-11-25" "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}" &&
+	test_status 202 &&
+	test_body_empty
+'
+
+for v in 2025-11-25 2025-06-18 2025-03-26 2024-11-05; do
+	test_expect_success "L6: tools/list with MCP-Protocol-Version: $v" "
+		mcp_legacy tools/list '{}' -H 'MCP-Protocol-Version: $v' &&
+		test_status 200 &&
+		test_jq '.result.tools | length >= 2' &&
+		test_jq '[.result.tools[].name] | index(\"get_file_contents\")'
+	"
+done
+
+for v in 1999-01-01 2026-13-45 garbage; do
+	test_expect_success "L7: tools/list with MCP-Protocol-Version: $v is 400" "
+		mcp_legacy tools/list '{}' -H 'MCP-Protocol-Version: $v' &&
+		test_status 400 &&
+		test_json .jsonrpc '\"2.0\"' &&
+		test_jq '.error.code | type == \"number\"' &&
+		test_json .id 1
+	"
+done
+
+test_expect_success 'L8: tools/list without a version header (2025-03-26)' '
+	mcp_legacy tools/list &&
+	test_status 200 &&
+	test_jq ".result.tools | length >= 2"
+'
+
+test_expect_success 'L9: ping is {}' '
+	mcp_legacy ping &&
+	test_status 200 &&
+	test_json .result "{}" &&
+	test_json .id 1
+'
+
+test_expect_success 'L10: GET with Accept: text/event-stream is 405' '
+	mcp_post -X GET -H "Accept: text/event-stream" -H "MCP-Protocol-Version: 2025-11-25" &&
+	test_status 405 &&
+	test_header Allow "^POST$"
+'
+
+test_expect_success 'L11: DELETE is 405' '
+	mcp_post -X DELETE -H "Mcp-Session-Id: abc" &&
+	test_status 405 &&
+	test_header Allow "^POST$"
+'
+
+batch2 () {
+	echo "[$(legacy_body tools/list "{}" 1),$(legacy_body ping null 2)]"
+}
+
+test_expect_success 'L12: a batch without a version header gets an array of responses' '
+	mcp_post "$(batch2)" &&
+	test_status 200 &&
+	test_jq "type == \"array\" and length == 2" &&
+	test_jq "(map(.id) | sort) == [1, 2]" &&
+	test_jq "(.[] | select(.id == 1) | .result.tools | length) >= 2" &&
+	test_jq "(.[] | select(.id == 2) | .result) == {}" &&
+	test_common_headers
+'
+
+test_expect_success 'L12: a batch with MCP-Protocol-Version: 2025-03-26 is served' '
+	mcp_post -H "MCP-Protocol-Version: 2025-03-26" "$(batch2)" &&
+	test_status 200 &&
+	test_jq "type == \"array\" and length == 2"
+'
+
+test_expect_success 'L12: a batch of a request and a notification answers only the request' '
+	mcp_post "[$(legacy_body ping null 5),{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}]" &&
+	test_status 200 &&
+	test_jq "type == \"array\" and length == 1 and .[0].id == 5"
+'
+
+test_expect_success 'L12: a batch of only notifications is 202' '
+	mcp_post "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1}}]" &&
+	test_status 202 &&
+	test_body_empty
+'
+
+for v in 2025-06-18 2025-11-25; do
+	test_expect_success "L12: a batch with MCP-Protocol-Version: $v is 400 / -32600" "
+		mcp_post -H 'MCP-Protocol-Version: $v' \"\$(batch2)\" &&
+		test_rpc_error 400 -32600
+	"
+done
+
+test_expect_success 'L12: a batch containing initialize is 400 / -32600' '
+	mcp_post "[$(legacy_body initialize "$(init_params 2025-03-26)" 1),$(legacy_body ping null 2)]" &&
+	test_rpc_error 400 -32600
+'
+
+test_expect_success 'L12: an empty batch is 400 / -32600' '
+	mcp_post "[]" &&
+	test_rpc_error 400 -32600
+'
+
+test_expect_success 'L12: a batch element that is not a request gets its own -32600' '
+	mcp_post "[$(legacy_body ping null 7),42]" &&
+	test_status 200 &&
+	test_jq "type == \"array\" and length == 2" &&
+	test_jq "any(.[]; .id == 7 and .result == {})" &&
+	test_jq "any(.[]; .id == null and .error.code == -32600)"
+'
+
+test_expect_success 'L13: a JSON-RPC response object is 202' '
+	mcp_post "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}" &&
+	test_status 202 &&
+	test_body_empty &&
+	mcp_post "{\"jsonrpc\":\"2.0\",\"id\":6,\"error\":{\"code\":-32000,\"message\":\"no\"}}" &&
+	test_status 202
+'
+
+test_expect_success 'L14: a bad Origin is 403' '
+	mcp_legacy ping null -H "Origin: http://evil.example.com" &&
+	test_status 403
+'
+
+test_expect_success 'L15: resources/read of a missing resource is -32002' '
+	mcp_legacy resources/read "{\"uri\":\"forge://missing\"}" &&
+	test_json .error.code -32002 &&
+	test_json .id 1 &&
+	test_jq "has(\"result\") | not"
+'
+
+for m in resources/list resources/templates/list prompts/list; do
+	test_expect_success "legacy $m is an empty list" "
+		mcp_legacy $m '{}' &&
+		test_status 200 &&
+		test_jq '[.result.resources, .result.resourceTemplates, .result.prompts] | map(select(. != null)) | . == [[]]'
+	"
+done
+
+test_expect_success 'legacy tools/call list_repositories' '
+	mcp_legacy tools/call "{\"name\":\"list_repositories\",\"arguments\":{}}" -H "MCP-Protocol-Version: 2025-11-25" &&
+	test_status 200 &&
+	test_json ".result.content[0].type" "\"text\"" &&
+	test_jq ".result.isError != true" &&
+	jq -r ".result.content[0].text" "$RESP.body" | jq -e "map(.full_name) | index(\"alice/fixture\")"
+'
+
+test_expect_success 'legacy tools/call of an unknown tool is -32602' '
+	mcp_legacy tools/call "{\"name\":\"nope\",\"arguments\":{}}" &&
+	test_json .error.code -32602 &&
+	test_json .id 1
+'
+
+test_expect_success 'legacy: an unknown method is -32601 with the id' '
+	mcp_legacy no/such/method "{}" &&
+	test_json .error.code -32601 &&
+	test_json .id 1
+'
+
+test_done

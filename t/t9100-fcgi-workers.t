@@ -1,0 +1,98 @@
+#!/bin/bash
+# t9100: forgemcp fcgi --listen: pre-forked workers, replacement of dead
+# workers, and a clean stop on SIGTERM.
+. ./test-lib.sh
+
+# This script kills workers with SIGKILL on purpose.
+TEST_ALLOW_SIGKILL=1
+
+start_all 2
+make_user alice
+TOKEN=$(make_token alice read)
+
+workers () {
+	pgrep -P "$SERVER_PID" | sort
+}
+
+test_expect_success 'the master runs exactly 2 workers' '
+	wait_for 10 eval "test \"\$(workers | wc -l)\" = 2" &&
+	workers >before &&
+	test "$(wc -l <before)" = 2
+'
+
+test_expect_success 'requests are served' '
+	for i in 1 2 3 4 5 6; do
+		mcp_legacy ping null && test_status 200 || return 1
+	done
+'
+
+test_expect_success 'a worker killed with SIGKILL is replaced' '
+	victim=$(head -n 1 before) &&
+	kill -KILL "$victim" &&
+	wait_for 10 eval "test \"\$(workers | wc -l)\" = 2 && ! workers | grep -qx $victim" &&
+	workers >after &&
+	test "$(wc -l <after)" = 2 &&
+	test_must_fail grep -qx "$victim" after
+'
+
+test_expect_success 'requests keep working after the replacement' '
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		mcp_post "$(legacy_body ping null $i)" && test_status 200 && test_json .id $i || return 1
+	done
+'
+
+test_expect_success 'both workers killed at once are both replaced' '
+	workers >before2 &&
+	kill -KILL $(cat before2) &&
+	wait_for 10 eval "test \"\$(workers | wc -l)\" = 2" &&
+	workers >after2 &&
+	test_must_fail grep -qxFf before2 after2 &&
+	mcp_legacy ping null && test_status 200
+'
+
+test_expect_success 'the master logged the death of the killed workers' '
+	grep -iE "worker.*(signal|died|killed|exit|replac)" "$SERVER_LOG"
+'
+
+test_expect_success 'SIGTERM finishes an in-flight request, then the master exits 0' '
+	for p in $(workers); do test_register_pid "$p"; done
+	legacy_body ping null 77 >req &&
+	len=$(wc -c <req) &&
+	half=$((len / 2)) &&
+	rm -f slow && mkfifo slow || return 1
+	{ head -c "$half" req; sleep 1.5; tail -c +$((half + 1)) req; } >slow &
+	writer=$!
+	BODY_LEN=$len fcgi_request "$FCGI_SOCK" slow >client.out 2>&1 &
+	client=$!
+	sleep 0.5
+	kill -TERM "$SERVER_PID" || return 1
+	wait "$client"
+	wait "$writer"
+	test_status 200 && test_json .id 77 || return 1
+	wait_for 15 eval "! proc_alive $SERVER_PID" || return 1
+	wait "$SERVER_PID"
+	code=$?
+	SERVER_PID=
+	test "$code" = 0
+'
+
+test_expect_success 'after SIGTERM no worker is left' '
+	test -z "$(cat after2 | while read p; do proc_alive "$p" && echo "$p"; done)"
+'
+
+test_expect_success 'a restarted master serves again' '
+	start_fcgi_only 3 &&
+	wait_for 10 eval "test \"\$(workers | wc -l)\" = 3" &&
+	mcp_legacy ping null && test_status 200
+'
+
+test_expect_success 'SIGTERM on an idle master exits 0 promptly' '
+	pids=$(workers) &&
+	for p in $pids; do test_register_pid "$p"; done &&
+	stop_pid "$SERVER_PID" 10 &&
+	test "$STOP_STATUS" = 0 &&
+	SERVER_PID= &&
+	for p in $pids; do test_must_fail proc_alive "$p" || return 1; done
+'
+
+test_done
