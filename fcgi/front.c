@@ -153,6 +153,7 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 	struct core_request	 req;
 	struct core_response	 resp;
 	struct sigaction	 sa;
+	sigset_t		 set;
 	char			*body, head[4096];
 	int			 n;
 
@@ -161,6 +162,11 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* The master blocks SIGTERM across fork(); take it from here on. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	if (FCGX_InitRequest(&fr, sock, FCGI_FAIL_ACCEPT_ON_INTR) != 0) {
 		log_error("cannot set up the FastCGI request");
 		return 1;

@@ -17,6 +17,7 @@ enum config_kind {
 	CK_PORT,	/* 1..65535 */
 	CK_SIZE,	/* a positive byte count */
 	CK_LIST,	/* comma-separated strings */
+	CK_ORIGINS,	/* comma-separated serialised origins: scheme://host[:port] */
 	CK_LEVEL,	/* a log level name */
 	CK_PATH,	/* an absolute URL path */
 	CK_URL,		/* an http(s) URL without a trailing slash */
@@ -33,7 +34,7 @@ struct config_key {
 
 #define F(f)	offsetof(struct config, f)
 static const struct config_key config_keys[] = {
-	{ "allowed_origins", CK_LIST, F(allowed_origins), F(n_allowed_origins) },
+	{ "allowed_origins", CK_ORIGINS, F(allowed_origins), F(n_allowed_origins) },
 	{ "authorization_server", CK_URL, F(authorization_server), 0 },
 	{ "base_url", CK_URL, F(base_url), 0 },
 	{ "brave_api_key", CK_STR, F(brave_api_key), 0 },
@@ -101,6 +102,27 @@ config_trim(char *s)
 	return s;
 }
 
+/* Whether s is a serialised origin: http(s)://host[:port] with nothing after. */
+static int
+config_origin_ok(const char *s)
+{
+	const char	*h;
+
+	if (strncmp(s, "http://", 7) == 0)
+		h = s + 7;
+	else if (strncmp(s, "https://", 8) == 0)
+		h = s + 8;
+	else
+		return 0;
+	if (*h == '\0')
+		return 0;
+	for (; *h != '\0'; h++)
+		if (*h == '/' || *h == '?' || *h == '#' || *h == '@' || *h == ' ' ||
+		    (unsigned char)*h < 0x21 || (unsigned char)*h > 0x7e)
+			return 0;
+	return 1;
+}
+
 static int
 config_set(struct config *c, const struct config_key *k, const char *value, const char *where,
     struct err *e)
@@ -110,6 +132,7 @@ config_set(struct config *c, const struct config_key *k, const char *value, cons
 	unsigned long	  ul;
 	char		 *end;
 	size_t		 *np;
+	int		  rc;
 
 	switch (k->kind) {
 	case CK_STR:
@@ -173,6 +196,7 @@ config_set(struct config *c, const struct config_key *k, const char *value, cons
 			    "%s: log_level must be error, warn, info or debug, not '%s'", where, value);
 		return 0;
 	case CK_LIST:
+	case CK_ORIGINS:
 		np = (size_t *)(void *)((char *)c + k->count_off);
 		config_list_clear(sp, np);
 		if ((dup = strdup(value)) == NULL)
@@ -185,6 +209,13 @@ config_set(struct config *c, const struct config_key *k, const char *value, cons
 				free(dup);
 				return err_set(e, ERR_CONFIG, "%s: %s has more than %d entries",
 				    where, k->name, CONFIG_MAX_LIST);
+			}
+			if (k->kind == CK_ORIGINS && !config_origin_ok(p)) {
+				rc = err_set(e, ERR_CONFIG, "%s: %s entry '%s' is not an origin "
+				    "(scheme://host[:port], no path), e.g. https://forge.example.org",
+				    where, k->name, p);
+				free(dup);
+				return rc;
 			}
 			if ((sp[*np] = strdup(p)) == NULL) {
 				free(dup);
@@ -209,7 +240,7 @@ config_key_find(const char *name)
 	return NULL;
 }
 
-static int
+int
 config_defaults(struct config *c, struct err *e)
 {
 	memset(c, 0, sizeof(*c));

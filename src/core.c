@@ -180,15 +180,24 @@ core_is_json(const char *ct)
 static int
 core_host_ok(const struct config *cfg, const char *host)
 {
-	size_t	i;
+	size_t	i, hlen;
 
 	if (cfg->n_public_hosts == 0)
 		return 1;
 	if (host == NULL)
 		return 0;
-	for (i = 0; i < cfg->n_public_hosts; i++)
+	/* "host:port" matches an entry naming the host alone, or host and port. */
+	hlen = strcspn(host, ":");
+	if (host[0] == '[')
+		hlen = strcspn(host, "]") + 1;
+	for (i = 0; i < cfg->n_public_hosts; i++) {
 		if (strcasecmp(cfg->public_hosts[i], host) == 0)
 			return 1;
+		if (strchr(cfg->public_hosts[i], ':') == NULL &&
+		    strlen(cfg->public_hosts[i]) == hlen &&
+		    strncasecmp(cfg->public_hosts[i], host, hlen) == 0)
+			return 1;
+	}
 	return 0;
 }
 
@@ -248,18 +257,29 @@ core_body_id(struct json_object *body)
 	return NULL;
 }
 
+void
+core_challenge(char *buf, size_t len, const struct config *cfg, const char *error,
+    const char *scope)
+{
+	int	n;
+
+	n = snprintf(buf, len, "Bearer realm=\"forgemcp\"");
+	if (error != NULL && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, ", error=\"%s\"", error);
+	if (scope != NULL && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, ", scope=\"%s\"", scope);
+	if (cfg->authorization_server != NULL && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ", resource_metadata=\"%s" PRM_PATH "%s\"",
+		    cfg->base_url, cfg->endpoint);
+}
+
 static void
 core_unauthorized(struct core *c, struct core_response *resp, struct json_object *body,
     int presented)
 {
 	char	ch[512];
-	int	n;
 
-	n = snprintf(ch, sizeof(ch), "Bearer realm=\"forgemcp\"%s",
-	    presented ? ", error=\"invalid_token\"" : "");
-	if (c->cfg->authorization_server != NULL && n > 0 && (size_t)n < sizeof(ch))
-		snprintf(ch + n, sizeof(ch) - (size_t)n,
-		    ", resource_metadata=\"%s" PRM_PATH "%s\"", c->cfg->base_url, c->cfg->endpoint);
+	core_challenge(ch, sizeof(ch), c->cfg, presented ? "invalid_token" : NULL, NULL);
 	core_response_header(resp, "WWW-Authenticate", ch);
 	core_response_error(resp, 401, core_body_id(body), RPC_UNAUTHORIZED, "Unauthorized", NULL);
 }
@@ -270,6 +290,17 @@ core_unavailable(struct core_response *resp, struct json_object *body)
 	core_response_header(resp, "Retry-After", "1");
 	core_response_error(resp, 503, core_body_id(body), RPC_INTERNAL_ERROR,
 	    "Service unavailable: the forge's database cannot be reached; retry shortly", NULL);
+}
+
+/* No body object: bad JSON (-32700), or the JSON literal null (-32600). */
+static void
+core_parse_failed(struct core_response *resp, enum json_perr perr)
+{
+	if (perr == JSON_PERR_NONE)
+		core_response_error(resp, 400, NULL, RPC_INVALID_REQUEST,
+		    "Invalid Request: a message must be a JSON object", NULL);
+	else
+		core_response_error(resp, 400, NULL, RPC_PARSE_ERROR, json_perr_text(perr), NULL);
 }
 
 static void
@@ -351,7 +382,7 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 		goto done;
 	}
 	if (body == NULL) {
-		core_response_error(resp, 400, NULL, RPC_PARSE_ERROR, json_perr_text(perr), NULL);
+		core_parse_failed(resp, perr);
 		goto done;
 	}
 	resp->user_id = who.user_id;
@@ -373,7 +404,7 @@ core_stdio(struct core *c, const struct core_request *req, struct core_response 
 	err_clear(&e);
 	body = json_parse_strict(req->body, req->body_len, &perr);
 	if (body == NULL) {
-		core_response_error(resp, 400, NULL, RPC_PARSE_ERROR, json_perr_text(perr), NULL);
+		core_parse_failed(resp, perr);
 		goto done;
 	}
 	ar = auth_check_token(&who, c->db, req->stdio_token, &e);

@@ -73,6 +73,14 @@ void	core_release(struct core *c);
  */
 int	core_check_ready(struct core *c, struct err *e);
 
+/*
+ * Formats a WWW-Authenticate Bearer challenge into buf: realm, then
+ * error (may be NULL) and scope (may be NULL), then resource_metadata
+ * when an authorization server is configured.
+ */
+void	core_challenge(char *buf, size_t len, const struct config *cfg, const char *error,
+	    const char *scope);
+
 /* Handles one request; always fills resp (release it with core_response_release). */
 void	core_handle(struct core *c, const struct core_request *req, struct core_response *resp);
 void	core_response_init(struct core_response *r);

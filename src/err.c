@@ -40,6 +40,7 @@ static const char *const err_names[] = {
 	"configuration error",	/* ERR_CONFIG */
 	"limit exceeded",	/* ERR_TOOBIG */
 	"internal error",	/* ERR_INTERNAL */
+	"upstream failure",	/* ERR_UPSTREAM */
 };
 
 const char *
@@ -60,6 +61,7 @@ err_is_public(int code)
 	case ERR_EXISTS:
 	case ERR_TOOBIG:
 	case ERR_CONFIG:
+	case ERR_UPSTREAM:
 		return 1;
 	default:
 		return 0;

@@ -16,13 +16,15 @@ enum err_code {
 	ERR_CONFIG = -10,	/* bad configuration */
 	ERR_TOOBIG = -11,	/* a limit was exceeded */
 	ERR_INTERNAL = -12,	/* a bug */
-	ERR__MIN = -13
+	ERR_UPSTREAM = -13,	/* an outside service (e.g. a search provider) failed */
+	ERR__MIN = -14
 };
 
 /*
  * The error slot: the first message set wins and is passed up unchanged.
- * Messages for ERR_INVALID/NOTFOUND/DENIED/EXISTS/TOOBIG are shown to the
- * client; the others are logged and the client sees a generic text.
+ * Messages for ERR_INVALID/NOTFOUND/DENIED/EXISTS/TOOBIG/CONFIG/UPSTREAM
+ * are shown to the client; the others are logged and the client sees a
+ * generic text.
  */
 struct err {
 	int	code;

@@ -60,71 +60,76 @@ hexval(int c)
 #define JSON_BARE_CHARS	"{}[]:,-+.0123456789eEtruefalsn \t\r\n"
 
 /*
- * Returns 1 for a lone surrogate escape, 2 for a character outside strings
- * that standard JSON does not allow (json-c's strict mode still takes
- * single quotes), else 0.
- *
- * json-c replaces a lone surrogate escape with U+FFFD; a request that
- * carries one is malformed, so find them in the raw text first.  Only
- * backslash escapes inside strings can produce them.
+ * One pass over the raw text for what json-c lets through or counts
+ * differently: characters outside strings that standard JSON does not
+ * allow (json-c's strict mode still takes single quotes), raw control
+ * characters inside strings, lone surrogate escapes (json-c turns them
+ * into U+FFFD), and container nesting deeper than JSON_MAX_DEPTH.
  */
-static int
+static enum json_perr
 json_precheck(const char *buf, size_t len)
 {
-	size_t	i;
-	int	in_str = 0, k;
-	unsigned u, prev_high = 0;
+	size_t		i;
+	int		in_str = 0, k, depth = 0;
+	unsigned	u, prev_high = 0;
 
 	for (i = 0; i < len; i++) {
-		char c = buf[i];
+		unsigned char c = (unsigned char)buf[i];
 		if (!in_str) {
 			if (c == '"')
 				in_str = 1;
-			else if (!strchr(JSON_BARE_CHARS, c))
-				return 2;	/* json-c extensions: quotes, comments, ... */
+			else if (c == '[' || c == '{') {
+				if (++depth > JSON_MAX_DEPTH)
+					return JSON_PERR_DEPTH;
+			} else if (c == ']' || c == '}')
+				depth--;
+			else if (c == '\0' || !strchr(JSON_BARE_CHARS, c))
+				return JSON_PERR_SYNTAX;
 			continue;
 		}
+		if (c < 0x20)
+			return JSON_PERR_SYNTAX;
 		if (c == '"') {
 			if (prev_high)
-				return 1;
+				return JSON_PERR_UTF8;
 			in_str = 0;
 			continue;
 		}
 		if (c != '\\') {
 			if (prev_high)
-				return 1;
+				return JSON_PERR_UTF8;
 			continue;
 		}
 		if (i + 1 >= len)
-			return 0;
+			return JSON_PERR_NONE;	/* truncated: the parser says so */
 		if (buf[i + 1] != 'u') {
 			if (prev_high)
-				return 1;
+				return JSON_PERR_UTF8;
 			i++;
 			continue;
 		}
 		if (i + 5 >= len)
-			return 0;
+			return JSON_PERR_NONE;
 		u = 0;
 		for (k = 2; k < 6; k++) {
 			int h = hexval((unsigned char)buf[i + (size_t)k]);
 			if (h < 0)
-				return 0;	/* the parser reports it */
+				return JSON_PERR_NONE;	/* the parser reports it */
 			u = (u << 4) | (unsigned)h;
 		}
 		i += 5;
 		if (u >= 0xd800 && u <= 0xdbff) {
 			if (prev_high)
-				return 1;
+				return JSON_PERR_UTF8;
 			prev_high = 1;
 		} else if (u >= 0xdc00 && u <= 0xdfff) {
 			if (!prev_high)
-				return 1;
+				return JSON_PERR_UTF8;
 			prev_high = 0;
 		} else if (prev_high)
-			return 1;
+			return JSON_PERR_UTF8;
 	}
-	return 0;
+	return JSON_PERR_NONE;
 }
 
 struct json_object *
@@ -133,6 +138,7 @@ json_parse_strict(const char *buf, size_t len, enum json_perr *perr)
 	struct json_tokener		*tok = NULL;
 	struct json_object		*v = NULL;
 	enum json_tokener_error		 jerr;
+	size_t				 end;
 
 	*perr = JSON_PERR_NONE;
 	if (buf == NULL || len == 0 || len > (size_t)0x7fffffff) {
@@ -147,24 +153,24 @@ json_parse_strict(const char *buf, size_t len, enum json_perr *perr)
 		*perr = JSON_PERR_UTF8;
 		return NULL;
 	}
-	switch (json_precheck(buf, len)) {
-	case 1:
-		*perr = JSON_PERR_UTF8;
+	if ((*perr = json_precheck(buf, len)) != JSON_PERR_NONE)
 		return NULL;
-	case 2:
-		*perr = JSON_PERR_SYNTAX;
-		return NULL;
-	default:
-		break;
-	}
-	if ((tok = json_tokener_new_ex(JSON_MAX_DEPTH)) == NULL) {
+	/* json-c counts a scalar as a level: the precheck enforces the real limit. */
+	if ((tok = json_tokener_new_ex(JSON_MAX_DEPTH + 2)) == NULL) {
 		*perr = JSON_PERR_NOMEM;
 		return NULL;
 	}
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
 	v = json_tokener_parse_ex(tok, buf, (int)len);
 	jerr = json_tokener_get_error(tok);
-	if (v == NULL || jerr != json_tokener_success) {
+	end = json_tokener_get_parse_end(tok);
+	if (v == NULL && jerr == json_tokener_continue) {
+		/* A bare top-level number or literal waits for more: end the input. */
+		v = json_tokener_parse_ex(tok, "", 1);
+		jerr = json_tokener_get_error(tok);
+		end = len;
+	}
+	if (jerr != json_tokener_success) {
 		if (jerr == json_tokener_error_depth)
 			*perr = JSON_PERR_DEPTH;
 		else if (jerr == json_tokener_error_parse_utf8_string)
@@ -176,7 +182,7 @@ json_parse_strict(const char *buf, size_t len, enum json_perr *perr)
 		goto done;
 	}
 	/* Only whitespace may follow the value. */
-	for (size_t i = json_tokener_get_parse_end(tok); i < len; i++) {
+	for (size_t i = end; i < len; i++) {
 		if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\r' && buf[i] != '\n') {
 			*perr = JSON_PERR_SYNTAX;
 			json_object_put(v);

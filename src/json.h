@@ -19,7 +19,8 @@ enum json_perr {
 /*
  * Parses exactly one JSON value from buf[0..len): UTF-8 validated, depth at
  * most JSON_MAX_DEPTH, nothing but whitespace after it, no raw NUL bytes.
- * Returns the value (caller puts it) or NULL with *perr set.
+ * Returns the value (caller puts it) or NULL with *perr set; the JSON
+ * literal null is also NULL, with *perr JSON_PERR_NONE.
  */
 struct json_object *json_parse_strict(const char *buf, size_t len, enum json_perr *perr);
 const char	*json_perr_text(enum json_perr e);

@@ -257,8 +257,8 @@ m_tools_call(struct mcp_call *k)
 		auth_format_scopes(need, sizeof(need), t->scope);
 		snprintf(msg, sizeof(msg), "Forbidden: tool '%s' needs the token scope '%s'",
 		    t->name, need);
-		snprintf(k->challenge_buf, sizeof(k->challenge_buf),
-		    "Bearer realm=\"forgemcp\", error=\"insufficient_scope\", scope=\"%s\"", need);
+		core_challenge(k->challenge_buf, sizeof(k->challenge_buf), k->core->cfg,
+		    "insufficient_scope", need);
 		k->challenge = k->challenge_buf;
 		mcp_fail(k, 403, RPC_UNAUTHORIZED, msg, NULL);
 		return;

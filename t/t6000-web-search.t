@@ -20,14 +20,40 @@ FAKE_URL=http://127.0.0.1:$FAKE_PORT/res/v1/web/search
 start_db
 config_set search_base_url "$FAKE_URL"
 config_set brave_api_key "$KEY"
-config_set search_timeout 5
+config_set search_timeout 1
+config_set search_hourly_limit 3
 start_server
 start_nginx
 setup_fixtures || { echo "Bail out! fixtures"; exit 1; }
 
-# search ARGS_JSON [token]: a web_search call; fails unless the HTTP status is 200
+# The limit is 3 searches an hour: until the rate-limit tests, every search
+# starts from an empty window so the other tests can search freely.
+RESET_WINDOW=yes
+
+reset_window_ () {
+	if test -n "$RESET_WINDOW"; then
+		db_sql "DELETE FROM web_search_events"
+	fi
+}
+
+# search ARGS_JSON [token]: a web_search call through nginx; fails unless HTTP 200
 search () {
+	reset_window_ &&
 	tool_call web_search "$1" --token "${2:-$ALICE_TOKEN}" &&
+	test_status 200
+}
+
+# cgi_search ARGS_JSON [NAME=VALUE...]: the same call, as alice, through a CGI run
+# of the binary with extra environment
+cgi_search () {
+	local a=$1
+	shift
+	reset_window_ &&
+	modern_body tools/call "$(jq -nc --argjson a "$a" '{name: "web_search", arguments: $a}')" \
+		>cgi-body.json &&
+	TOKEN=$ALICE_TOKEN cgi_request cgi-body.json \
+		"HTTP_MCP_PROTOCOL_VERSION=$MODERN_VERSION" "HTTP_MCP_METHOD=tools/call" \
+		"HTTP_MCP_NAME=web_search" "$@" &&
 	test_status 200
 }
 
@@ -197,12 +223,10 @@ test_expect_success 'the legacy era returns the same results' '
 '
 
 test_expect_success 'timeout: a stalled provider is an in-band error after search_timeout' '
-	config_set search_timeout 1 &&
-	restart_server &&
 	start=$(date +%s) &&
 	search "{\"query\":\"sleep:3 slow\"}" &&
 	end=$(date +%s) &&
-	tool_error "did not answer within 1 second" &&
+	tool_error "did not answer within 1 second;" &&
 	test $((end - start)) -lt 3
 '
 
@@ -213,68 +237,51 @@ test_expect_success 'after a timeout the next search works' '
 	test_text_jq "length == 1"
 '
 
+# Configuration variants run the same binary as a CGI program with its own
+# environment, so the FastCGI workers need no restart for each.
+grep -v "^brave_api_key *=" "$CONFIG" >"$TRASH/nokey.conf"
+
 test_expect_success 'unconfigured key: the message names BRAVE_SEARCH_API_KEY' '
-	config_set search_timeout 5 &&
-	config_unset brave_api_key &&
-	restart_server &&
 	n=$(fake_requests) &&
-	search "{\"query\":\"no key\"}" &&
-	tool_error "BRAVE_SEARCH_API_KEY" &&
+	cgi_search "{\"query\":\"no key\"}" "FORGEMCP_CONFIG=$TRASH/nokey.conf" &&
+	tool_error "not configured.*BRAVE_SEARCH_API_KEY" &&
 	test "$(fake_requests)" = "$n"
 '
 
 test_expect_success 'an empty key counts as unconfigured' '
-	config_set brave_api_key "" &&
-	restart_server &&
-	search "{\"query\":\"empty key\"}" &&
+	cgi_search "{\"query\":\"empty key\"}" "FORGEMCP_BRAVE_API_KEY=" &&
 	tool_error "not configured.*BRAVE_SEARCH_API_KEY"
 '
 
 test_expect_success 'BRAVE_SEARCH_API_KEY in the environment configures the key' '
-	config_unset brave_api_key &&
-	BRAVE_SEARCH_API_KEY=$KEY &&
-	export BRAVE_SEARCH_API_KEY &&
-	restart_server &&
-	search "{\"query\":\"spec variable\",\"count\":1}" &&
+	cgi_search "{\"query\":\"spec variable\",\"count\":1}" \
+		"FORGEMCP_CONFIG=$TRASH/nokey.conf" "BRAVE_SEARCH_API_KEY=$KEY" &&
 	test_jq ".result.isError != true" &&
 	last_fake | grep -F "	token=ok	"
 '
 
 test_expect_success 'FORGEMCP_BRAVE_API_KEY wins over BRAVE_SEARCH_API_KEY' '
-	FORGEMCP_BRAVE_API_KEY=not-the-key &&
-	export FORGEMCP_BRAVE_API_KEY &&
-	restart_server &&
-	search "{\"query\":\"both set\"}" &&
+	cgi_search "{\"query\":\"both set\"}" "FORGEMCP_CONFIG=$TRASH/nokey.conf" \
+		"BRAVE_SEARCH_API_KEY=$KEY" "FORGEMCP_BRAVE_API_KEY=not-the-key" &&
 	last_fake | grep -F "	token=wrong	" &&
 	tool_error "search provider returned HTTP 401"
 '
 
 test_expect_success 'unknown provider: named in the message with the supported ones' '
-	unset FORGEMCP_BRAVE_API_KEY &&
-	SEARCH_PROVIDER=bing &&
-	export SEARCH_PROVIDER &&
-	restart_server &&
 	n=$(fake_requests) &&
-	search "{\"query\":\"which provider\"}" &&
+	cgi_search "{\"query\":\"which provider\"}" "SEARCH_PROVIDER=bing" &&
 	tool_error "unknown search provider .bing." &&
 	tool_error "supported: brave" &&
 	test "$(fake_requests)" = "$n"
 '
 
 test_expect_success 'FORGEMCP_SEARCH_PROVIDER wins over SEARCH_PROVIDER' '
-	FORGEMCP_SEARCH_PROVIDER=brave &&
-	export FORGEMCP_SEARCH_PROVIDER &&
-	restart_server &&
-	search "{\"query\":\"brave again\",\"count\":1}" &&
+	cgi_search "{\"query\":\"brave again\",\"count\":1}" \
+		"SEARCH_PROVIDER=bing" "FORGEMCP_SEARCH_PROVIDER=brave" &&
 	test_jq ".result.isError != true" &&
-	unset FORGEMCP_SEARCH_PROVIDER SEARCH_PROVIDER BRAVE_SEARCH_API_KEY &&
-	config_set search_provider duckduck &&
-	config_set brave_api_key "$KEY" &&
-	restart_server &&
-	search "{\"query\":\"from the file\"}" &&
-	tool_error "unknown search provider .duckduck." &&
-	config_set search_provider brave &&
-	restart_server
+	{ cat "$CONFIG" && echo "search_provider = duckduck"; } >"$TRASH/duck.conf" &&
+	cgi_search "{\"query\":\"from the file\"}" "FORGEMCP_CONFIG=$TRASH/duck.conf" &&
+	tool_error "unknown search provider .duckduck."
 '
 
 test_expect_success 'a bad search_timeout or search_hourly_limit stops start-up naming the key' '
@@ -285,10 +292,9 @@ test_expect_success 'a bad search_timeout or search_hourly_limit stops start-up 
 '
 
 # The rate limit: 3 searches per user per hour, shared by every process.
-test_expect_success 'rate limit: set up a limit of 3 and an empty window' '
-	config_set search_hourly_limit 3 &&
-	db_sql "DELETE FROM web_search_events" &&
-	restart_server 2
+RESET_WINDOW=
+test_expect_success 'rate limit: start from an empty window' '
+	db_sql "DELETE FROM web_search_events"
 '
 
 test_expect_success 'rate limit: three searches pass, through workers and a CGI process' '
@@ -296,11 +302,7 @@ test_expect_success 'rate limit: three searches pass, through workers and a CGI 
 	test_jq ".result.isError != true" &&
 	search "{\"query\":\"two\",\"count\":1}" &&
 	test_jq ".result.isError != true" &&
-	modern_body tools/call "{\"name\":\"web_search\",\"arguments\":{\"query\":\"three\",\"count\":1}}" >cgi-body.json &&
-	TOKEN=$ALICE_TOKEN cgi_request cgi-body.json \
-		"HTTP_MCP_PROTOCOL_VERSION=$MODERN_VERSION" "HTTP_MCP_METHOD=tools/call" \
-		"HTTP_MCP_NAME=web_search" &&
-	test_status 200 &&
+	cgi_search "{\"query\":\"three\",\"count\":1}" &&
 	test_jq ".result.isError != true" &&
 	test "$(db_sql "SELECT COUNT(*) FROM web_search_events e JOIN users u ON u.id = e.user_id WHERE u.login = '\''alice'\''")" = 3
 '
@@ -365,6 +367,15 @@ test_expect_success 'rate limit: the sliding window frees one place when the old
 	sleep 2 &&
 	search "{\"query\":\"one place free\",\"count\":1}" &&
 	test_jq ".result.isError != true"
+'
+
+test_expect_success 'unconfigured key through nginx: in band, naming BRAVE_SEARCH_API_KEY' '
+	config_unset brave_api_key &&
+	restart_server &&
+	n=$(fake_requests) &&
+	tool_call web_search "{\"query\":\"no key\"}" --token "$BOB_TOKEN" &&
+	tool_error "not configured.*BRAVE_SEARCH_API_KEY" &&
+	test "$(fake_requests)" = "$n"
 '
 
 test_expect_success 'the API key never reaches a log' '

@@ -84,7 +84,7 @@ main(int argc, char **argv)
 	const char	*cmd;
 	char		*fcgi_argv[] = { (char *)(uintptr_t)"fcgi", NULL };
 	size_t		 i;
-	int		 rc, ai = 1;
+	int		 rc, ai = 1, help = 0;
 
 	memset(&cli, 0, sizeof(cli));
 	while (ai < argc && argv[ai][0] == '-') {
@@ -118,7 +118,12 @@ main(int argc, char **argv)
 		return 2;
 	}
 	err_clear(&e);
-	if (config_load(&cli.cfg, cli.config_path, &e) != 0)
+	for (i = (size_t)ai + 1; i < (size_t)argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			help = 1;
+	/* Help must work before any configuration exists. */
+	if (help ? config_defaults(&cli.cfg, &e) != 0 :
+	    config_load(&cli.cfg, cli.config_path, &e) != 0)
 		return cli_fail("%s", e.msg);
 	log_set_level((enum log_level)cli.cfg.log_level);
 	if (repo_global_init() != 0) {

@@ -429,9 +429,15 @@ forge_comment_insert(struct db *db, uint64_t *id, enum forge_kind kind, uint64_t
 	int	 pull = kind == FORGE_KIND_PULL, rc;
 
 	*id = 0;
-	if ((rc = db_run(db, DB_ONCE, pull ? SQL_COMMENT_INSERT_PULL : SQL_COMMENT_INSERT_ISSUE,
-	    NULL, NULL, id, e, "uus", parent_id, author_id, body)) != 0)
-		return rc == ERR_EXISTS ? err_set(e, ERR_INTERNAL, "duplicate comment id") : rc;
-	return db_run(db, DB_ONCE, pull ? SQL_PULL_TOUCH : SQL_ISSUE_TOUCH, NULL, NULL, NULL, e,
-	    "u", parent_id);
+	/*
+	 * Touch the parent first: its exclusive row lock comes before the
+	 * shared one the foreign key check takes, so two comments on one issue
+	 * queue up instead of deadlocking on a lock upgrade.
+	 */
+	if ((rc = db_run(db, DB_ONCE, pull ? SQL_PULL_TOUCH : SQL_ISSUE_TOUCH, NULL, NULL, NULL, e,
+	    "u", parent_id)) != 0)
+		return rc;
+	rc = db_run(db, DB_ONCE, pull ? SQL_COMMENT_INSERT_PULL : SQL_COMMENT_INSERT_ISSUE, NULL,
+	    NULL, id, e, "uus", parent_id, author_id, body);
+	return rc == ERR_EXISTS ? err_set(e, ERR_INTERNAL, "duplicate comment id") : rc;
 }

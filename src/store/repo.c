@@ -525,6 +525,7 @@ repo_import(const char *root, const char *owner, const char *name, const char *f
 	char		*specs[] = { heads, tags };
 	git_strarray	 refspecs = { specs, 2 };
 	git_fetch_options fopts;
+	git_remote_create_options ropts;
 	git_repository	*src = NULL, *r = NULL;
 	git_remote	*remote = NULL;
 	char		*path = NULL;
@@ -534,7 +535,8 @@ repo_import(const char *root, const char *owner, const char *name, const char *f
 
 	if (from == NULL || from[0] == '\0')
 		return err_set(e, ERR_INVALID, "no source repository given");
-	if (git_fetch_options_init(&fopts, GIT_FETCH_OPTIONS_VERSION) < 0)
+	if (git_fetch_options_init(&fopts, GIT_FETCH_OPTIONS_VERSION) < 0 ||
+	    git_remote_create_options_init(&ropts, GIT_REMOTE_CREATE_OPTIONS_VERSION) < 0)
 		return git_fail(e, ERR_GIT, "fetch options", "cannot copy the source repository");
 	if (git_repository_open_ext(&src, from, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
 		rc = err_set(e, ERR_NOTFOUND, "source is not a git repository");
@@ -548,7 +550,13 @@ repo_import(const char *root, const char *owner, const char *name, const char *f
 	if ((rc = init_bare(&r, path, branch, e)) != 0)
 		goto done;
 	created = 1;
-	if (git_remote_create_anonymous(&remote, r, git_repository_path(src)) < 0) {
+	/*
+	 * An in-memory remote that skips the url.*.insteadOf lookup: that lookup
+	 * goes through libgit2's regex matching, which leaks with PCRE2 in 1.5.
+	 */
+	ropts.repository = r;
+	ropts.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF | GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
+	if (git_remote_create_with_opts(&remote, git_repository_path(src), &ropts) < 0) {
 		rc = git_fail(e, ERR_GIT, "remote", "cannot read the source repository");
 		goto done;
 	}

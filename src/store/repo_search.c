@@ -17,6 +17,7 @@
 #define RE_MATCH_LIMIT		1000000		/* pcre2 match() calls per attempt */
 #define RE_DEPTH_LIMIT		10000		/* backtracking depth */
 #define RE_HEAP_LIMIT		20000		/* KiB of backtracking memory */
+#define RE_JIT_STACK		(1024 * 1024)	/* bytes of JIT backtracking stack at most */
 
 /* The fixed-string matcher: the needle folded to lower case and its rarest byte. */
 struct needle {
@@ -35,6 +36,7 @@ struct search {
 	pcre2_code			*re;
 	pcre2_match_data		*md;
 	pcre2_match_context		*mctx;
+	pcre2_jit_stack			*jstack;
 	size_t				 seen;	/* hits found, including skipped ones */
 	size_t				 cap_hits;
 	char				 path[4096 + 256];
@@ -252,7 +254,7 @@ scan(struct search *s, const unsigned char *data, size_t n)
 			if (mr == PCRE2_ERROR_NOMATCH)
 				return 0;
 			if (mr == PCRE2_ERROR_MATCHLIMIT || mr == PCRE2_ERROR_DEPTHLIMIT ||
-			    mr == PCRE2_ERROR_HEAPLIMIT) {
+			    mr == PCRE2_ERROR_HEAPLIMIT || mr == PCRE2_ERROR_JIT_STACKLIMIT) {
 				s->rc = err_set(s->e, ERR_INVALID, "the regular expression is too "
 				    "costly to run (it hit the match limit in %s): simplify it",
 				    s->path);
@@ -346,6 +348,9 @@ compile(struct search *s, const char *pattern, struct err *e)
 	pcre2_set_match_limit(s->mctx, RE_MATCH_LIMIT);
 	pcre2_set_depth_limit(s->mctx, RE_DEPTH_LIMIT);
 	pcre2_set_heap_limit(s->mctx, RE_HEAP_LIMIT);
+	/* JIT code backtracks on its own stack: give it room, within a bound */
+	if ((s->jstack = pcre2_jit_stack_create(32 * 1024, RE_JIT_STACK, NULL)) != NULL)
+		pcre2_jit_stack_assign(s->mctx, NULL, s->jstack);
 	return 0;
 }
 
@@ -403,6 +408,7 @@ repo_search(struct repo_cache *c, struct repo_search *out, const char *owner, co
 done:
 	free(folded);
 	pcre2_match_context_free(s.mctx);
+	pcre2_jit_stack_free(s.jstack);
 	pcre2_match_data_free(s.md);
 	pcre2_code_free(s.re);
 	git_tree_free(tree);

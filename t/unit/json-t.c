@@ -68,6 +68,13 @@ main(void)
 	s = nested(10000);
 	is_int(perr_of(s, strlen(s)), JSON_PERR_DEPTH, "nesting of 10000 is refused");
 	free(s);
+	is_int(PERR("42"), JSON_PERR_NONE, "a bare number is JSON");
+	is_int(PERR("null"), JSON_PERR_NONE, "a bare null is JSON");
+	is_int(PERR("true "), JSON_PERR_NONE, "a bare true is JSON");
+	is_int(PERR("42 x"), JSON_PERR_SYNTAX, "a bare number with trailing bytes");
+	is_int(PERR("{\"a\":\"x\ny\"}"), JSON_PERR_SYNTAX, "a raw newline inside a string");
+	is_int(PERR("{\"a\":\"x\ty\"}"), JSON_PERR_SYNTAX, "a raw tab inside a string");
+	is_int(PERR("{\"a\":[[[1]]]}"), JSON_PERR_NONE, "scalars inside nesting");
 	ok(json_utf8_valid("abc", 3), "ascii is UTF-8");
 	ok(!json_utf8_valid("\xff", 1), "0xff is not UTF-8");
 	ok(!json_utf8_valid("\xe2\x82", 2), "truncated sequence");
