@@ -151,6 +151,19 @@ test_expect_success 'a diff past 100 kB is cut, flagged, and points to compare_r
 	grep "\"head\": \"huge\"" note && grep "\"base\": \"main\"" note
 '
 
+test_expect_success 'following the note with compare_refs gives the rest of the diff' '
+	offset=$(wc -c <got) &&
+	cp got whole &&
+	while :; do
+		tool_call compare_refs "{\"repo\":\"$P\",\"base\":\"main\",\"head\":\"huge\",\"three_dot\":true,\"offset\":$offset}" &&
+		forge_ok &&
+		jq -j .patch out.json >>whole &&
+		jq -e ".truncated == true" out.json >/dev/null || break
+		offset=$(jq -r .next_offset out.json)
+	done &&
+	test_cmp expect whole
+'
+
 test_expect_success 'a deleted head branch: diff null, the note names it' '
 	pr "Doomed" doomed main && forge_ok && head_gone=$(jq -r .number out.json) &&
 	pr "Into doomed" other doomed && forge_ok && base_gone=$(jq -r .number out.json) &&
@@ -237,6 +250,13 @@ test_expect_success 'numbers of issues and pull requests never collide' '
 	tool_call create_issue "{\"repo\":\"$P\",\"title\":\"an issue\"}" && forge_ok &&
 	jq -e ".number == 7" out.json &&
 	test "$(db_sql "select count(*) from (select number from issues where repo_id = (select id from repositories where name = \"project\") union all select number from pull_requests where repo_id = (select id from repositories where name = \"project\")) n")" = 7
+'
+
+test_expect_success 'a diff that is not UTF-8 still comes back as valid JSON text' '
+	pr "Latin-1" latin main && forge_ok &&
+	get_pr $(jq -r .number out.json) &&
+	jq -e ".diff | contains(\"+caf\ufffd in Latin-1\")" out.json &&
+	jq -e ".diff_truncated == false" out.json
 '
 
 test_done

@@ -120,6 +120,34 @@ test_expect_success 'failed creates consume no number, and the next create takes
 	jq -e ".number == 202" out.json
 '
 
+test_expect_success '100 comments from 4 parallel clients on one issue: all stored, in order per client' '
+	pids= &&
+	for k in 0 1 2 3; do
+		(
+			for i in $(seq -w 1 25); do
+				code=$(fast_tool add_issue_comment "{\"repo\":\"$R\",\"number\":201,\"body\":\"c$k-$i\"}" "$ALICE_TOKEN" "answers/comment-$k-$i.json") &&
+				test "$code" = 200 || exit 1
+			done
+		) &
+		pids="$pids $!"
+	done &&
+	status=0 &&
+	for p in $pids; do wait $p || status=1; done &&
+	test $status = 0 &&
+	jq -s -e "length == 100 and all(.[]; .result.isError != true)" answers/comment-*.json &&
+	tool_call get_issue "{\"repo\":\"$R\",\"number\":201,\"comments_limit\":100}" && forge_ok &&
+	jq -e ".comments_total == 100 and (.comments | length) == 100" out.json &&
+	for k in 0 1 2 3; do
+		jq -r ".comments[].body | select(startswith(\"c$k-\"))" out.json >order-$k &&
+		seq -w 1 25 | sed "s/^/c$k-/" >expect-$k &&
+		test_cmp expect-$k order-$k || return 1
+	done
+'
+
+test_expect_success 'no transaction had to be retried' '
+	test_must_fail grep "transaction aborted by the database" "$SERVER_LOG"
+'
+
 test_expect_success 'an insert the database refuses is rolled back with its number' '
 	db_sql "alter table issues add constraint t5200_no_forbidden check (title <> \"forbidden\")" &&
 	test_when_finished "db_sql \"alter table issues drop constraint t5200_no_forbidden\"" &&

@@ -15,11 +15,9 @@ struct db;
 
 /*
  * Failures of the provider (an HTTP status, a timeout, a response that is
- * not the documented JSON) are reported to the model, so they need a public
- * error code; err.h has no "upstream" code yet, and ERR_CONFIG is the public
- * one closest in meaning (an operator has to look at the provider set-up).
+ * not the documented JSON) are ERR_UPSTREAM: public, so the model sees them.
  */
-#define WEBSEARCH_ERR_UPSTREAM	ERR_CONFIG
+#define WEBSEARCH_ERR_UPSTREAM	ERR_UPSTREAM
 
 /* One result, the same shape for every provider.  Strings are owned, never NULL. */
 struct websearch_result {

@@ -29,7 +29,7 @@ static const char schema[] =
     "(git diff base head).\"},"
     "\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096,"
     "\"description\":\"Only this changed file's patch (its new or old path).\"},"
-    "\"offset\":{\"type\":\"integer\",\"minimum\":0,\"default\":0,"
+    "\"offset\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1000000000000,\"default\":0,"
     "\"description\":\"Byte offset into the patch: pass next_offset from a truncated "
     "answer to get the next part.\"}"
     "}}";

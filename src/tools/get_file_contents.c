@@ -25,7 +25,7 @@ static const char schema[] =
     "\"ref\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
     "\"description\":\"Branch, tag or commit id (full or abbreviated); "
     "defaults to the repository's default branch.\"},"
-    "\"offset\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,"
+    "\"offset\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000000000,\"default\":1,"
     "\"description\":\"First line to return, 1-based (default 1): pass next_offset from "
     "a truncated answer to read on.\"},"
     "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000,\"default\":2000,"

@@ -25,7 +25,7 @@ static const char schema[] =
     "\"description\":\"Branch, tag or commit id; defaults to the repository's default branch.\"},"
     "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,\"default\":500,"
     "\"description\":\"Entries to return at most (1 to 1000, default 500).\"},"
-    "\"offset\":{\"type\":\"integer\",\"minimum\":0,\"default\":0,"
+    "\"offset\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":10000000,\"default\":0,"
     "\"description\":\"Skip this many entries first: pass next_offset from a truncated "
     "answer.\"}"
     "}}";

@@ -9,6 +9,7 @@
 #   huge:    from P2: big.txt of about 180 kB (a diff past the 100 kB cap)
 #   doomed:  from P2: doomed.txt added (the tests delete this branch)
 #   other:   from P2: other.txt added
+#   latin:   from P2: latin1.txt added, not UTF-8 ("caf\351")
 # Sets PROJECT_P1, PROJECT_P2, PROJECT_FEATURE (commit ids).
 make_project_repo () {
 	bare=$1
@@ -41,6 +42,9 @@ make_project_repo () {
 		git checkout -q -b other main &&
 		printf 'other\n' >other.txt &&
 		git add . && test_tick && git commit -q -m 'other: a file' &&
+		git checkout -q -b latin main &&
+		printf 'caf\351 in Latin-1\n' >latin1.txt &&
+		git add . && test_tick && git commit -q -m 'latin: a Latin-1 text file' &&
 		git checkout -q main
 	) || return 1
 	PROJECT_P1=$(git -C "$work" rev-parse main~1)
@@ -48,7 +52,7 @@ make_project_repo () {
 	PROJECT_FEATURE=$(git -C "$work" rev-parse feature)
 	git clone -q --bare "$work" "$bare" || return 1
 	# a bare clone keeps only the checked-out branch as a local branch
-	for b in feature huge doomed other; do
+	for b in feature huge doomed other latin; do
 		git --git-dir="$bare" update-ref "refs/heads/$b" "$(git -C "$work" rev-parse "$b")" || return 1
 	done
 	rm -rf "$work"
