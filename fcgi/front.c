@@ -180,7 +180,13 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 			log_error("FastCGI accept failed: %s", strerror(errno));
 			return 1;
 		}
+		/*
+		 * Hold SIGTERM while a request is in flight so it cannot cut a
+		 * read short; it is delivered (and the worker leaves) once the
+		 * answer is out.
+		 */
 		front_busy = 1;
+		sigprocmask(SIG_BLOCK, &set, NULL);
 		memset(&req, 0, sizeof(req));
 		req.transport = CORE_HTTP;
 		req.env = fr.envp;
@@ -196,6 +202,7 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 		free(body);
 		FCGX_Finish_r(&fr);
 		front_busy = 0;
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
 	}
 	return 0;
 }
