@@ -41,6 +41,7 @@ static const char *const err_names[] = {
 	"limit exceeded",	/* ERR_TOOBIG */
 	"internal error",	/* ERR_INTERNAL */
 	"upstream failure",	/* ERR_UPSTREAM */
+	"transaction conflict",	/* ERR_CONFLICT */
 };
 
 const char *

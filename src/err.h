@@ -17,7 +17,8 @@ enum err_code {
 	ERR_TOOBIG = -11,	/* a limit was exceeded */
 	ERR_INTERNAL = -12,	/* a bug */
 	ERR_UPSTREAM = -13,	/* an outside service (e.g. a search provider) failed */
-	ERR__MIN = -14
+	ERR_CONFLICT = -14,	/* a transaction lost a race (deadlock, lock wait, certification): retry it */
+	ERR__MIN = -15
 };
 
 /*

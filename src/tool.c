@@ -170,6 +170,9 @@ tool_call(struct core *c, size_t idx, const struct principal *who, struct json_o
 		log_error("tool %s failed: %s: %s", t->name, err_name(rc), e.msg);
 		if (rc == ERR_UNAVAILABLE)
 			return tool_error_result("the forge's database is unavailable; try again shortly");
+		if (rc == ERR_CONFLICT)
+			return tool_error_result("the change collided with a concurrent one and was "
+			    "not made; try again");
 		return tool_error_result("internal error: the tool failed unexpectedly "
 		    "(the server log has the detail)");
 	}

@@ -57,9 +57,9 @@ service_transaction(struct db *db, service_tx_fn fn, void *arg, struct err *e)
 		if ((rc = fn(db, arg, &local)) == 0 && (rc = forge_commit(db, &local)) == 0)
 			return 0;
 		forge_rollback(db);
-		if (rc != ERR_DB)
+		if (rc != ERR_CONFLICT)
 			break;
-		log_warn("transaction aborted by the database (attempt %d of %d)", attempt,
+		log_warn("transaction conflict, retrying (attempt %d of %d)", attempt,
 		    SERVICE_TX_ATTEMPTS);
 	}
 	if (local.msg[0] != '\0')

@@ -156,6 +156,9 @@ db_fail(struct db *db, unsigned no, const char *what, const char *msg, struct er
 		return e != NULL ? err_set(e, ERR_UNAVAILABLE, "database unavailable") :
 		    ERR_UNAVAILABLE;
 	}
+	/* Deadlocks, lock waits and Galera certification failures are worth a retry. */
+	if (no == ER_LOCK_DEADLOCK || no == ER_LOCK_WAIT_TIMEOUT || no == ER_CHECKREAD)
+		return e != NULL ? err_set(e, ERR_CONFLICT, "transaction conflict") : ERR_CONFLICT;
 	return e != NULL ? err_set(e, ERR_DB, "database error") : ERR_DB;
 }
 
@@ -417,7 +420,7 @@ db_run(struct db *db, enum db_retry retry, const char *sql, struct db_rows *rows
 				continue;
 			}
 			rc = db_fail(db, no, "execute", mysql_stmt_error(st), e);
-			if (rc == ERR_DB)
+			if (rc == ERR_DB || rc == ERR_CONFLICT)
 				mysql_stmt_reset(st);
 			return rc;
 		}
