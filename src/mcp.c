@@ -18,9 +18,11 @@
 #define META_SERVER	"io.modelcontextprotocol/serverInfo"
 
 #define MCP_INSTRUCTIONS \
-	"Tools for the git repositories of this forge. Start with list_repositories " \
-	"to find a repository's owner/name, then read files with get_file_contents. " \
-	"Reads are bounded; a result that was cut says so and tells how to get the rest."
+	"Tools for the git repositories, issues and pull requests of this forge. Start " \
+	"with list_repositories to find a repository's owner/name; then read files " \
+	"(get_file_contents, get_tree, search_code), history (list_commits, " \
+	"list_branches, compare_refs), issues and pull requests. Reads are bounded; a " \
+	"result that was cut says so and names the argument that fetches the rest."
 
 static const char *const mcp_legacy_versions[] = {
 	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
