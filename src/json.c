@@ -1,4 +1,6 @@
 /* json: strict parsing of request bodies and typed json-c accessors. */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
@@ -257,4 +259,48 @@ json_dump(struct json_object *o, size_t *lenp)
 {
 	return json_object_to_json_string_length(o,
 	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, lenp);
+}
+
+/* The byte length of the UTF-8 sequence a lead byte starts (0 for a bad lead). */
+static size_t
+json_seq_len(unsigned char c)
+{
+	if (c < 0x80)
+		return 1;
+	if ((c & 0xe0) == 0xc0)
+		return 2;
+	if ((c & 0xf0) == 0xe0)
+		return 3;
+	if ((c & 0xf8) == 0xf0)
+		return 4;
+	return 0;
+}
+
+struct json_object *
+json_new_string_repaired(const char *text, size_t len)
+{
+	struct json_object	*s;
+	char			*fixed, *p;
+	size_t			 i, k;
+
+	if (json_utf8_valid(text, len))
+		return json_object_new_string_len(text, (int)len);
+	if (len > SIZE_MAX / 3 || (fixed = malloc(len * 3 + 1)) == NULL)
+		return NULL;
+	p = fixed;
+	for (i = 0; i < len; ) {
+		k = json_seq_len((unsigned char)text[i]);
+		if (k != 0 && i + k <= len && json_utf8_valid(text + i, k)) {
+			memcpy(p, text + i, k);
+			p += k;
+			i += k;
+			continue;
+		}
+		memcpy(p, "\xef\xbf\xbd", 3);
+		p += 3;
+		i++;
+	}
+	s = json_object_new_string_len(fixed, (int)(p - fixed));
+	free(fixed);
+	return s;
 }

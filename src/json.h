@@ -33,6 +33,11 @@ int		 json_is_type(struct json_object *o, enum json_type t);
 int		 json_str_has_nul(struct json_object *s);
 /* Compact serialisation without escaping '/'; owned by the object. */
 const char	*json_dump(struct json_object *o, size_t *lenp);
+/*
+ * A JSON string of text, with any byte that is not valid UTF-8 replaced by
+ * U+FFFD (for git content a model reads); NULL on allocation failure.
+ */
+struct json_object *json_new_string_repaired(const char *text, size_t len);
 /* Whether buf is valid UTF-8 (no overlongs, no surrogates, <= U+10FFFF). */
 int		 json_utf8_valid(const char *buf, size_t len);
 

@@ -37,18 +37,18 @@ add_issue_comment(struct tool_ctx *ctx, struct json_object *args, struct json_ob
 	*out = NULL;
 	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
 	    fout_split(full, owner, name) != 0)
-		return err_set(ctx->err, ERR_NOTFOUND, "%s", FOUT_NOT_FOUND);
+		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
 	if (fout_has_nul(args, strs))
 		return err_set(ctx->err, ERR_INVALID, "body must not contain NUL bytes");
 	if ((rc = comment_add(ctx->core->db, &made, ctx->who->user_id, owner, name,
-	    fout_int_arg(args, "number", 0), json_get_str(args, "body"), ctx->err)) != 0)
+	    tk_int(args, "number", 0), json_get_str(args, "body"), ctx->err)) != 0)
 		return rc;
 	fout_item_url(url, sizeof url, ctx->core->cfg->base_url, made.owner, made.name,
 	    made.kind, made.number);
 	snprintf(link, sizeof link, "%s#issuecomment-%llu", url, (unsigned long long)made.id);
 	if ((o = json_object_new_object()) == NULL ||
-	    fout_add(o, "id", json_object_new_int64((int64_t)made.id)) != 0 ||
-	    fout_add(o, "url", json_object_new_string(link)) != 0) {
+	    tk_add(o, "id", json_object_new_int64((int64_t)made.id)) != 0 ||
+	    tk_add(o, "url", json_object_new_string(link)) != 0) {
 		json_object_put(o);
 		return err_set(ctx->err, ERR_NOMEM, "out of memory");
 	}

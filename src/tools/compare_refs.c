@@ -9,7 +9,7 @@
 #include "store/db.h"
 #include "store/repo.h"
 #include "tool.h"
-#include "tools/gitread.h"
+#include "tools/toolkit.h"
 
 #define PATCH_CAP	100000	/* bytes of patch per answer (100 kB, as get_pull_request) */
 #define FILES_SHOWN	1000	/* file rows per answer */
@@ -62,14 +62,14 @@ file_json(struct json_object *arr, const struct repo_diff_file *f)
 		json_object_put(o);
 		return ERR_NOMEM;
 	}
-	if (gitread_add(o, "path", gitread_text(f->path, strlen(f->path))) != 0 ||
-	    (f->old_path != NULL && gitread_add(o, "old_path", gitread_text(f->old_path,
+	if (tk_add(o, "path", json_new_string_repaired(f->path, strlen(f->path))) != 0 ||
+	    (f->old_path != NULL && tk_add(o, "old_path", json_new_string_repaired(f->old_path,
 	    strlen(f->old_path))) != 0) ||
-	    gitread_add(o, "status", json_object_new_string(status_word(f->status))) != 0 ||
-	    gitread_add(o, "additions", json_object_new_int64((int64_t)f->additions)) != 0 ||
-	    gitread_add(o, "deletions", json_object_new_int64((int64_t)f->deletions)) != 0 ||
-	    gitread_add(o, "binary", json_object_new_boolean(f->binary)) != 0 ||
-	    gitread_add(o, "patch_bytes", json_object_new_int64((int64_t)f->patch_bytes)) != 0)
+	    tk_add(o, "status", json_object_new_string(status_word(f->status))) != 0 ||
+	    tk_add(o, "additions", json_object_new_int64((int64_t)f->additions)) != 0 ||
+	    tk_add(o, "deletions", json_object_new_int64((int64_t)f->deletions)) != 0 ||
+	    tk_add(o, "binary", json_object_new_boolean(f->binary)) != 0 ||
+	    tk_add(o, "patch_bytes", json_object_new_int64((int64_t)f->patch_bytes)) != 0)
 		return ERR_NOMEM;
 	return 0;
 }
@@ -87,42 +87,42 @@ build(struct json_object **out, const char *full, const char *base, const char *
 	for (i = 0; i < shown; i++)
 		if (file_json(arr, &d->files[i]) != 0)
 			goto nomem;
-	if (gitread_add(o, "repo", json_object_new_string(full)) != 0 ||
-	    gitread_add(o, "base", json_object_new_string(base)) != 0 ||
-	    gitread_add(o, "head", json_object_new_string(head)) != 0 ||
-	    gitread_add(o, "three_dot", json_object_new_boolean(three_dot)) != 0 ||
-	    gitread_add(o, "base_commit", json_object_new_string(d->base)) != 0 ||
-	    gitread_add(o, "head_commit", json_object_new_string(d->head)) != 0)
+	if (tk_add(o, "repo", json_object_new_string(full)) != 0 ||
+	    tk_add(o, "base", json_object_new_string(base)) != 0 ||
+	    tk_add(o, "head", json_object_new_string(head)) != 0 ||
+	    tk_add(o, "three_dot", json_object_new_boolean(three_dot)) != 0 ||
+	    tk_add(o, "base_commit", json_object_new_string(d->base)) != 0 ||
+	    tk_add(o, "head_commit", json_object_new_string(d->head)) != 0)
 		goto nomem;
-	if (three_dot && (d->merge_base[0] != '\0' ? gitread_add(o, "merge_base",
+	if (three_dot && (d->merge_base[0] != '\0' ? tk_add(o, "merge_base",
 	    json_object_new_string(d->merge_base)) : json_object_object_add(o, "merge_base",
 	    NULL)) != 0)
 		goto nomem;
-	if (gitread_add(o, "files_changed", json_object_new_int64((int64_t)d->n_files)) != 0 ||
-	    gitread_add(o, "additions", json_object_new_int64((int64_t)d->additions)) != 0 ||
-	    gitread_add(o, "deletions", json_object_new_int64((int64_t)d->deletions)) != 0 ||
-	    gitread_add(o, "files", arr) != 0)
+	if (tk_add(o, "files_changed", json_object_new_int64((int64_t)d->n_files)) != 0 ||
+	    tk_add(o, "additions", json_object_new_int64((int64_t)d->additions)) != 0 ||
+	    tk_add(o, "deletions", json_object_new_int64((int64_t)d->deletions)) != 0 ||
+	    tk_add(o, "files", arr) != 0)
 		goto nomem;
 	arr = NULL;
-	if (shown < d->n_files && gitread_add(o, "files_truncated",
+	if (shown < d->n_files && tk_add(o, "files_truncated",
 	    json_object_new_boolean(1)) != 0)
 		goto nomem;
-	if ((path != NULL && gitread_add(o, "path", json_object_new_string(path)) != 0) ||
-	    gitread_add(o, "patch", gitread_text(d->patch, d->patch_len)) != 0 ||
-	    gitread_add(o, "offset", json_object_new_int64((int64_t)offset)) != 0 ||
-	    gitread_add(o, "patch_total", json_object_new_int64((int64_t)d->patch_total)) != 0 ||
-	    gitread_add(o, "truncated", json_object_new_boolean(d->truncated)) != 0)
+	if ((path != NULL && tk_add(o, "path", json_object_new_string(path)) != 0) ||
+	    tk_add(o, "patch", json_new_string_repaired(d->patch, d->patch_len)) != 0 ||
+	    tk_add(o, "offset", json_object_new_int64((int64_t)offset)) != 0 ||
+	    tk_add(o, "patch_total", json_object_new_int64((int64_t)d->patch_total)) != 0 ||
+	    tk_add(o, "truncated", json_object_new_boolean(d->truncated)) != 0)
 		goto nomem;
 	if (d->truncated) {
 		snprintf(note, sizeof note, "the patch is %zu bytes; this part is bytes %zu to %zu, "
 		    "cut at a line end. Call again with offset %zu for the next part, or with path "
 		    "for one file's patch", d->patch_total, offset, offset + d->patch_len,
 		    offset + d->patch_len);
-		if (gitread_add(o, "next_offset", json_object_new_int64((int64_t)(offset +
-		    d->patch_len))) != 0 || gitread_add(o, "note", json_object_new_string(note)) != 0)
+		if (tk_add(o, "next_offset", json_object_new_int64((int64_t)(offset +
+		    d->patch_len))) != 0 || tk_add(o, "note", json_object_new_string(note)) != 0)
 			goto nomem;
 	} else if (three_dot && d->merge_base[0] == '\0') {
-		if (gitread_add(o, "note", json_object_new_string("base and head have no common "
+		if (tk_add(o, "note", json_object_new_string("base and head have no common "
 		    "history: every file of head is shown as added")) != 0)
 			goto nomem;
 	}
@@ -148,27 +148,27 @@ compare_refs(struct tool_ctx *ctx, struct json_object *args, struct json_object 
 	*out = NULL;
 	memset(&diff, 0, sizeof diff);
 	memset(&opts, 0, sizeof opts);
-	if ((rc = gitread_repo(ctx, args, &repo)) != 0)
+	if ((rc = tk_repo(ctx, args, &repo)) != 0)
 		goto done;
-	if ((rc = gitread_str(ctx, args, "base", &base)) != 0 ||
-	    (rc = gitread_str(ctx, args, "head", &head)) != 0 ||
-	    (rc = gitread_str(ctx, args, "path", &path)) != 0)
+	if ((rc = tk_str(ctx, args, "base", &base)) != 0 ||
+	    (rc = tk_str(ctx, args, "head", &head)) != 0 ||
+	    (rc = tk_str(ctx, args, "path", &path)) != 0)
 		goto done;
 	if (base == NULL || head == NULL) {
 		rc = err_set(ctx->err, ERR_INVALID, "base and head are required");
 		goto done;
 	}
-	opts.three_dot = gitread_bool(args, "three_dot", 1);
+	opts.three_dot = tk_bool(args, "three_dot", 1);
 	opts.cap = PATCH_CAP;
 	opts.path = path;
-	opts.offset = (size_t)gitread_int(args, "offset", 0);
+	opts.offset = (size_t)tk_int(args, "offset", 0);
 	err_clear(&local);
 	if ((rc = repo_diff(ctx->core->repos, &diff, repo.owner, repo.name, base, head, &opts,
 	    &local)) != 0) {
-		rc = gitread_fail(ctx, rc, &local);
+		rc = tk_fail(ctx, rc, &local);
 		goto done;
 	}
-	if ((rc = build(out, gitread_full(&repo, full, sizeof full), base, head, opts.three_dot,
+	if ((rc = build(out, tk_full(&repo, full, sizeof full), base, head, opts.three_dot,
 	    path, opts.offset, &diff)) != 0)
 		rc = err_set(ctx->err, rc, "out of memory");
 done:

@@ -39,7 +39,7 @@ create_pull_request(struct tool_ctx *ctx, struct json_object *args, struct json_
 	*out = NULL;
 	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
 	    fout_split(full, owner, name) != 0)
-		return err_set(ctx->err, ERR_NOTFOUND, "%s", FOUT_NOT_FOUND);
+		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
 	if (fout_has_nul(args, strs))
 		return err_set(ctx->err, ERR_INVALID,
 		    "title, body, head and base must not contain NUL bytes");
@@ -50,9 +50,9 @@ create_pull_request(struct tool_ctx *ctx, struct json_object *args, struct json_
 	fout_item_url(url, sizeof url, ctx->core->cfg->base_url, made.owner, made.name,
 	    FORGE_KIND_PULL, made.number);
 	if ((o = json_object_new_object()) == NULL ||
-	    fout_add(o, "number", json_object_new_int64(made.number)) != 0 ||
-	    fout_add(o, "state", json_object_new_string("open")) != 0 ||
-	    fout_add(o, "url", json_object_new_string(url)) != 0) {
+	    tk_add(o, "number", json_object_new_int64(made.number)) != 0 ||
+	    tk_add(o, "state", json_object_new_string("open")) != 0 ||
+	    tk_add(o, "url", json_object_new_string(url)) != 0) {
 		json_object_put(o);
 		return err_set(ctx->err, ERR_NOMEM, "out of memory");
 	}

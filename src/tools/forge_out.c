@@ -32,19 +32,6 @@ fout_split(const char *full, char owner[65], char name[101])
 	return 0;
 }
 
-int
-fout_repo(struct tool_ctx *ctx, struct db_repo *out, struct json_object *args)
-{
-	const char	*full = json_get_str(args, "repo");
-	char		 owner[65], name[101];
-
-	memset(out, 0, sizeof *out);
-	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
-	    fout_split(full, owner, name) != 0)
-		return err_set(ctx->err, ERR_NOTFOUND, "%s", FOUT_NOT_FOUND);
-	return db_repo_find_visible(ctx->core->db, out, ctx->who->user_id, owner, name,
-	    ctx->err);
-}
 
 void
 fout_url(char *buf, size_t len, const char *base_url, const char *owner, const char *name,
@@ -71,81 +58,16 @@ fout_item_url(char *buf, size_t len, const char *base_url, const char *owner,
 	fout_url(buf, len, base_url, owner, name, suffix);
 }
 
-int
-fout_add(struct json_object *o, const char *key, struct json_object *v)
-{
-	if (v == NULL)
-		return ERR_NOMEM;
-	if (json_object_object_add(o, key, v) != 0) {
-		json_object_put(v);
-		return ERR_NOMEM;
-	}
-	return 0;
-}
 
 int
 fout_add_str_or_null(struct json_object *o, const char *key, const char *s)
 {
 	if (s == NULL || s[0] == '\0')
 		return json_object_object_add(o, key, NULL) != 0 ? ERR_NOMEM : 0;
-	return fout_add(o, key, fout_text(s, strlen(s)));
+	return tk_add(o, key, json_new_string_repaired(s, strlen(s)));
 }
 
-/* The byte length of the UTF-8 sequence a lead byte starts (0 for a bad lead). */
-static size_t
-seq_len(unsigned char c)
-{
-	if (c < 0x80)
-		return 1;
-	if ((c & 0xe0) == 0xc0)
-		return 2;
-	if ((c & 0xf0) == 0xe0)
-		return 3;
-	if ((c & 0xf8) == 0xf0)
-		return 4;
-	return 0;
-}
 
-struct json_object *
-fout_text(const char *text, size_t len)
-{
-	struct json_object	*s;
-	char			*fixed, *p;
-	size_t			 i, k;
-
-	if (json_utf8_valid(text, len))
-		return json_object_new_string_len(text, (int)len);
-	if (len > SIZE_MAX / 3 || (fixed = malloc(len * 3 + 1)) == NULL)
-		return NULL;
-	p = fixed;
-	for (i = 0; i < len; ) {
-		k = seq_len((unsigned char)text[i]);
-		if (k != 0 && i + k <= len && json_utf8_valid(text + i, k)) {
-			memcpy(p, text + i, k);
-			p += k;
-			i += k;
-			continue;
-		}
-		memcpy(p, "\xef\xbf\xbd", 3);
-		p += 3;
-		i++;
-	}
-	s = json_object_new_string_len(fixed, (int)(p - fixed));
-	free(fixed);
-	return s;
-}
-
-int64_t
-fout_int_arg(struct json_object *args, const char *key, int64_t def)
-{
-	struct json_object	*v = json_get(args, key);
-
-	if (v != NULL && json_is_type(v, json_type_int))
-		return json_object_get_int64(v);
-	if (v != NULL && json_is_type(v, json_type_double))
-		return (int64_t)json_object_get_double(v);
-	return def;
-}
 
 int
 fout_has_nul(struct json_object *args, const char *const *keys)
@@ -173,15 +95,15 @@ summary_json(const struct forge_item *it, enum forge_kind kind, const char *url)
 
 	if ((o = json_object_new_object()) == NULL)
 		return NULL;
-	if (fout_add(o, "number", json_object_new_int64(it->number)) != 0 ||
-	    fout_add(o, "title", fout_text(it->title, strlen(it->title))) != 0 ||
-	    fout_add(o, "state", json_object_new_string(it->state)) != 0 ||
-	    fout_add(o, "author", json_object_new_string(it->author)) != 0 ||
+	if (tk_add(o, "number", json_object_new_int64(it->number)) != 0 ||
+	    tk_add(o, "title", json_new_string_repaired(it->title, strlen(it->title))) != 0 ||
+	    tk_add(o, "state", json_object_new_string(it->state)) != 0 ||
+	    tk_add(o, "author", json_object_new_string(it->author)) != 0 ||
 	    (kind == FORGE_KIND_PULL &&
-	    (fout_add(o, "head", fout_text(it->head, strlen(it->head))) != 0 ||
-	    fout_add(o, "base", fout_text(it->base, strlen(it->base))) != 0)) ||
-	    fout_add(o, "url", json_object_new_string(url)) != 0 ||
-	    fout_add(o, "created_at", json_object_new_string(it->created_at)) != 0) {
+	    (tk_add(o, "head", json_new_string_repaired(it->head, strlen(it->head))) != 0 ||
+	    tk_add(o, "base", json_new_string_repaired(it->base, strlen(it->base))) != 0)) ||
+	    tk_add(o, "url", json_object_new_string(url)) != 0 ||
+	    tk_add(o, "created_at", json_object_new_string(it->created_at)) != 0) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -199,14 +121,14 @@ fout_list(struct tool_ctx *ctx, struct json_object *args, enum forge_kind kind,
 	const char		*query = json_get_str(args, "query");
 	const char		*base = ctx->core->cfg->base_url;
 	const char		*const strs[] = { "query", NULL };
-	int64_t			 limit = fout_int_arg(args, "limit", LIST_DEFAULT);
-	int64_t			 cursor = fout_int_arg(args, "cursor", 0);
+	int64_t			 limit = tk_int(args, "limit", LIST_DEFAULT);
+	int64_t			 cursor = tk_int(args, "cursor", 0);
 	size_t			 n = 0, i, shown;
 	char			 url[2048];
 	int			 rc;
 
 	*out = NULL;
-	if ((rc = fout_repo(ctx, &repo, args)) != 0)
+	if ((rc = tk_repo(ctx, args, &repo)) != 0)
 		goto done;
 	if (fout_has_nul(args, strs)) {
 		rc = err_set(ctx->err, ERR_INVALID, "query must not contain NUL bytes");
@@ -234,10 +156,10 @@ fout_list(struct tool_ctx *ctx, struct json_object *args, enum forge_kind kind,
 			goto done;
 		}
 	}
-	rc = fout_add(res, kind == FORGE_KIND_PULL ? "pull_requests" : "issues", arr);
+	rc = tk_add(res, kind == FORGE_KIND_PULL ? "pull_requests" : "issues", arr);
 	arr = NULL;
-	if (rc != 0 || fout_add(res, "truncated", json_object_new_boolean(n > shown)) != 0 ||
-	    (n > shown && fout_add(res, "next_cursor",
+	if (rc != 0 || tk_add(res, "truncated", json_object_new_boolean(n > shown)) != 0 ||
+	    (n > shown && tk_add(res, "next_cursor",
 	    json_object_new_int64(v[shown - 1].number)) != 0)) {
 		rc = nomem(ctx);
 		goto done;
@@ -259,8 +181,8 @@ add_comments(struct tool_ctx *ctx, struct json_object *o, struct json_object *ar
 {
 	struct forge_comment	*v = NULL;
 	struct json_object	*arr = NULL, *c;
-	int64_t			 offset = fout_int_arg(args, "comments_offset", 0);
-	int64_t			 limit = fout_int_arg(args, "comments_limit", COMMENTS_DEFAULT);
+	int64_t			 offset = tk_int(args, "comments_offset", 0);
+	int64_t			 limit = tk_int(args, "comments_limit", COMMENTS_DEFAULT);
 	size_t			 n = 0, total = 0, i;
 	char			 url[2200];
 	int			 rc;
@@ -285,22 +207,22 @@ add_comments(struct tool_ctx *ctx, struct json_object *o, struct json_object *ar
 			rc = nomem(ctx);
 			goto done;
 		}
-		if (fout_add(c, "id", json_object_new_int64((int64_t)v[i].id)) != 0 ||
-		    fout_add(c, "author", json_object_new_string(v[i].author)) != 0 ||
-		    fout_add(c, "body", fout_text(v[i].body, strlen(v[i].body))) != 0 ||
-		    fout_add(c, "created_at", json_object_new_string(v[i].created_at)) != 0 ||
-		    fout_add(c, "url", json_object_new_string(url)) != 0) {
+		if (tk_add(c, "id", json_object_new_int64((int64_t)v[i].id)) != 0 ||
+		    tk_add(c, "author", json_object_new_string(v[i].author)) != 0 ||
+		    tk_add(c, "body", json_new_string_repaired(v[i].body, strlen(v[i].body))) != 0 ||
+		    tk_add(c, "created_at", json_object_new_string(v[i].created_at)) != 0 ||
+		    tk_add(c, "url", json_object_new_string(url)) != 0) {
 			rc = nomem(ctx);
 			goto done;
 		}
 	}
-	rc = fout_add(o, "comments", arr);
+	rc = tk_add(o, "comments", arr);
 	arr = NULL;
 	if (rc != 0 ||
-	    fout_add(o, "comments_total", json_object_new_int64((int64_t)total)) != 0 ||
-	    fout_add(o, "comments_truncated",
+	    tk_add(o, "comments_total", json_object_new_int64((int64_t)total)) != 0 ||
+	    tk_add(o, "comments_truncated",
 	    json_object_new_boolean((size_t)offset + n < total)) != 0 ||
-	    ((size_t)offset + n < total && fout_add(o, "next_comments_offset",
+	    ((size_t)offset + n < total && tk_add(o, "next_comments_offset",
 	    json_object_new_int64(offset + (int64_t)n)) != 0))
 		rc = nomem(ctx);
 done:
@@ -322,7 +244,7 @@ fout_item(struct tool_ctx *ctx, struct json_object *args, const struct db_repo *
 	    it->number);
 	if ((o = summary_json(it, kind, url)) == NULL ||
 	    fout_add_str_or_null(o, "body", it->body) != 0 ||
-	    fout_add(o, "updated_at", json_object_new_string(it->updated_at)) != 0 ||
+	    tk_add(o, "updated_at", json_object_new_string(it->updated_at)) != 0 ||
 	    fout_add_str_or_null(o, "closed_at", it->closed_at) != 0 ||
 	    (kind == FORGE_KIND_PULL && fout_add_str_or_null(o, "merged_at", it->merged_at) != 0)) {
 		rc = nomem(ctx);

@@ -6,19 +6,12 @@
 #include <json-c/json.h>
 
 #include "store/forge.h"
+#include "tools/toolkit.h"
 
 struct db_repo;
 struct tool_ctx;
 
-#define FOUT_NOT_FOUND	"Repository not found or not accessible"
 
-/*
- * Splits the "repo" argument ("owner/name") and finds the repository if
- * the caller may see it.  Anything else is ERR_NOTFOUND with the spec's
- * "Repository not found or not accessible".  *out is released by the
- * caller with db_repo_release.
- */
-int	fout_repo(struct tool_ctx *ctx, struct db_repo *out, struct json_object *args);
 /* Splits "owner/name"; -1 when it is not exactly that. */
 int	fout_split(const char *full, char owner[65], char name[101]);
 /*
@@ -30,14 +23,8 @@ void	fout_url(char *buf, size_t len, const char *base_url, const char *owner,
 /* An issue's or pull request's address ("/issues/N" or "/pulls/N"). */
 void	fout_item_url(char *buf, size_t len, const char *base_url, const char *owner,
 	    const char *name, enum forge_kind kind, int64_t number);
-/* Adds v to o under key, taking v; ERR_NOMEM (and v put) on failure or when v is NULL. */
-int	fout_add(struct json_object *o, const char *key, struct json_object *v);
 /* Adds s, or JSON null when s is NULL or "". */
 int	fout_add_str_or_null(struct json_object *o, const char *key, const char *s);
-/* A JSON string of text[0..len), invalid UTF-8 bytes replaced by U+FFFD. */
-struct json_object *fout_text(const char *text, size_t len);
-/* An integer argument (5.0 counts as 5), or def when absent. */
-int64_t	fout_int_arg(struct json_object *args, const char *key, int64_t def);
 /* Whether any of the named string arguments holds a NUL byte (NULL-terminated list). */
 int	fout_has_nul(struct json_object *args, const char *const *keys);
 

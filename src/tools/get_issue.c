@@ -31,10 +31,10 @@ get_issue(struct tool_ctx *ctx, struct json_object *args, struct json_object **o
 
 	*out = NULL;
 	memset(&it, 0, sizeof it);
-	if ((rc = fout_repo(ctx, &repo, args)) != 0)
+	if ((rc = tk_repo(ctx, args, &repo)) != 0)
 		goto done;
 	if ((rc = fout_find(ctx, &it, &repo, FORGE_KIND_ISSUE,
-	    fout_int_arg(args, "number", 0))) != 0)
+	    tk_int(args, "number", 0))) != 0)
 		goto done;
 	rc = fout_item(ctx, args, &repo, &it, FORGE_KIND_ISSUE, out);
 done:

@@ -5,6 +5,7 @@
 
 #include "auth.h"
 #include "core.h"
+#include "json.h"
 #include "err.h"
 #include "log.h"
 #include "store/db.h"
@@ -71,7 +72,7 @@ add_diff(struct tool_ctx *ctx, struct json_object *o, const struct db_repo *repo
 			    head_ok ? "base" : "head", head_ok ? it->base : it->head);
 		rc = json_object_object_add(o, "diff", NULL) != 0 ? ERR_NOMEM : 0;
 		if (rc == 0)
-			rc = fout_add(o, "diff_truncated", json_object_new_boolean(0));
+			rc = tk_add(o, "diff_truncated", json_object_new_boolean(0));
 		goto note;
 	}
 	rc = repo_diff(ctx->core->repos, &d, repo->owner, repo->name, it->base, it->head, &opts,
@@ -85,11 +86,11 @@ add_diff(struct tool_ctx *ctx, struct json_object *o, const struct db_repo *repo
 		    err_is_public(rc) ? local.msg : "internal error");
 		rc = json_object_object_add(o, "diff", NULL) != 0 ? ERR_NOMEM : 0;
 		if (rc == 0)
-			rc = fout_add(o, "diff_truncated", json_object_new_boolean(0));
+			rc = tk_add(o, "diff_truncated", json_object_new_boolean(0));
 		goto note;
 	}
-	if ((rc = fout_add(o, "diff", fout_text(d.patch != NULL ? d.patch : "", d.patch_len))) != 0 ||
-	    (rc = fout_add(o, "diff_truncated", json_object_new_boolean(d.truncated))) != 0)
+	if ((rc = tk_add(o, "diff", json_new_string_repaired(d.patch != NULL ? d.patch : "", d.patch_len))) != 0 ||
+	    (rc = tk_add(o, "diff_truncated", json_object_new_boolean(d.truncated))) != 0)
 		goto done;
 	if (d.truncated)
 		snprintf(note, sizeof note, "the diff is cut at %zu of %zu bytes (%zu files "
@@ -115,10 +116,10 @@ get_pull_request(struct tool_ctx *ctx, struct json_object *args, struct json_obj
 
 	*out = NULL;
 	memset(&it, 0, sizeof it);
-	if ((rc = fout_repo(ctx, &repo, args)) != 0)
+	if ((rc = tk_repo(ctx, args, &repo)) != 0)
 		goto done;
 	if ((rc = fout_find(ctx, &it, &repo, FORGE_KIND_PULL,
-	    fout_int_arg(args, "number", 0))) != 0)
+	    tk_int(args, "number", 0))) != 0)
 		goto done;
 	if ((rc = fout_item(ctx, args, &repo, &it, FORGE_KIND_PULL, &o)) != 0)
 		goto done;

@@ -9,7 +9,7 @@
 #include "store/db.h"
 #include "store/repo.h"
 #include "tool.h"
-#include "tools/gitread.h"
+#include "tools/toolkit.h"
 
 #define TREE_DEFAULT	500
 
@@ -50,14 +50,14 @@ entry_json(struct json_object *arr, const struct repo_entry *x)
 		return ERR_NOMEM;
 	}
 	snprintf(mode, sizeof mode, "%06o", x->mode);
-	if (gitread_add(o, "name", gitread_text(x->name, strlen(x->name))) != 0 ||
-	    gitread_add(o, "path", gitread_text(x->path, strlen(x->path))) != 0 ||
-	    gitread_add(o, "type", json_object_new_string(type_name[x->type])) != 0 ||
-	    gitread_add(o, "mode", json_object_new_string(mode)) != 0 ||
-	    gitread_add(o, "id", json_object_new_string(x->id)) != 0)
+	if (tk_add(o, "name", json_new_string_repaired(x->name, strlen(x->name))) != 0 ||
+	    tk_add(o, "path", json_new_string_repaired(x->path, strlen(x->path))) != 0 ||
+	    tk_add(o, "type", json_object_new_string(type_name[x->type])) != 0 ||
+	    tk_add(o, "mode", json_object_new_string(mode)) != 0 ||
+	    tk_add(o, "id", json_object_new_string(x->id)) != 0)
 		return ERR_NOMEM;
 	if ((x->type == REPO_ENTRY_BLOB || x->type == REPO_ENTRY_SYMLINK) &&
-	    gitread_add(o, "size", json_object_new_int64((int64_t)x->size)) != 0)
+	    tk_add(o, "size", json_object_new_int64((int64_t)x->size)) != 0)
 		return ERR_NOMEM;
 	return 0;
 }
@@ -74,17 +74,17 @@ build(struct json_object **out, const char *full, const char *ref, const char *p
 	for (i = 0; i < t->n; i++)
 		if (entry_json(arr, &t->entries[i]) != 0)
 			goto nomem;
-	if (gitread_add(o, "repo", json_object_new_string(full)) != 0 ||
-	    gitread_add(o, "ref", json_object_new_string(ref)) != 0 ||
-	    gitread_add(o, "commit", json_object_new_string(t->commit)) != 0 ||
-	    gitread_add(o, "path", json_object_new_string(path != NULL ? path : "")) != 0 ||
-	    gitread_add(o, "entries", arr) != 0)
+	if (tk_add(o, "repo", json_object_new_string(full)) != 0 ||
+	    tk_add(o, "ref", json_object_new_string(ref)) != 0 ||
+	    tk_add(o, "commit", json_object_new_string(t->commit)) != 0 ||
+	    tk_add(o, "path", json_object_new_string(path != NULL ? path : "")) != 0 ||
+	    tk_add(o, "entries", arr) != 0)
 		goto nomem;
 	arr = NULL;
-	if (gitread_add(o, "total", json_object_new_int64((int64_t)t->total)) != 0 ||
-	    gitread_add(o, "truncated", json_object_new_boolean(t->truncated)) != 0)
+	if (tk_add(o, "total", json_object_new_int64((int64_t)t->total)) != 0 ||
+	    tk_add(o, "truncated", json_object_new_boolean(t->truncated)) != 0)
 		goto nomem;
-	if (t->truncated && gitread_add(o, "next_offset",
+	if (t->truncated && tk_add(o, "next_offset",
 	    json_object_new_int64((int64_t)(offset + t->n))) != 0)
 		goto nomem;
 	*out = o;
@@ -103,15 +103,15 @@ get_tree(struct tool_ctx *ctx, struct json_object *args, struct json_object **ou
 	struct err		 local;
 	const char		*ref, *path;
 	char			 full[170], clean[4097];
-	size_t			 offset = (size_t)gitread_int(args, "offset", 0), n;
+	size_t			 offset = (size_t)tk_int(args, "offset", 0), n;
 	int			 rc;
 
 	*out = NULL;
 	memset(&tree, 0, sizeof tree);
-	if ((rc = gitread_repo(ctx, args, &repo)) != 0)
+	if ((rc = tk_repo(ctx, args, &repo)) != 0)
 		goto done;
-	if ((rc = gitread_str(ctx, args, "ref", &ref)) != 0 ||
-	    (rc = gitread_str(ctx, args, "path", &path)) != 0)
+	if ((rc = tk_str(ctx, args, "ref", &ref)) != 0 ||
+	    (rc = tk_str(ctx, args, "path", &path)) != 0)
 		goto done;
 	if (ref == NULL)
 		ref = repo.default_branch;
@@ -124,11 +124,11 @@ get_tree(struct tool_ctx *ctx, struct json_object *args, struct json_object **ou
 	}
 	err_clear(&local);
 	if ((rc = repo_tree_list(ctx->core->repos, &tree, repo.owner, repo.name, ref, path, offset,
-	    (size_t)gitread_int(args, "limit", TREE_DEFAULT), &local)) != 0) {
-		rc = gitread_fail(ctx, rc, &local);
+	    (size_t)tk_int(args, "limit", TREE_DEFAULT), &local)) != 0) {
+		rc = tk_fail(ctx, rc, &local);
 		goto done;
 	}
-	if ((rc = build(out, gitread_full(&repo, full, sizeof full), ref, path, &tree, offset)) != 0)
+	if ((rc = build(out, tk_full(&repo, full, sizeof full), ref, path, &tree, offset)) != 0)
 		rc = err_set(ctx->err, rc, "out of memory");
 done:
 	repo_tree_release(&tree);

@@ -9,7 +9,7 @@
 #include "store/db.h"
 #include "store/repo.h"
 #include "tool.h"
-#include "tools/gitread.h"
+#include "tools/toolkit.h"
 
 #define BRANCHES_DEFAULT	100
 
@@ -41,20 +41,20 @@ build(struct json_object **out, const char *full, const char *def,
 			json_object_put(b);
 			goto nomem;
 		}
-		if (gitread_add(b, "name", gitread_text(v[i].name, strlen(v[i].name))) != 0 ||
-		    gitread_add(b, "commit", json_object_new_string(v[i].target)) != 0 ||
-		    gitread_add(b, "default", json_object_new_boolean(v[i].is_default)) != 0)
+		if (tk_add(b, "name", json_new_string_repaired(v[i].name, strlen(v[i].name))) != 0 ||
+		    tk_add(b, "commit", json_object_new_string(v[i].target)) != 0 ||
+		    tk_add(b, "default", json_object_new_boolean(v[i].is_default)) != 0)
 			goto nomem;
 	}
-	if (gitread_add(o, "repo", json_object_new_string(full)) != 0 ||
-	    gitread_add(o, "default_branch", json_object_new_string(def)) != 0 ||
-	    gitread_add(o, "branches", arr) != 0)
+	if (tk_add(o, "repo", json_object_new_string(full)) != 0 ||
+	    tk_add(o, "default_branch", json_object_new_string(def)) != 0 ||
+	    tk_add(o, "branches", arr) != 0)
 		goto nomem;
 	arr = NULL;
-	if (gitread_add(o, "truncated", json_object_new_boolean(truncated)) != 0)
+	if (tk_add(o, "truncated", json_object_new_boolean(truncated)) != 0)
 		goto nomem;
 	if (truncated && n > 0 &&
-	    gitread_add(o, "next_after", gitread_text(v[n - 1].name, strlen(v[n - 1].name))) != 0)
+	    tk_add(o, "next_after", json_new_string_repaired(v[n - 1].name, strlen(v[n - 1].name))) != 0)
 		goto nomem;
 	*out = o;
 	return 0;
@@ -76,18 +76,18 @@ list_branches(struct tool_ctx *ctx, struct json_object *args, struct json_object
 	int			 rc, truncated = 0;
 
 	*out = NULL;
-	if ((rc = gitread_repo(ctx, args, &repo)) != 0)
+	if ((rc = tk_repo(ctx, args, &repo)) != 0)
 		goto done;
-	if ((rc = gitread_str(ctx, args, "after", &after)) != 0)
+	if ((rc = tk_str(ctx, args, "after", &after)) != 0)
 		goto done;
 	err_clear(&local);
 	if ((rc = repo_branches(ctx->core->repos, &v, &n, &truncated, repo.owner, repo.name,
-	    repo.default_branch, after, (size_t)gitread_int(args, "limit", BRANCHES_DEFAULT),
+	    repo.default_branch, after, (size_t)tk_int(args, "limit", BRANCHES_DEFAULT),
 	    &local)) != 0) {
-		rc = gitread_fail(ctx, rc, &local);
+		rc = tk_fail(ctx, rc, &local);
 		goto done;
 	}
-	if ((rc = build(out, gitread_full(&repo, full, sizeof full), repo.default_branch, v, n,
+	if ((rc = build(out, tk_full(&repo, full, sizeof full), repo.default_branch, v, n,
 	    truncated)) != 0)
 		rc = err_set(ctx->err, rc, "out of memory");
 done:

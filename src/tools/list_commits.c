@@ -9,7 +9,7 @@
 #include "store/db.h"
 #include "store/repo.h"
 #include "tool.h"
-#include "tools/gitread.h"
+#include "tools/toolkit.h"
 
 #define COMMITS_DEFAULT	30
 
@@ -42,12 +42,12 @@ commit_json(struct json_object *arr, const struct repo_commit *c)
 		json_object_put(o);
 		return ERR_NOMEM;
 	}
-	if (gitread_add(o, "id", json_object_new_string(c->id)) != 0 ||
-	    gitread_add(o, "author", gitread_text(c->author_name, strlen(c->author_name))) != 0 ||
-	    gitread_add(o, "author_email", gitread_text(c->author_email,
+	if (tk_add(o, "id", json_object_new_string(c->id)) != 0 ||
+	    tk_add(o, "author", json_new_string_repaired(c->author_name, strlen(c->author_name))) != 0 ||
+	    tk_add(o, "author_email", json_new_string_repaired(c->author_email,
 	    strlen(c->author_email))) != 0 ||
-	    gitread_add(o, "date", json_object_new_string(c->date)) != 0 ||
-	    gitread_add(o, "subject", gitread_text(c->subject, strlen(c->subject))) != 0)
+	    tk_add(o, "date", json_object_new_string(c->date)) != 0 ||
+	    tk_add(o, "subject", json_new_string_repaired(c->subject, strlen(c->subject))) != 0)
 		return ERR_NOMEM;
 	return 0;
 }
@@ -64,16 +64,16 @@ build(struct json_object **out, const char *full, const char *ref, const char *p
 	for (i = 0; i < l->n; i++)
 		if (commit_json(arr, &l->commits[i]) != 0)
 			goto nomem;
-	if (gitread_add(o, "repo", json_object_new_string(full)) != 0 ||
-	    gitread_add(o, "ref", json_object_new_string(ref)) != 0 ||
-	    gitread_add(o, "head", json_object_new_string(l->head)) != 0 ||
-	    (path != NULL && gitread_add(o, "path", json_object_new_string(path)) != 0) ||
-	    gitread_add(o, "commits", arr) != 0)
+	if (tk_add(o, "repo", json_object_new_string(full)) != 0 ||
+	    tk_add(o, "ref", json_object_new_string(ref)) != 0 ||
+	    tk_add(o, "head", json_object_new_string(l->head)) != 0 ||
+	    (path != NULL && tk_add(o, "path", json_object_new_string(path)) != 0) ||
+	    tk_add(o, "commits", arr) != 0)
 		goto nomem;
 	arr = NULL;
-	if (gitread_add(o, "truncated", json_object_new_boolean(l->truncated)) != 0)
+	if (tk_add(o, "truncated", json_object_new_boolean(l->truncated)) != 0)
 		goto nomem;
-	if (l->truncated && l->n > 0 && gitread_add(o, "next_cursor",
+	if (l->truncated && l->n > 0 && tk_add(o, "next_cursor",
 	    json_object_new_string(l->commits[l->n - 1].id)) != 0)
 		goto nomem;
 	*out = o;
@@ -96,21 +96,21 @@ list_commits(struct tool_ctx *ctx, struct json_object *args, struct json_object 
 
 	*out = NULL;
 	memset(&log, 0, sizeof log);
-	if ((rc = gitread_repo(ctx, args, &repo)) != 0)
+	if ((rc = tk_repo(ctx, args, &repo)) != 0)
 		goto done;
-	if ((rc = gitread_str(ctx, args, "ref", &ref)) != 0 ||
-	    (rc = gitread_str(ctx, args, "path", &path)) != 0 ||
-	    (rc = gitread_str(ctx, args, "cursor", &cursor)) != 0)
+	if ((rc = tk_str(ctx, args, "ref", &ref)) != 0 ||
+	    (rc = tk_str(ctx, args, "path", &path)) != 0 ||
+	    (rc = tk_str(ctx, args, "cursor", &cursor)) != 0)
 		goto done;
 	if (ref == NULL)
 		ref = repo.default_branch;
 	err_clear(&local);
 	if ((rc = repo_log(ctx->core->repos, &log, repo.owner, repo.name, ref, path, cursor,
-	    (size_t)gitread_int(args, "limit", COMMITS_DEFAULT), &local)) != 0) {
-		rc = gitread_fail(ctx, rc, &local);
+	    (size_t)tk_int(args, "limit", COMMITS_DEFAULT), &local)) != 0) {
+		rc = tk_fail(ctx, rc, &local);
 		goto done;
 	}
-	if ((rc = build(out, gitread_full(&repo, full, sizeof full), ref, path, &log)) != 0)
+	if ((rc = build(out, tk_full(&repo, full, sizeof full), ref, path, &log)) != 0)
 		rc = err_set(ctx->err, rc, "out of memory");
 done:
 	repo_log_release(&log);

@@ -9,7 +9,7 @@
 #include "store/db.h"
 #include "store/repo.h"
 #include "tool.h"
-#include "tools/gitread.h"
+#include "tools/toolkit.h"
 
 #define SEARCH_DEFAULT	20
 #define SEARCH_MAX_BLOB	(1024 * 1024)	/* larger files are not searched (stated in the output) */
@@ -45,9 +45,9 @@ hit_json(struct json_object *arr, const struct repo_search_hit *h)
 
 	if ((o = json_object_new_object()) == NULL)
 		return ERR_NOMEM;
-	if (gitread_add(o, "path", gitread_text(h->path, strlen(h->path))) != 0 ||
-	    gitread_add(o, "line", json_object_new_int64((int64_t)h->line)) != 0 ||
-	    gitread_add(o, "snippet", json_object_new_string(h->snippet)) != 0 ||
+	if (tk_add(o, "path", json_new_string_repaired(h->path, strlen(h->path))) != 0 ||
+	    tk_add(o, "line", json_object_new_int64((int64_t)h->line)) != 0 ||
+	    tk_add(o, "snippet", json_object_new_string(h->snippet)) != 0 ||
 	    json_object_array_add(arr, o) != 0) {
 		json_object_put(o);
 		return ERR_NOMEM;
@@ -68,22 +68,22 @@ build(struct json_object **out, const char *full, const char *ref,
 	for (i = 0; i < s->n_hits; i++)
 		if (hit_json(arr, &s->hits[i]) != 0)
 			goto nomem;
-	if (gitread_add(o, "repo", json_object_new_string(full)) != 0 ||
-	    gitread_add(o, "ref", json_object_new_string(ref)) != 0 ||
-	    gitread_add(o, "commit", json_object_new_string(s->commit)) != 0 ||
-	    gitread_add(o, "results", arr) != 0)
+	if (tk_add(o, "repo", json_object_new_string(full)) != 0 ||
+	    tk_add(o, "ref", json_object_new_string(ref)) != 0 ||
+	    tk_add(o, "commit", json_object_new_string(s->commit)) != 0 ||
+	    tk_add(o, "results", arr) != 0)
 		goto nomem;
 	arr = NULL;
-	if (gitread_add(o, "truncated", json_object_new_boolean(s->truncated)) != 0)
+	if (tk_add(o, "truncated", json_object_new_boolean(s->truncated)) != 0)
 		goto nomem;
 	if (s->truncated) {
 		snprintf(note, sizeof note, "more lines match: call again with offset %zu and "
 		    "ref %s for the next page", offset + s->n_hits, s->commit);
-		if (gitread_add(o, "next_offset", json_object_new_int64((int64_t)(offset +
-		    s->n_hits))) != 0 || gitread_add(o, "note", json_object_new_string(note)) != 0)
+		if (tk_add(o, "next_offset", json_object_new_int64((int64_t)(offset +
+		    s->n_hits))) != 0 || tk_add(o, "note", json_object_new_string(note)) != 0)
 			goto nomem;
 	}
-	if (s->skipped > 0 && gitread_add(o, "skipped_large_files",
+	if (s->skipped > 0 && tk_add(o, "skipped_large_files",
 	    json_object_new_int64((int64_t)s->skipped)) != 0)
 		goto nomem;
 	*out = o;
@@ -108,11 +108,11 @@ search_code(struct tool_ctx *ctx, struct json_object *args, struct json_object *
 	*out = NULL;
 	memset(&res, 0, sizeof res);
 	memset(&opts, 0, sizeof opts);
-	if ((rc = gitread_repo(ctx, args, &repo)) != 0)
+	if ((rc = tk_repo(ctx, args, &repo)) != 0)
 		goto done;
-	if ((rc = gitread_str(ctx, args, "ref", &ref)) != 0 ||
-	    (rc = gitread_str(ctx, args, "path", &glob)) != 0 ||
-	    (rc = gitread_str(ctx, args, "query", &query)) != 0)
+	if ((rc = tk_str(ctx, args, "ref", &ref)) != 0 ||
+	    (rc = tk_str(ctx, args, "path", &glob)) != 0 ||
+	    (rc = tk_str(ctx, args, "query", &query)) != 0)
 		goto done;
 	if (query == NULL) {
 		rc = err_set(ctx->err, ERR_INVALID, "query must not be empty");
@@ -121,18 +121,18 @@ search_code(struct tool_ctx *ctx, struct json_object *args, struct json_object *
 	if (ref == NULL)
 		ref = repo.default_branch;
 	opts.query = query;
-	opts.regex = gitread_bool(args, "regex", 0);
+	opts.regex = tk_bool(args, "regex", 0);
 	opts.glob = glob;
-	opts.limit = (size_t)gitread_int(args, "limit", SEARCH_DEFAULT);
-	opts.offset = (size_t)gitread_int(args, "offset", 0);
+	opts.limit = (size_t)tk_int(args, "limit", SEARCH_DEFAULT);
+	opts.offset = (size_t)tk_int(args, "offset", 0);
 	opts.max_blob = SEARCH_MAX_BLOB;
 	err_clear(&local);
 	if ((rc = repo_search(ctx->core->repos, &res, repo.owner, repo.name, ref, &opts,
 	    &local)) != 0) {
-		rc = gitread_fail(ctx, rc, &local);
+		rc = tk_fail(ctx, rc, &local);
 		goto done;
 	}
-	if ((rc = build(out, gitread_full(&repo, full, sizeof full), ref, &res, opts.offset)) != 0)
+	if ((rc = build(out, tk_full(&repo, full, sizeof full), ref, &res, opts.offset)) != 0)
 		rc = err_set(ctx->err, rc, "out of memory");
 done:
 	repo_search_release(&res);

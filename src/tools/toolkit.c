@@ -1,4 +1,4 @@
-/* gitread: helpers shared by the git read tools (search_code, list_commits, compare_refs, ...). */
+/* toolkit: what tools share: repository lookup, argument getters, JSON helpers. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,10 +9,10 @@
 #include "json.h"
 #include "store/db.h"
 #include "tool.h"
-#include "tools/gitread.h"
+#include "tools/toolkit.h"
 
 int
-gitread_repo(struct tool_ctx *ctx, struct json_object *args, struct db_repo *out)
+tk_repo(struct tool_ctx *ctx, struct json_object *args, struct db_repo *out)
 {
 	const char	*full = json_get_str(args, "repo"), *slash;
 	char		 owner[65], name[101];
@@ -22,7 +22,7 @@ gitread_repo(struct tool_ctx *ctx, struct json_object *args, struct db_repo *out
 	    (slash = strchr(full, '/')) == NULL || slash == full ||
 	    (size_t)(slash - full) >= sizeof owner || slash[1] == '\0' ||
 	    strlen(slash + 1) >= sizeof name || strchr(slash + 1, '/') != NULL)
-		return err_set(ctx->err, ERR_NOTFOUND, "%s", GITREAD_NOT_FOUND);
+		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
 	memcpy(owner, full, (size_t)(slash - full));
 	owner[slash - full] = '\0';
 	snprintf(name, sizeof name, "%s", slash + 1);
@@ -30,7 +30,7 @@ gitread_repo(struct tool_ctx *ctx, struct json_object *args, struct db_repo *out
 }
 
 int64_t
-gitread_int(struct json_object *args, const char *key, int64_t def)
+tk_int(struct json_object *args, const char *key, int64_t def)
 {
 	struct json_object	*v = json_get(args, key);
 
@@ -42,7 +42,7 @@ gitread_int(struct json_object *args, const char *key, int64_t def)
 }
 
 int
-gitread_bool(struct json_object *args, const char *key, int def)
+tk_bool(struct json_object *args, const char *key, int def)
 {
 	struct json_object	*v = json_get(args, key);
 
@@ -52,7 +52,7 @@ gitread_bool(struct json_object *args, const char *key, int def)
 }
 
 int
-gitread_str(struct tool_ctx *ctx, struct json_object *args, const char *key, const char **out)
+tk_str(struct tool_ctx *ctx, struct json_object *args, const char *key, const char **out)
 {
 	struct json_object	*v = json_get(args, key);
 
@@ -68,7 +68,7 @@ gitread_str(struct tool_ctx *ctx, struct json_object *args, const char *key, con
 }
 
 int
-gitread_add(struct json_object *o, const char *key, struct json_object *v)
+tk_add(struct json_object *o, const char *key, struct json_object *v)
 {
 	if (v == NULL)
 		return ERR_NOMEM;
@@ -79,46 +79,16 @@ gitread_add(struct json_object *o, const char *key, struct json_object *v)
 	return 0;
 }
 
-struct json_object *
-gitread_text(const char *p, size_t n)
-{
-	struct json_object	*s;
-	char			*buf, *o;
-	size_t			 i = 0, k;
-
-	if (json_utf8_valid(p, n))
-		return json_object_new_string_len(p, (int)n);
-	if ((buf = malloc(3 * n + 1)) == NULL)
-		return NULL;
-	o = buf;
-	while (i < n) {
-		for (k = 1; k <= 4 && i + k <= n; k++)
-			if (json_utf8_valid(p + i, k))
-				break;
-		if (k <= 4 && i + k <= n) {
-			memcpy(o, p + i, k);
-			o += k;
-			i += k;
-		} else {
-			memcpy(o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-		}
-	}
-	s = json_object_new_string_len(buf, (int)(o - buf));
-	free(buf);
-	return s;
-}
 
 const char *
-gitread_full(const struct db_repo *r, char *buf, size_t len)
+tk_full(const struct db_repo *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/%s", r->owner, r->name);
 	return buf;
 }
 
 int
-gitread_fail(struct tool_ctx *ctx, int rc, const struct err *local)
+tk_fail(struct tool_ctx *ctx, int rc, const struct err *local)
 {
 	if (rc == ERR_NOMEM)
 		return err_set(ctx->err, rc, "out of memory");

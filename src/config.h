@@ -1,0 +1,49 @@
+/* config: the one configuration file (key = value), overridden by FORGEMCP_* variables. */
+#ifndef FM_CONFIG_H
+#define FM_CONFIG_H
+#include <stddef.h>
+#include "err.h"
+
+#define CONFIG_DEFAULT_PATH	"/etc/forgemcp.conf"
+#define CONFIG_MAX_LIST		16
+
+struct config {
+	/* database: db_socket, or db_host + db_port */
+	char	*db_socket;		/* db_socket */
+	char	*db_host;		/* db_host (default localhost) */
+	unsigned db_port;		/* db_port (default 3306) */
+	char	*db_user;		/* db_user (default forgemcp) */
+	char	*db_password;		/* db_password (default empty) */
+	char	*db_name;		/* db_name (default forgemcp) */
+	char	*repo_root;		/* repo_root: bare repositories live at <root>/<owner>/<name>.git */
+	char	*endpoint;		/* endpoint: the MCP path (default /mcp) */
+	char	*base_url;		/* base_url: public URL prefix used in links (default http://localhost) */
+	char	*allowed_origins[CONFIG_MAX_LIST];	/* allowed_origins: comma-separated exact origins */
+	size_t	 n_allowed_origins;
+	char	*public_hosts[CONFIG_MAX_LIST];		/* public_hosts: comma-separated Host values */
+	size_t	 n_public_hosts;
+	char	*authorization_server;	/* authorization_server: OAuth issuer URL; enables PRM */
+	size_t	 max_body;		/* max_body: request body cap in bytes (default 65536) */
+	int	 log_level;		/* log_level: error|warn|info|debug (default info) */
+	/* web_search (also read from SEARCH_PROVIDER and BRAVE_SEARCH_API_KEY) */
+	char	*search_provider;	/* search_provider: adapter name (default brave) */
+	char	*brave_api_key;		/* brave_api_key: Brave Search subscription token (secret) */
+	char	*search_base_url;	/* search_base_url: the provider's search endpoint */
+	unsigned search_timeout;	/* search_timeout: seconds per search (default 10) */
+	unsigned search_hourly_limit;	/* search_hourly_limit: searches per user per hour (default 60) */
+};
+
+/*
+ * Loads configuration: defaults, then the file at path (NULL means
+ * $FORGEMCP_CONFIG or CONFIG_DEFAULT_PATH; a missing default file is not an
+ * error, a missing named one is), then FORGEMCP_<KEY> environment variables.
+ * On failure returns ERR_CONFIG with a message naming the key (or file and line).
+ */
+int	config_load(struct config *out, const char *path, struct err *e);
+void	config_release(struct config *c);
+/* Only the built-in defaults (for --help, which must work without a configuration). */
+int	config_defaults(struct config *out, struct err *e);
+/* Checks what a server needs (repo_root set and a directory, ...). */
+int	config_check_server(const struct config *c, struct err *e);
+
+#endif

@@ -1,0 +1,35 @@
+/* toolkit: what tools share: repository lookup, argument getters, JSON helpers. */
+#ifndef FM_TK_H
+#define FM_TK_H
+#include <stddef.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+struct db_repo;
+struct err;
+struct tool_ctx;
+
+#define TK_NOT_FOUND	"Repository not found or not accessible"
+
+/*
+ * The repository named by args "repo" ("owner/name") if the caller may see
+ * it; out is released by the caller with db_repo_release (also on error).
+ * ERR_NOTFOUND with exactly TK_NOT_FOUND for a bad, missing or
+ * invisible name, so an invisible repository looks like a missing one.
+ */
+int	tk_repo(struct tool_ctx *ctx, struct json_object *args, struct db_repo *out);
+/* An integer argument (an integral number too), or def when absent. */
+int64_t	tk_int(struct json_object *args, const char *key, int64_t def);
+/* A boolean argument, or def when absent. */
+int	tk_bool(struct json_object *args, const char *key, int def);
+/* A string argument, NULL when absent or empty; ERR_INVALID when it holds NUL. */
+int	tk_str(struct tool_ctx *ctx, struct json_object *args, const char *key,
+	    const char **out);
+/* Adds v (taken, may be NULL for an allocation failure) to o; ERR_NOMEM. */
+int	tk_add(struct json_object *o, const char *key, struct json_object *v);
+/* "owner/name" of a found repository into buf. */
+const char *tk_full(const struct db_repo *r, char *buf, size_t len);
+/* Passes a store error up: the store's public message, or out of memory. */
+int	tk_fail(struct tool_ctx *ctx, int rc, const struct err *local);
+
+#endif
