@@ -1,0 +1,154 @@
+#!/bin/bash
+# t9200: etc/quickstart as a new user runs it: a complete local instance in a
+# state directory, the printed curl calls work as printed, status/stop/env, and
+# a second run reuses the state.
+. ./test-lib.sh
+
+mariadbd_bin >/dev/null || skip_all "mariadbd is not installed"
+command -v mariadb-install-db >/dev/null || skip_all "mariadb-install-db is not installed"
+nginx_bin >/dev/null || skip_all "nginx is not installed"
+test -x "$FORGEMCP" || { echo "Bail out! no forgemcp binary at $FORGEMCP"; exit 1; }
+
+QS=$SRC_DIR/etc/quickstart
+QS_STATE=$TRASH/qs
+QS_PORT=$(free_port)
+HTTP_PORT=$QS_PORT
+BASE_URL=http://127.0.0.1:$QS_PORT
+
+# The binary under test is used as is (FORGEMCP_BUILD); the packages are
+# installed (etc/check did it), so no apt-get.
+qs () {
+	FORGEMCP_STATE=$QS_STATE FORGEMCP_PORT=$QS_PORT FORGEMCP_BUILD=$FORGEMCP_BUILD \
+		FORGEMCP_SKIP_APT=1 "$QS" "$@" </dev/null
+}
+
+# Whatever quickstart started is stopped when the script ends.
+register_qs_pids () {
+	for f in "$QS_STATE"/run/*.pid; do
+		test -f "$f" && test_register_pid "$(cat "$f")"
+	done
+	return 0
+}
+trap 'c=$?; FORGEMCP_STATE=$QS_STATE "$QS" stop >/dev/null 2>&1; (exit $c); test_exit_' EXIT
+
+# printed_curls FILE: each curl command of the output (with its continuation
+# lines) as one file curl.N.
+printed_curls () {
+	rm -f curl.*
+	awk '/^curl / { n++; on = 1 }
+	     on { print > ("curl." n) }
+	     on && !/\\$/ { on = 0 }' "$1"
+}
+
+test_expect_success 'a first run builds nothing, starts the instance and explains itself' '
+	qs >first.out 2>first.err
+	code=$?
+	register_qs_pids
+	cat first.out first.err
+	test "$code" = 0 &&
+	grep -F "endpoint:  http://127.0.0.1:$QS_PORT/mcp" first.out &&
+	grep "creating a private MariaDB datadir" first.out &&
+	grep "importing this checkout" first.out &&
+	test -s "$QS_STATE/token" &&
+	TOKEN=$(cat "$QS_STATE/token") &&
+	grep -F "token:     $TOKEN" first.out &&
+	grep -xF "claude mcp add --transport http forge http://127.0.0.1:$QS_PORT/mcp --header \"Authorization: Bearer $TOKEN\"" first.out
+'
+TOKEN=$(cat "$QS_STATE/token" 2>/dev/null)
+
+test_expect_success 'the two printed curl calls work as printed' '
+	printed_curls first.out &&
+	test -f curl.1 && test -f curl.2 && test ! -f curl.3 &&
+	grep -F "MCP-Protocol-Version: 2026-07-28" curl.1 &&
+	bash curl.1 >modern.json &&
+	jq -e ".result.structuredContent | map(.full_name) | sort == [\"demo/forgemcp\",\"demo/notes\"]" modern.json &&
+	jq -e ".result.structuredContent[] | select(.full_name == \"demo/notes\") | .private == true" modern.json &&
+	test_must_fail grep -F "MCP-Protocol-Version" curl.2 &&
+	bash curl.2 >legacy.json &&
+	jq -e ".result.protocolVersion == \"2025-11-25\" and .result.serverInfo.name == \"forgemcp\"" legacy.json
+'
+
+test_expect_success 'env prints FORGEMCP_URL and FORGEMCP_TOKEN for eval' '
+	FORGEMCP_STATE=$QS_STATE "$QS" env >env.out &&
+	test "$(wc -l <env.out)" = 2 &&
+	(
+		eval "$(cat env.out)" &&
+		test "$FORGEMCP_URL" = "http://127.0.0.1:$QS_PORT/mcp" &&
+		test "$FORGEMCP_TOKEN" = "$TOKEN" &&
+		curl -s "$FORGEMCP_URL" -H "Authorization: Bearer $FORGEMCP_TOKEN" \
+			-H "Content-Type: application/json" \
+			-d "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}" >ping.json &&
+		jq -e ".id == 7 and .result == {}" ping.json
+	)
+'
+
+test_expect_success 'the public repository is this checkout'"'"'s history' '
+	tool_call get_file_contents "{\"repo\":\"demo/forgemcp\",\"path\":\"etc/nginx-forgemcp.conf.sample\"}" &&
+	test_status 200 &&
+	tool_text | jq -e ".content | contains(\"fastcgi_pass\")" &&
+	if git -C "$SRC_DIR" rev-parse --verify -q HEAD >/dev/null; then
+		tool_text | jq -e ".commit == \"$(git -C "$SRC_DIR" rev-parse HEAD)\""
+	fi
+'
+
+test_expect_success 'no token is 401; the loopback origins are allowed, others refused' '
+	mcp_legacy ping null --no-auth &&
+	test_status 401 &&
+	mcp_legacy ping null -H "Origin: http://localhost:$QS_PORT" &&
+	test_status 200 &&
+	mcp_legacy ping null -H "Origin: http://127.0.0.1:$QS_PORT" &&
+	test_status 200 &&
+	mcp_legacy ping null -H "Origin: http://evil.example.com" &&
+	test_status 403
+'
+
+test_expect_success 'status says what runs' '
+	FORGEMCP_STATE=$QS_STATE "$QS" status >status.out &&
+	cat status.out &&
+	grep -E "^  mariadb +running" status.out &&
+	grep -E "^  fcgi +running" status.out &&
+	grep -E "^  nginx +running" status.out &&
+	grep "answers" status.out
+'
+
+test_expect_success 'a second run reuses the state: fast, same token, no re-import' '
+	start=$(date +%s) &&
+	qs >second.out 2>&1 &&
+	end=$(date +%s) &&
+	cat second.out &&
+	test $((end - start)) -lt 10 &&
+	grep -F "token:     $TOKEN" second.out &&
+	test_must_fail grep -E "importing|creating a private MariaDB|^curl .*error" second.out &&
+	test "$(FORGEMCP_CONFIG=$QS_STATE/forgemcp.conf "$FORGEMCP" token list | grep -c .)" -le 2
+'
+
+test_expect_success 'stop stops everything it started' '
+	pids=$(cat "$QS_STATE"/run/*.pid) &&
+	test -n "$pids" &&
+	FORGEMCP_STATE=$QS_STATE "$QS" stop &&
+	for p in $pids; do test_must_fail proc_alive "$p" || return 1; done &&
+	test_must_fail curl -s -o /dev/null "http://127.0.0.1:$QS_PORT/" &&
+	{ FORGEMCP_STATE=$QS_STATE "$QS" status >status2.out; test $? = 3; } &&
+	grep -E "^  nginx +stopped" status2.out &&
+	grep -E "^  mariadb +stopped" status2.out
+'
+
+test_expect_success 'after stop, a run brings the same instance back' '
+	qs >third.out 2>&1
+	code=$?
+	register_qs_pids
+	cat third.out
+	test "$code" = 0 &&
+	grep -F "token:     $TOKEN" third.out &&
+	tool_call list_repositories "{}" &&
+	test_status 200 &&
+	tool_text | jq -e "map(.full_name) | index(\"demo/forgemcp\") != null" &&
+	FORGEMCP_STATE=$QS_STATE "$QS" stop
+'
+
+test_expect_success 'an unknown command is a usage error' '
+	{ FORGEMCP_STATE=$QS_STATE "$QS" frobnicate 2>err; test $? = 2; } &&
+	grep "unknown command" err
+'
+
+test_done
