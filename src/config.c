@@ -48,6 +48,9 @@ static const struct config_key config_keys[] = {
 	{ "log_level", CK_LEVEL, F(log_level), 0 },
 	{ "max_body", CK_SIZE, F(max_body), 0 },
 	{ "public_hosts", CK_LIST, F(public_hosts), F(n_public_hosts) },
+	{ "rate_limit", CK_COUNT, F(rate_limit), 0 },
+	{ "rate_limit_anonymous", CK_COUNT, F(rate_limit_anonymous), 0 },
+	{ "rate_window", CK_SECONDS, F(rate_window), 0 },
 	{ "repo_root", CK_STR, F(repo_root), 0 },
 	{ "search_base_url", CK_URL, F(search_base_url), 0 },
 	{ "search_hourly_limit", CK_COUNT, F(search_hourly_limit), 0 },
@@ -249,6 +252,9 @@ config_defaults(struct config *c, struct err *e)
 	c->log_level = LOG_INFO;
 	c->search_timeout = 10;
 	c->search_hourly_limit = 60;
+	c->rate_limit = 120;
+	c->rate_window = 60;
+	c->rate_limit_anonymous = 30;
 	if ((c->search_provider = strdup("brave")) == NULL ||
 	    (c->search_base_url = strdup("https://api.search.brave.com/res/v1/web/search")) == NULL)
 		return err_set(e, ERR_NOMEM, "out of memory");

@@ -292,6 +292,49 @@ core_unavailable(struct core_response *resp, struct json_object *body)
 	    "Service unavailable: the forge's database cannot be reached; retry shortly", NULL);
 }
 
+/*
+ * Admission control: counts this request in its principal's fixed window
+ * (kind 'u' an account, 'a' a client address without a valid token).
+ * Returns 1 with resp set to the 429 when the request is over limit, else 0.
+ * Fails open: when the count cannot be kept, the request is served and the
+ * failure logged.
+ */
+static int
+core_admit(struct core *c, struct core_response *resp, struct json_object *body, char kind,
+    const char *principal, unsigned limit)
+{
+	struct json_object	*data;
+	struct err		 e;
+	uint64_t		 n = 0;
+	int64_t			 now, start, window, left;
+	char			 msg[200], ra[24];
+
+	err_clear(&e);
+	window = c->cfg->rate_window > 0 ? (int64_t)c->cfg->rate_window : 60;
+	now = (int64_t)time(NULL);
+	start = now - now % window;
+	if (db_ratelimit_hit(c->db, kind, principal, start, window, &n, &e) != 0) {
+		log_error("rate limit not applied (request admitted): %s", e.msg);
+		return 0;
+	}
+	if (n <= limit)
+		return 0;
+	if ((left = start + window - now) < 1)
+		left = 1;
+	snprintf(ra, sizeof(ra), "%lld", (long long)left);
+	core_response_header(resp, "Retry-After", ra);
+	snprintf(msg, sizeof(msg), "Too Many Requests: the limit is %u requests per %lld seconds "
+	    "%s; retry in %lld seconds", limit, (long long)window,
+	    kind == 'u' ? "per account" : "per client address without a valid token",
+	    (long long)left);
+	data = json_object_new_object();
+	json_object_object_add(data, "limit", json_object_new_int64(limit));
+	json_object_object_add(data, "window", json_object_new_int64(window));
+	json_object_object_add(data, "retryAfter", json_object_new_int64(left));
+	core_response_error(resp, 429, core_body_id(body), RPC_INVALID_REQUEST, msg, data);
+	return 1;
+}
+
 /* No body object: bad JSON (-32700), or the JSON literal null (-32600). */
 static void
 core_parse_failed(struct core_response *resp, enum json_perr perr)
@@ -312,8 +355,8 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 	struct err		 e;
 	enum json_perr		 perr = JSON_PERR_NONE;
 	enum auth_result	 ar;
-	const char		*method, *origin, *authz;
-	char			*path = NULL, msg[200];
+	const char		*method, *origin, *authz, *addr;
+	char			*path = NULL, msg[200], uid[24];
 	int			 n_origin = 0;
 
 	err_clear(&e);
@@ -373,7 +416,10 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 	authz = http_env(req, "HTTP_AUTHORIZATION", NULL);
 	ar = auth_check(&who, c->db, authz, &e);
 	if (ar == AUTH_MISSING || ar == AUTH_INVALID) {
-		core_unauthorized(c, resp, body, ar == AUTH_INVALID);
+		addr = http_env(req, "REMOTE_ADDR", NULL);
+		if (!core_admit(c, resp, body, 'a', addr != NULL && addr[0] ? addr : "-",
+		    cfg->rate_limit_anonymous))
+			core_unauthorized(c, resp, body, ar == AUTH_INVALID);
 		goto done;
 	}
 	if (ar != AUTH_OK) {
@@ -381,11 +427,14 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 		core_unavailable(resp, body);
 		goto done;
 	}
+	resp->user_id = who.user_id;
+	snprintf(uid, sizeof(uid), "%llu", (unsigned long long)who.user_id);
+	if (core_admit(c, resp, body, 'u', uid, cfg->rate_limit))
+		goto done;
 	if (body == NULL) {
 		core_parse_failed(resp, perr);
 		goto done;
 	}
-	resp->user_id = who.user_id;
 	mcp_handle(c, req, &who, body, resp);
 done:
 	json_object_put(body);

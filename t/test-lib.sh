@@ -472,6 +472,8 @@ write_config () {
 	base_url = http://127.0.0.1:$HTTP_PORT
 	allowed_origins = http://127.0.0.1:$HTTP_PORT,http://localhost:$HTTP_PORT
 	log_level = info
+	rate_limit = 1000000
+	rate_limit_anonymous = 1000000
 	EOF
 	FORGEMCP_CONFIG=$CONFIG
 	export FORGEMCP_CONFIG

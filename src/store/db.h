@@ -71,6 +71,17 @@ int	db_repo_find_visible(struct db *db, struct db_repo *out, uint64_t user_id,
 	    const char *owner, const char *name, struct err *e);
 void	db_repo_release(struct db_repo *r);
 
+/*
+ * Admission control: counts one request of principal (kind 'u' an account
+ * id, 'a' an unauthenticated client address; at most 64 characters) in the
+ * fixed window starting at window_start (unix seconds) and stores the count
+ * so far, this request included, in *count.  The first request of a window
+ * also deletes rows of windows that started before window_start - window.
+ * One round trip per request.  Returns 0, ERR_UNAVAILABLE or ERR_DB.
+ */
+int	db_ratelimit_hit(struct db *db, char kind, const char *principal, int64_t window_start,
+	    int64_t window, uint64_t *count, struct err *e);
+
 /* ---- administration (the forgemcp CLI) ---- */
 
 struct db_user {

@@ -1,0 +1,315 @@
+#!/bin/bash
+# t/perf/bench.sh: `make bench`, forgemcp measured against the transport's
+# own ceiling and against git itself, side by side in one run (issue 5).
+#
+#   t/perf/bench.sh [BUILD_DIR]
+#
+# Builds an optimized forgemcp (-O2, no sanitizers) in STATE/build unless
+# FORGEMCP_BENCH_BIN names a binary; starts its own mariadbd, 2 FastCGI
+# workers, a trivial FastCGI responder (t/perf/trivial.c) and nginx, all on
+# 127.0.0.1 and unix sockets; generates deterministic fixtures; runs wrk and
+# hyperfine; prints one table and writes STATE/bench.json.
+#
+# Environment:
+#   BENCH_STATE     state directory (default BUILD_DIR/t/perf-state, or
+#                   t/perf/state in the source tree without a BUILD_DIR)
+#   BENCH_SECONDS   seconds per wrk case (default 10), after a 1 s warm-up
+#   BENCH_FILES     files of the large repository (default 5000)
+#   BENCH_COMMITS   commits of the large repository (default 2000); both
+#                   scale the fixture down when generation is too slow
+#   BENCH_SOAK=1    also RSS after 10,000 and 100,000 mixed requests (long)
+#   FORGEMCP_BENCH_BIN  an already built forgemcp to measure
+#
+# Needs (Debian): wrk hyperfine libfcgi-dev libfcgi-bin nginx-light
+# mariadb-server mariadb-client git jq curl perl, and the build dependencies
+# of forgemcp (see etc/check).
+set -u
+
+BENCH_PACKAGES="wrk hyperfine libfcgi-dev libfcgi-bin nginx-light mariadb-server mariadb-client git jq curl perl"
+perf_dir=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$perf_dir/../.." && pwd)
+build_arg=${1:-}
+if test -n "$build_arg"; then build_arg=$(cd "$build_arg" && pwd); fi
+STATE=${BENCH_STATE:-${build_arg:+$build_arg/t/perf-state}}
+STATE=${STATE:-$perf_dir/state}
+mkdir -p "$STATE" && STATE=$(cd "$STATE" && pwd)
+SECS=${BENCH_SECONDS:-10}
+NFILES=${BENCH_FILES:-5000}
+NCOMMITS=${BENCH_COMMITS:-2000}
+SOAK=${BENCH_SOAK:-0}
+BIN=${FORGEMCP_BENCH_BIN:-}
+
+die () { echo "bench: $*" >&2; exit 1; }
+note () { echo "bench: $*" >&2; }
+
+missing=
+for c in wrk hyperfine cgi-fcgi nginx mariadbd git jq curl perl cc; do
+	command -v "$c" >/dev/null 2>&1 || test -x "/usr/sbin/$c" || missing="$missing $c"
+done
+test -f /usr/include/fcgiapp.h || missing="$missing fcgiapp.h"
+test -z "$missing" || die "missing:$missing (apt-get install $BENCH_PACKAGES)"
+
+# --- an optimized binary ---------------------------------------------------
+if test -z "$BIN"; then
+	b=$STATE/build
+	mkdir -p "$b"
+	if ! test -f "$b/Makefile"; then
+		note "configuring an -O2 build in $b"
+		(cd "$b" && "$top/configure" CFLAGS=-O2 >configure.log 2>&1) ||
+			die "configure failed, see $b/configure.log"
+	fi
+	note "building forgemcp in $b"
+	make -C "$b" -j"$(nproc)" forgemcp >"$b/make.log" 2>&1 || die "build failed, see $b/make.log"
+	BIN=$b/forgemcp
+fi
+test -x "$BIN" || die "no forgemcp binary at $BIN"
+BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+cc -O2 -o "$STATE/trivial" "$perf_dir/trivial.c" -lfcgi || die "cannot build trivial.c"
+
+# --- the stack, from t/test-lib.sh ------------------------------------------
+# test-lib.sh derives its paths from $0: pretend to be a script in t/.
+export FORGEMCP_BUILD=$(dirname "$BIN") FORGEMCP_TRASH=$STATE/run
+BASH_ARGV0=$top/t/bench.t
+# shellcheck source=../test-lib.sh
+. "$top/t/test-lib.sh" >/dev/null
+FORGEMCP=$BIN
+TRIVIAL_SOCK=$TRASH/trivial.sock
+TRIVIAL_PID=
+STATIC_DIR=$TRASH/static
+bench_exit () {
+	test -n "$TRIVIAL_PID" && stop_pid "$TRIVIAL_PID" 5
+	stop_all >/dev/null 2>&1
+}
+trap bench_exit EXIT
+
+# nginx: the project's sample plus two locations for the ceilings.
+eval "sample_nginx_conf_ () $(declare -f write_nginx_conf | tail -n +2)"
+write_nginx_conf () {
+	sample_nginx_conf_ "$@" || return 1
+	perl -0pi -e 's|(\n    location / \{)|
+    # t/perf/bench.sh: the ceilings
+    location = /trivial {
+        client_max_body_size 64k;
+        client_body_buffer_size 64k;
+        include fastcgi_params;
+        fastcgi_pass unix:'"$TRIVIAL_SOCK"';
+    }
+    location /static/ {
+        alias '"$STATIC_DIR"'/;
+        default_type application/octet-stream;
+    }
+$1|' "$NGINX_DIR/forgemcp-site.conf"
+}
+
+note "starting mariadbd, forgemcp (2 workers), the trivial responder, nginx"
+start_db
+config_set log_level warn
+migrate_db
+start_fcgi_only 2
+"$STATE/trivial" "$TRIVIAL_SOCK" 2 2>>"$TRASH/trivial.stderr" &
+TRIVIAL_PID=$!
+wait_for 10 test -S "$TRIVIAL_SOCK" || die "the trivial responder did not start"
+mkdir -p "$STATIC_DIR"
+start_nginx
+
+# --- fixtures ------------------------------------------------------------------
+FIX=$STATE/fixtures
+mkdir -p "$FIX"
+large=$FIX/large-$NFILES-$NCOMMITS.git
+if ! test -f "$large/bench-ready"; then
+	note "generating the large repository ($NFILES files, $NCOMMITS commits)"
+	t0=$(date +%s)
+	rm -rf "$large" && git init -q --bare "$large" &&
+	perl "$perf_dir/gen-large.pl" "$NFILES" "$NCOMMITS" | git -C "$large" fast-import --quiet &&
+	git -C "$large" symbolic-ref HEAD refs/heads/main &&
+	touch "$large/bench-ready" || die "cannot generate the large repository"
+	note "generated in $(( $(date +%s) - t0 )) s"
+fi
+make_fixture_repo "$TRASH/small.git" || die "cannot make the small repository"
+make_user alice && make_user bob || die "cannot create users"
+fm repo import alice/small --from "$TRASH/small.git" >/dev/null || die "import small"
+note "importing the large repository"
+fm repo import alice/large --from "$large" >/dev/null || die "import large"
+TOKEN=$(make_token alice read,write) || die "cannot create a token"
+git -C "$TRASH/small.git" show v1.0:big.txt >"$STATIC_DIR/big.txt"
+pack_mb=$(du -sm "$large/objects/pack" | cut -f1)
+large_files=$(git -C "$large" ls-tree -r main | wc -l)
+large_commits=$(git -C "$large" rev-list --count main)
+
+# create the pull request (feature into main) once
+tool_call create_pull_request '{"repo":"alice/large","title":"rework","head":"feature","base":"main"}' >/dev/null
+PR=$(tool_text | jq -r '.number // empty' 2>/dev/null)
+test -n "$PR" || { cat "$RESP.body"; die "cannot create the pull request"; }
+
+# --- measuring -------------------------------------------------------------------
+BODIES=$TRASH/bodies
+mkdir -p "$BODIES"
+RESULTS=$TRASH/results.jsonl
+: >"$RESULTS"
+MODERN_HDRS="Authorization: Bearer $TOKEN|MCP-Protocol-Version: $MODERN_VERSION"
+LEGACY_HDRS="Authorization: Bearer $TOKEN"
+
+# body NAME JSON: a request body file
+body () { printf '%s' "$2" >"$BODIES/$1.json"; }
+body tools-list-legacy "$(legacy_body tools/list)"
+body tools-list-modern "$(modern_body tools/list)"
+call_body () { modern_body tools/call "$(jq -nc --arg n "$1" --argjson a "$2" '{name: $n, arguments: $a}')"; }
+body file "$(call_body get_file_contents '{"repo":"alice/small","path":"big.txt","ref":"v1.0"}')"
+body search "$(call_body search_code '{"repo":"alice/large","query":"foobarneedle","limit":100}')"
+body pr "$(call_body get_pull_request "{\"repo\":\"alice/large\",\"number\":$PR}")"
+body issue "$(call_body create_issue '{"repo":"alice/large","title":"bench issue","body":"created by t/perf/bench.sh"}')"
+body commits "$(call_body list_commits '{"repo":"alice/large","limit":50}')"
+body tree "$(call_body get_tree '{"repo":"alice/large"}')"
+body trivial '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
+
+# check NAME HEADERS PATH: one request with curl; the answer must be a
+# JSON-RPC result that is not a tool error, or the numbers would be a lie.
+check () {
+	local hdrs=() h
+	IFS='|' read -r -a hs <<<"$2"
+	for h in "${hs[@]}"; do hdrs+=(-H "$h"); done
+	curl -sS -o "$TRASH/check.out" -w '%{http_code}' -H 'Content-Type: application/json' \
+		-H 'Accept: application/json, text/event-stream' "${hdrs[@]}" \
+		--data-binary "@$BODIES/$1.json" "$BASE_URL$3" >"$TRASH/check.status" || return 1
+	test "$(cat "$TRASH/check.status")" = 200 &&
+	jq -e '.result and (.result.isError // false | not)' "$TRASH/check.out" >/dev/null || {
+		echo "bench: $1 does not answer a result:" >&2
+		head -c 600 "$TRASH/check.out" >&2; echo >&2
+		return 1
+	}
+}
+
+# run_wrk NAME BODY CONNS HEADERS PATH [SECONDS]: appends one result line.
+run_wrk () {
+	local name=$1 b=$2 c=$3 h=$4 p=$5 s=${6:-$SECS} t out=$TRASH/wrk.out
+	t=$(( c < 2 ? 1 : 2 ))
+	check "$b" "$h" "$p" || die "case $name is broken"
+	BENCH_BODIES=$BODIES/$b.json BENCH_HEADERS=$h BENCH_OUT=/dev/null \
+		wrk -t1 -c"$c" -d1s --timeout 30s -s "$perf_dir/post.lua" "$BASE_URL$p" >/dev/null 2>&1
+	BENCH_BODIES=$BODIES/$b.json BENCH_HEADERS=$h BENCH_OUT=$out \
+		wrk -t"$t" -c"$c" -d"${s}s" --timeout 30s -s "$perf_dir/post.lua" "$BASE_URL$p" \
+		>"$TRASH/wrk.log" 2>&1 || die "wrk failed for $name: $(cat "$TRASH/wrk.log")"
+	jq -c --arg n "$name" --argjson c "$c" '{case: $n, conns: $c} + .' "$out" >>"$RESULTS"
+	jq -e '.non2xx == 0 and .errors == 0' "$out" >/dev/null ||
+		note "case $name c=$c: $(jq -r '"\(.non2xx) non-2xx answers, \(.errors) socket errors"' "$out") (marked in the table)"
+	printf '  %-36s %8.1f req/s\n' "$name c=$c" "$(jq .rps "$out")" >&2
+}
+
+# run_static NAME CONNS: GET the static copy of the file.
+run_static () {
+	local out=$TRASH/wrk.out t=$(( $2 < 2 ? 1 : 2 ))
+	curl -sf "$BASE_URL/static/big.txt" | cmp -s - "$STATIC_DIR/big.txt" || die "static file not served"
+	wrk -t1 -c"$2" -d1s "$BASE_URL/static/big.txt" >/dev/null 2>&1
+	BENCH_OUT=$out wrk -t"$t" -c"$2" -d"${SECS}s" -s "$perf_dir/get.lua" "$BASE_URL/static/big.txt" \
+		>"$TRASH/wrk.log" 2>&1 || die "wrk failed for $1"
+	jq -c --arg n "$1" --argjson c "$2" '{case: $n, conns: $c} + .' "$out" >>"$RESULTS"
+	printf '  %-36s %8.1f req/s\n' "$1 c=$2" "$(jq .rps "$out")" >&2
+}
+
+# run_git NAME COMMAND: hyperfine's mean, as a ceiling in runs per second.
+run_git () {
+	hyperfine -N --warmup 3 --min-runs 10 --export-json "$TRASH/hf.json" "$2" >/dev/null 2>&1 ||
+		hyperfine --warmup 3 --min-runs 10 --export-json "$TRASH/hf.json" "$2" >/dev/null 2>&1 ||
+		die "hyperfine failed for $1"
+	jq -c --arg n "$1" --arg cmd "$2" '.results[0] | {case: $n, conns: 1, command: $cmd,
+		rps: (1 / .mean), p50_ms: (.median * 1000), p99_ms: (.max * 1000), ceiling: true}' \
+		"$TRASH/hf.json" >>"$RESULTS"
+	printf '  %-36s %8.1f runs/s\n' "$1" "$(jq -s 'last.rps' "$RESULTS")" >&2
+}
+
+repo_large=$(find "$TRASH/repos" -maxdepth 3 -name 'large*' -type d | head -n 1)
+test -n "$repo_large" || repo_large=$large
+base=$(git -C "$repo_large" rev-parse main)
+note "measuring, ${SECS}s per case (large repository: $large_files files, $large_commits commits, ${pack_mb} MB packed)"
+for c in 1 16; do
+	run_wrk trivial trivial "$c" "" /trivial
+	run_wrk tools/list-legacy tools-list-legacy "$c" "$LEGACY_HDRS" /mcp
+	run_wrk tools/list-2026-07-28 tools-list-modern "$c" "$MODERN_HDRS|Mcp-Method: tools/list" /mcp
+	run_wrk get_file_contents file "$c" "$MODERN_HDRS|Mcp-Method: tools/call|Mcp-Name: get_file_contents" /mcp
+	run_static static-10KB "$c"
+	run_wrk search_code search "$c" "$MODERN_HDRS|Mcp-Method: tools/call|Mcp-Name: search_code" /mcp
+	run_wrk get_pull_request pr "$c" "$MODERN_HDRS|Mcp-Method: tools/call|Mcp-Name: get_pull_request" /mcp
+	run_wrk list_commits-50 commits "$c" "$MODERN_HDRS|Mcp-Method: tools/call|Mcp-Name: list_commits" /mcp
+	run_wrk get_tree-root tree "$c" "$MODERN_HDRS|Mcp-Method: tools/call|Mcp-Name: get_tree" /mcp
+done
+run_wrk create_issue issue 4 "$MODERN_HDRS|Mcp-Method: tools/call|Mcp-Name: create_issue" /mcp
+issues_made=$(db_sql "select count(*) from issues")
+run_git "git grep -F -i" "git -C $repo_large grep -F -i -n foobarneedle main"
+run_git "git diff base...head" "git -C $repo_large diff main...feature"
+run_git "git log -50" "git -C $repo_large log -50 --format=%H%x00%an%x00%ae%x00%aI%x00%s main"
+run_git "git ls-tree" "git -C $repo_large ls-tree -l main"
+
+# --- memory and start-up ------------------------------------------------------------
+rss_of_workers () {
+	local p
+	for p in $(pgrep -P "$SERVER_PID"); do
+		awk -v p="$p" '/^VmRSS/ { printf "%s:%d ", p, $2 }' "/proc/$p/status"
+	done
+}
+RSS_AFTER=$(rss_of_workers)
+SOAK_JSON=null
+if test "$SOAK" = 1; then
+	# legacy bodies: the modern ones need per-request Mcp-Method/Mcp-Name headers
+	all=$BODIES/tools-list-legacy.json
+	for x in 'get_file_contents {"repo":"alice/small","path":"big.txt","ref":"v1.0"}' \
+		'list_commits {"repo":"alice/large","limit":50}' 'get_tree {"repo":"alice/large"}' \
+		'search_code {"repo":"alice/large","query":"foobarneedle","limit":100}' \
+		"get_pull_request {\"repo\":\"alice/large\",\"number\":$PR}"; do
+		n=${x%% *}
+		body "soak-$n" "$(legacy_body tools/call "$(jq -nc --arg n "$n" --argjson a "${x#* }" '{name: $n, arguments: $a}')")"
+		check "soak-$n" "$LEGACY_HDRS" /mcp || die "soak body $n is broken"
+		all=$all:$BODIES/soak-$n.json
+	done
+	soak_total=0
+	soak_rss=
+	for goal in 10000 100000; do
+		t0=$(date +%s)
+		while test "$soak_total" -lt "$goal"; do
+			test $(( $(date +%s) - t0 )) -lt 3600 || die "soak: $goal requests not reached in an hour"
+			BENCH_BODIES=$all BENCH_HEADERS="$LEGACY_HDRS" BENCH_OUT=$TRASH/soak.out \
+				wrk -t2 -c8 -d10s --timeout 30s -s "$perf_dir/post.lua" "$BASE_URL/mcp" >/dev/null 2>&1 ||
+				die "soak: wrk failed"
+			soak_total=$((soak_total + $(jq .requests "$TRASH/soak.out")))
+		done
+		soak_rss="$soak_rss\"$goal\": \"$(rss_of_workers)(after $soak_total)\","
+	done
+	SOAK_JSON="{${soak_rss%,}}"
+fi
+
+# start-up: from exec to the first answered request, forgemcp fcgi with 1 worker
+startup_ms () {
+	local sock=$TRASH/startup.sock pid t0 t1
+	rm -f "$sock"
+	printf '%s' "$(legacy_body tools/list)" >"$TRASH/startup.body"
+	t0=$(date +%s%N)
+	"$FORGEMCP" fcgi --listen "$sock" --workers 1 2>>"$SERVER_LOG" </dev/null &
+	pid=$!
+	until test -S "$sock" && TOKEN=$TOKEN fcgi_request "$sock" "$TRASH/startup.body" 2>/dev/null &&
+	      grep -q '"result"' "$RESP.body"; do
+		test $(( ($(date +%s%N) - t0) / 1000000 )) -lt 10000 || { stop_pid "$pid"; echo null; return; }
+		sleep 0.001
+	done
+	t1=$(date +%s%N)
+	stop_pid "$pid" 5
+	echo $(( (t1 - t0) / 1000000 ))
+}
+STARTUP=$(for i in 1 2 3 4 5; do startup_ms; done | sort -n | sed -n 3p)
+
+# --- the table -------------------------------------------------------------------
+jq -s --arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg rss "$RSS_AFTER" --argjson soak "$SOAK_JSON" \
+	--arg startup "$STARTUP" --arg secs "$SECS" --arg host "$(nproc) cores" \
+	--arg issues "$issues_made" --argjson files "$large_files" --argjson commits "$large_commits" \
+	--argjson pack "$pack_mb" -f "$perf_dir/table.jq" "$RESULTS" >"$STATE/bench.json" ||
+	die "cannot build bench.json"
+jq -r '.table[] | [.case, .conns, .rps, .p50_ms, .p99_ms, .ceiling, .ratio,
+	(if (.non2xx // 0) + (.errors // 0) > 0 then "INVALID: \(.non2xx) non-2xx, \(.errors) errors" else "" end)] | @tsv' "$STATE/bench.json" |
+awk -F'\t' 'BEGIN { printf "| %-36s | %5s | %9s | %9s | %9s | %-22s | %6s |\n", "case", "conns", "req/s", "p50 ms", "p99 ms", "ceiling", "ratio"
+	print "| --- | ---: | ---: | ---: | ---: | --- | ---: |" }
+	# a case with failed requests gets a note after the row
+	{ printf "| %-36s | %5s | %9.1f | %9.2f | %9.2f | %-22s | %6s |%s\n", $1, $2, $3, $4, $5, $6, ($7 == "" ? "-" : $7), ($8 == "" ? "" : " " $8) }'
+jq -r '"worker RSS after the run (pid:kB): \(.rss_after_run_kb)",
+	"worker start-up, exec to first answer, 1 worker (median of 5): \(.startup_ms) ms",
+	"create_issue: \(.issues_created) issues created",
+	"large repository: \(.large_repo.files) files, \(.large_repo.commits) commits, \(.large_repo.pack_mb) MB packed",
+	(if .soak then "soak RSS: \(.soak)" else "soak: not run (BENCH_SOAK=1)" end),
+	"json: '"$STATE"'/bench.json"' "$STATE/bench.json"

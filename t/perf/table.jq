@@ -1,0 +1,30 @@
+# table.jq: turns the result lines of bench.sh (jq -s) into bench.json.
+# Each case gets the ceiling it is compared with in the same run; ratio is
+# its req/s divided by the ceiling's req/s (or runs/s of the git command,
+# which is only compared at 1 connection).
+def find($n; $c): map(select(.case == $n and .conns == $c)) | first;
+def ceil_of($r):
+  if ($r.case | startswith("tools/list")) then ["trivial"]
+  elif $r.case == "get_file_contents" then ["trivial", "static-10KB"]
+  elif $r.case == "search_code" and $r.conns == 1 then ["git grep -F -i"]
+  elif $r.case == "get_pull_request" and $r.conns == 1 then ["git diff base...head"]
+  elif $r.case == "list_commits-50" and $r.conns == 1 then ["git log -50"]
+  elif $r.case == "get_tree-root" and $r.conns == 1 then ["git ls-tree"]
+  else [] end;
+def r2: . * 100 | round / 100;
+. as $all
+| {
+  date: $date, machine: $host, seconds_per_case: ($secs | tonumber),
+  large_repo: {files: $files, commits: $commits, pack_mb: $pack},
+  table: [ $all[] as $r
+    | (ceil_of($r) | map(. as $n | ($all | find($n; (if ($n | startswith("git")) then 1 else $r.conns end))))) as $cs
+    | $r + {
+        ceiling: ($cs | map(.case) | join(" / ")),
+        ratio: (if ($cs | length) == 0 then null
+                else ($cs | map(($r.rps / .rps) | r2 | tostring) | join(" / ")) end)
+      } ],
+  rss_after_run_kb: $rss,
+  soak: $soak,
+  startup_ms: ($startup | tonumber? // null),
+  issues_created: ($issues | tonumber? // null)
+}
