@@ -48,7 +48,7 @@ test_expect_success 'a first run builds nothing, starts the instance and explain
 	test "$code" = 0 &&
 	grep -F "endpoint:  http://127.0.0.1:$QS_PORT/mcp" first.out &&
 	grep "creating a private MariaDB datadir" first.out &&
-	grep "importing this checkout" first.out &&
+	grep "as demo/forgemcp (public)" first.out &&
 	test -s "$QS_STATE/token" &&
 	TOKEN=$(cat "$QS_STATE/token") &&
 	grep -F "token:     $TOKEN" first.out &&
@@ -86,7 +86,7 @@ test_expect_success 'the public repository is this checkout'"'"'s history' '
 	tool_call get_file_contents "{\"repo\":\"demo/forgemcp\",\"path\":\"etc/nginx-forgemcp.conf.sample\"}" &&
 	test_status 200 &&
 	tool_text | jq -e ".content | contains(\"fastcgi_pass\")" &&
-	if git -C "$SRC_DIR" rev-parse --verify -q HEAD >/dev/null; then
+	if test "$(git -C "$SRC_DIR" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$SRC_DIR" && pwd -P)"; then
 		tool_text | jq -e ".commit == \"$(git -C "$SRC_DIR" rev-parse HEAD)\""
 	fi
 '
