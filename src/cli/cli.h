@@ -21,6 +21,12 @@ int	cli_repo(struct cli *cli, int argc, char **argv);		/* create | import | list
 int	cli_collaborator(struct cli *cli, int argc, char **argv);	/* add */
 int	cli_stdio(struct cli *cli, int argc, char **argv);
 
+/*
+ * Prints one tab-separated field of a listing: tabs and line breaks become
+ * spaces so a record stays one line; a NULL or empty s prints empty.
+ */
+void	cli_put_field(const char *s, const char *empty);
+
 /* Prints "forgemcp: <message>" on stderr; returns 1 for `return cli_fail(...)`. */
 int	cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "forgemcp: <message>" plus a hint to use --help; returns 2. */

@@ -38,6 +38,17 @@ usage(FILE *f)
 	    "  --version      print the version\n", CONFIG_DEFAULT_PATH);
 }
 
+void
+cli_put_field(const char *s, const char *empty)
+{
+	if (s == NULL || s[0] == '\0') {
+		fputs(empty, stdout);
+		return;
+	}
+	for (; *s != '\0'; s++)
+		putchar(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s);
+}
+
 int
 cli_fail(const char *fmt, ...)
 {

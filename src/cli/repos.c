@@ -149,13 +149,6 @@ done:
 	return rc;
 }
 
-static void
-put_field(const char *s)
-{
-	for (; s != NULL && *s != '\0'; s++)
-		putchar(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s);
-}
-
 static int
 repo_list(struct cli *cli, int argc, char **argv)
 {
@@ -179,7 +172,7 @@ repo_list(struct cli *cli, int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		printf("%s/%s\t%s\t%s\t", v[i].owner, v[i].name,
 		    v[i].private ? "private" : "public", v[i].default_branch);
-		put_field(v[i].description);
+		cli_put_field(v[i].description, "");
 		putchar('\n');
 	}
 	rc = 0;

@@ -193,17 +193,6 @@ done:
 	return rc;
 }
 
-static void
-put_field(const char *s)
-{
-	if (s == NULL || s[0] == '\0') {
-		putchar('-');
-		return;
-	}
-	for (; *s != '\0'; s++)
-		putchar(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s);
-}
-
 static int
 token_list(struct cli *cli, int argc, char **argv)
 {
@@ -244,9 +233,9 @@ token_list(struct cli *cli, int argc, char **argv)
 	}
 	for (i = 0; i < n; i++) {
 		printf("%llu\t", (unsigned long long)v[i].id);
-		put_field(v[i].login);
+		cli_put_field(v[i].login, "-");
 		putchar('\t');
-		put_field(v[i].name);
+		cli_put_field(v[i].name, "-");
 		printf("\t%s\t%s\t%s\t%s\t%s\n", v[i].scopes, v[i].created_at,
 		    v[i].expires_at[0] != '\0' ? v[i].expires_at : "never",
 		    v[i].last_used_at[0] != '\0' ? v[i].last_used_at : "never",

@@ -45,14 +45,6 @@ valid_login(const char *s)
 	return i > 0;
 }
 
-/* Replaces tabs and line breaks so one record stays one line. */
-static void
-put_field(const char *s)
-{
-	for (; s != NULL && *s != '\0'; s++)
-		putchar(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s);
-}
-
 static int
 user_add(struct cli *cli, int argc, char **argv)
 {
@@ -131,11 +123,11 @@ user_list(struct cli *cli, int argc, char **argv)
 		goto done;
 	}
 	for (i = 0; i < n; i++) {
-		put_field(v[i].login);
+		cli_put_field(v[i].login, "");
 		putchar('\t');
-		put_field(v[i].name);
+		cli_put_field(v[i].name, "");
 		putchar('\t');
-		put_field(v[i].email);
+		cli_put_field(v[i].email, "");
 		printf("\t%s\n", v[i].created_at);
 	}
 	rc = 0;
