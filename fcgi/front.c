@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +29,8 @@ extern char **environ;
 
 static volatile sig_atomic_t	front_stop;	/* SIGTERM/SIGINT seen */
 static volatile sig_atomic_t	front_busy;	/* a worker is inside a request */
+static int			front_listen = -1;	/* the worker's listening socket */
+static int			front_null = -1;	/* /dev/null, to put in its place */
 
 static const char *
 front_reason(int status)
@@ -140,8 +143,18 @@ front_on_term(int sig)
 {
 	(void)sig;
 	front_stop = 1;
-	/* An idle worker waits in accept(): nothing is in flight, so leave now. */
-	if (!front_busy)
+	/*
+	 * A request in flight holds SIGTERM blocked, so this runs between
+	 * requests -- but possibly after libfcgi accepted a connection and
+	 * before it returned the request.  Leaving now would drop that
+	 * request.  Instead /dev/null takes the listening socket's place: an
+	 * accept() waiting or about to start fails (SA_RESTART restarts it on
+	 * the new file) and the loop ends, while an accepted connection is
+	 * read on and served first.
+	 */
+	if (front_null >= 0 && front_listen >= 0)
+		dup2(front_null, front_listen);
+	else if (!front_busy)
 		_exit(0);
 }
 
@@ -157,8 +170,11 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 	char			*body, head[4096];
 	int			 n;
 
+	front_listen = sock;
+	front_null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = front_on_term;
+	sa.sa_flags = SA_RESTART;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -200,7 +216,16 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 		}
 		core_response_release(&resp);
 		free(body);
+		/*
+		 * With the whole body read nothing is left unread on the
+		 * connection, so a plain close() loses nothing: detaching skips
+		 * libfcgi's lingering close (shutdown, then up to 2 s waiting for
+		 * the web server to hang up) that would hold this worker idle.
+		 */
+		if (!req.body_unread && !req.body_short)
+			FCGX_Detach(&fr);
 		FCGX_Finish_r(&fr);
+		core_idle(core);
 		front_busy = 0;
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
 	}

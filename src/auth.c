@@ -12,7 +12,6 @@
 #include "log.h"
 #include "store/db.h"
 
-#define AUTH_TOKEN_MAX		512	/* longer bearer tokens are refused unhashed */
 #define AUTH_TOKEN_PREFIX	"fmcp_"
 #define AUTH_TOKEN_BYTES	32
 
@@ -233,14 +232,10 @@ auth_parse_bearer(const char *header, const char **tok, size_t *len)
 	return AUTH_OK;
 }
 
+/* The lookup key of a raw token: AUTH_MISSING when empty, AUTH_INVALID when too long. */
 static enum auth_result
-check_raw(struct principal *out, struct db *db, const char *tok, size_t len, struct err *e)
+token_hash(char hash[65], const char *tok, size_t len)
 {
-	struct db_token row;
-	char hash[65];
-	unsigned bits;
-	int rc;
-
 	if (len == 0)
 		return AUTH_MISSING;
 	if (len > AUTH_TOKEN_MAX)
@@ -250,12 +245,30 @@ check_raw(struct principal *out, struct db *db, const char *tok, size_t len, str
 		log_error("auth: sha-256 failed");
 		return AUTH_UNAVAILABLE;
 	}
+	return AUTH_OK;
+}
+
+enum auth_result
+auth_lookup(struct principal *out, struct db *db, const char *hash, struct auth_window *w,
+    struct err *e)
+{
+	struct db_token row;
+	unsigned bits;
+	int rc;
+
 	memset(&row, 0, sizeof(row));
-	rc = db_token_lookup(db, &row, hash, e);
+	if (w != NULL) {
+		w->count = 0;
+		rc = db_token_admit(db, &row, hash, w->start, w->length, w->block, &w->count, e);
+	} else
+		rc = db_token_lookup(db, &row, hash, e);
 	if (rc == ERR_NOTFOUND)
 		return AUTH_INVALID;
 	if (rc < 0)
 		return AUTH_UNAVAILABLE;
+	/* The index found the row; the digests themselves are compared in constant time. */
+	if (strlen(row.token_hash) != 64 || CRYPTO_memcmp(row.token_hash, hash, 64) != 0)
+		return AUTH_INVALID;
 	if (row.revoked || row.expired) {
 		log_info("auth: token %llu is %s", (unsigned long long)row.id,
 		    row.revoked ? "revoked" : "expired");
@@ -276,6 +289,29 @@ check_raw(struct principal *out, struct db *db, const char *tok, size_t len, str
 	return AUTH_OK;
 }
 
+enum auth_result
+auth_bearer_hash(char hash[65], const char *authorization)
+{
+	const char *tok;
+	size_t len;
+	enum auth_result r;
+
+	if ((r = auth_parse_bearer(authorization, &tok, &len)) != AUTH_OK)
+		return r;
+	return token_hash(hash, tok, len);
+}
+
+static enum auth_result
+check_raw(struct principal *out, struct db *db, const char *tok, size_t len, struct err *e)
+{
+	char hash[65];
+	enum auth_result r;
+
+	if ((r = token_hash(hash, tok, len)) != AUTH_OK)
+		return r;
+	return auth_lookup(out, db, hash, NULL, e);
+}
+
 /*
  * Authenticates an Authorization header value (may be NULL): AUTH_MISSING
  * without a Bearer credential, AUTH_INVALID for a malformed, unknown,
@@ -286,14 +322,12 @@ check_raw(struct principal *out, struct db *db, const char *tok, size_t len, str
 enum auth_result
 auth_check(struct principal *out, struct db *db, const char *authorization, struct err *e)
 {
-	const char *tok;
-	size_t len;
+	char hash[65];
 	enum auth_result r;
 
-	r = auth_parse_bearer(authorization, &tok, &len);
-	if (r != AUTH_OK)
+	if ((r = auth_bearer_hash(hash, authorization)) != AUTH_OK)
 		return r;
-	return check_raw(out, db, tok, len, e);
+	return auth_lookup(out, db, hash, NULL, e);
 }
 
 /* As auth_check for a raw token (stdio --token); NULL or empty is AUTH_MISSING. */

@@ -14,6 +14,8 @@ enum auth_scope {
 	AUTH_SCOPE_MERGE = 1 << 3,	/* merge: includes write */
 };
 
+#define AUTH_TOKEN_MAX	512	/* longer bearer tokens are refused unhashed */
+
 struct principal {
 	uint64_t	user_id;
 	uint64_t	token_id;
@@ -59,6 +61,27 @@ enum auth_result auth_parse_bearer(const char *header, const char **tok, size_t 
  */
 enum auth_result auth_check(struct principal *out, struct db *db, const char *authorization,
 	    struct err *e);
+/*
+ * An account's admission window: auth_lookup can count a block of the
+ * account's requests in it in the same database round trip as the lookup.
+ */
+struct auth_window {
+	int64_t		start;		/* unix seconds */
+	int64_t		length;		/* seconds */
+	uint64_t	block;		/* requests to count at once (at least 1) */
+	uint64_t	count;		/* out: the account's count after the block; 0 not counted */
+};
+/*
+ * The lookup key (lower-case hex SHA-256) of an Authorization header's
+ * Bearer token; AUTH_MISSING or AUTH_INVALID as auth_check would answer.
+ */
+enum auth_result auth_bearer_hash(char hash[65], const char *authorization);
+/*
+ * Looks up the token whose SHA-256 is hash (lower-case hex) and, with w,
+ * counts w->block requests of its account.  Results as auth_check.
+ */
+enum auth_result auth_lookup(struct principal *out, struct db *db, const char *hash,
+	    struct auth_window *w, struct err *e);
 /* The same for a raw token (stdio). */
 enum auth_result auth_check_token(struct principal *out, struct db *db, const char *token,
 	    struct err *e);

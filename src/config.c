@@ -23,6 +23,8 @@ enum config_kind {
 	CK_URL,		/* an http(s) URL without a trailing slash */
 	CK_SECONDS,	/* a duration in whole seconds, 1..3600 */
 	CK_COUNT,	/* a positive count, 1..1000000 */
+	CK_LIMIT,	/* a request limit, 0..1000000; 0 turns the limit off */
+	CK_CACHE,	/* a cache lifetime in whole seconds, 0..60; 0 turns the cache off */
 };
 
 struct config_key {
@@ -48,14 +50,15 @@ static const struct config_key config_keys[] = {
 	{ "log_level", CK_LEVEL, F(log_level), 0 },
 	{ "max_body", CK_SIZE, F(max_body), 0 },
 	{ "public_hosts", CK_LIST, F(public_hosts), F(n_public_hosts) },
-	{ "rate_limit", CK_COUNT, F(rate_limit), 0 },
-	{ "rate_limit_anonymous", CK_COUNT, F(rate_limit_anonymous), 0 },
+	{ "rate_limit", CK_LIMIT, F(rate_limit), 0 },
+	{ "rate_limit_anonymous", CK_LIMIT, F(rate_limit_anonymous), 0 },
 	{ "rate_window", CK_SECONDS, F(rate_window), 0 },
 	{ "repo_root", CK_STR, F(repo_root), 0 },
 	{ "search_base_url", CK_URL, F(search_base_url), 0 },
 	{ "search_hourly_limit", CK_COUNT, F(search_hourly_limit), 0 },
 	{ "search_provider", CK_STR, F(search_provider), 0 },
 	{ "search_timeout", CK_SECONDS, F(search_timeout), 0 },
+	{ "token_cache_seconds", CK_CACHE, F(token_cache_seconds), 0 },
 };
 #undef F
 
@@ -126,6 +129,20 @@ config_origin_ok(const char *s)
 	return 1;
 }
 
+/* The largest value a numeric key of this kind takes. */
+static unsigned long
+config_max(enum config_kind kind)
+{
+	switch (kind) {
+	case CK_SECONDS:
+		return 3600UL;
+	case CK_CACHE:
+		return 60UL;
+	default:
+		return 1000000UL;
+	}
+}
+
 static int
 config_set(struct config *c, const struct config_key *k, const char *value, const char *where,
     struct err *e)
@@ -177,12 +194,16 @@ config_set(struct config *c, const struct config_key *k, const char *value, cons
 		return 0;
 	case CK_SECONDS:
 	case CK_COUNT:
+	case CK_LIMIT:
+	case CK_CACHE:
 		errno = 0;
 		ul = strtoul(value, &end, 10);
-		if (errno || end == value || *end != '\0' || value[0] == '-' || ul < 1 ||
-		    ul > (k->kind == CK_SECONDS ? 3600UL : 1000000UL))
-			return err_set(e, ERR_CONFIG, "%s: %s must be a whole number from 1 to %lu, not '%s'",
-			    where, k->name, k->kind == CK_SECONDS ? 3600UL : 1000000UL, value);
+		if (errno || end == value || *end != '\0' || value[0] == '-' ||
+		    (ul == 0 && k->kind != CK_LIMIT && k->kind != CK_CACHE) ||
+		    ul > config_max(k->kind))
+			return err_set(e, ERR_CONFIG, "%s: %s must be a whole number from %d to %lu, not '%s'",
+			    where, k->name, k->kind == CK_LIMIT || k->kind == CK_CACHE ? 0 : 1,
+			    config_max(k->kind), value);
 		*(unsigned *)(void *)((char *)c + k->off) = (unsigned)ul;
 		return 0;
 	case CK_LEVEL:
@@ -255,6 +276,7 @@ config_defaults(struct config *c, struct err *e)
 	c->rate_limit = 120;
 	c->rate_window = 60;
 	c->rate_limit_anonymous = 30;
+	c->token_cache_seconds = 1;
 	if ((c->search_provider = strdup("brave")) == NULL ||
 	    (c->search_base_url = strdup("https://api.search.brave.com/res/v1/web/search")) == NULL)
 		return err_set(e, ERR_NOMEM, "out of memory");

@@ -1,12 +1,16 @@
 /* core: the request path from the HTTP gate through auth and parsing to the MCP layer. */
 #include <sys/random.h>
 
+#include <malloc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "admit.h"
 #include "auth.h"
 #include "config.h"
 #include "core.h"
@@ -29,12 +33,18 @@ core_init(struct core *out, const struct config *cfg, struct err *e)
 
 	memset(out, 0, sizeof(*out));
 	out->cfg = cfg;
+	/* search_code's threads share the main heap: a worker stays one heap to trim */
+	mallopt(M_ARENA_MAX, 1);
 	if ((rc = tool_registry_init(e)) != 0)
 		goto fail;
 	if ((rc = db_new(&out->db, cfg, e)) != 0)
 		goto fail;
 	if ((rc = repo_cache_new(&out->repos, cfg->repo_root != NULL ? cfg->repo_root : "", e)) != 0)
 		goto fail;
+	if ((out->admit = admit_new(cfg)) == NULL) {
+		rc = err_set(e, ERR_NOMEM, "out of memory");
+		goto fail;
+	}
 	return 0;
 fail:
 	core_release(out);
@@ -47,9 +57,41 @@ core_check_ready(struct core *c, struct err *e)
 	return db_schema_check(c->db, e);
 }
 
+/*
+ * Heap in use above which core_idle closes the cached repositories: what a
+ * small read leaves is far below; a search or diff over a large repository
+ * (libgit2's delta and object caches) is above.
+ */
+#define CORE_HEAP_HIGH		(6u * 1024 * 1024)
+#define CORE_FREE_HIGH		(1u * 1024 * 1024)	/* free heap worth returning */
+
+void
+core_idle(struct core *c)
+{
+	static time_t		 trimmed_at;
+	struct mallinfo2	 mi = mallinfo2();
+	time_t			 now;
+
+	if (mi.uordblks + mi.hblkhd > CORE_HEAP_HIGH) {
+		repo_cache_close_all(c->repos);
+		mi = mallinfo2();
+	}
+	/*
+	 * Give free heap back, at most once a second: a trim walks the whole
+	 * heap, and trimming on every request would cost more than the
+	 * requests.  Free chunks stay counted as free after a trim, so their
+	 * size alone cannot tell whether one is due.
+	 */
+	if (mi.fordblks > CORE_FREE_HIGH && (now = time(NULL)) != trimmed_at) {
+		malloc_trim(0);
+		trimmed_at = now;
+	}
+}
+
 void
 core_release(struct core *c)
 {
+	admit_free(c->admit);
 	repo_cache_free(c->repos);
 	db_free(c->db);
 	memset(c, 0, sizeof(*c));
@@ -119,20 +161,23 @@ core_response_error(struct core_response *r, int status, struct json_object *id,
 	core_response_json(r, status, rpc_error(id, code, message, data));
 }
 
+/*
+ * A request id for the log: a random 64-bit prefix drawn once per process
+ * (workers draw their own, after the fork) and a counter.
+ */
 static void
 core_request_id(char out[33])
 {
-	static const char	 hex[] = "0123456789abcdef";
-	unsigned char		 raw[16];
-	size_t			 i;
+	static uint64_t	 prefix, seq;
+	static int	 seeded;
 
-	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
-		memset(raw, 0, sizeof(raw));
-	for (i = 0; i < sizeof(raw); i++) {
-		out[2 * i] = hex[raw[i] >> 4];
-		out[2 * i + 1] = hex[raw[i] & 15];
+	if (!seeded) {
+		if (getrandom(&prefix, sizeof(prefix), 0) != (ssize_t)sizeof(prefix))
+			prefix = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+		seeded = 1;
 	}
-	out[32] = '\0';
+	snprintf(out, 33, "%016llx%016llx", (unsigned long long)prefix,
+	    (unsigned long long)++seq);
 }
 
 /* The request path without its query string (caller frees). */
@@ -287,39 +332,34 @@ core_unauthorized(struct core *c, struct core_response *resp, struct json_object
 static void
 core_unavailable(struct core_response *resp, struct json_object *body)
 {
-	core_response_header(resp, "Retry-After", "1");
-	core_response_error(resp, 503, core_body_id(body), RPC_INTERNAL_ERROR,
-	    "Service unavailable: the forge's database cannot be reached; retry shortly", NULL);
+	core_response_header(resp, "Retry-After", CORE_UNAVAILABLE_RETRY_AFTER);
+	core_response_error(resp, CORE_UNAVAILABLE_STATUS, core_body_id(body), RPC_INTERNAL_ERROR,
+	    CORE_UNAVAILABLE_MESSAGE, NULL);
+}
+
+/* The fixed admission window now: its start and length in seconds. */
+static void
+core_window(const struct core *c, int64_t *start, int64_t *length)
+{
+	int64_t	 now = (int64_t)time(NULL);
+
+	*length = c->cfg->rate_window > 0 ? (int64_t)c->cfg->rate_window : 60;
+	*start = now - now % *length;
 }
 
 /*
- * Admission control: counts this request in its principal's fixed window
- * (kind 'u' an account, 'a' a client address without a valid token).
- * Returns 1 with resp set to the 429 when the request is over limit, else 0.
- * Fails open: when the count cannot be kept, the request is served and the
- * failure logged.
+ * The 429 for a request over its principal's limit (kind 'u' an account,
+ * 'a' a client address without a valid token) in the window at start.
  */
-static int
-core_admit(struct core *c, struct core_response *resp, struct json_object *body, char kind,
-    const char *principal, unsigned limit)
+static void
+core_over_limit(struct core_response *resp, struct json_object *body, char kind,
+    unsigned limit, int64_t start, int64_t window)
 {
 	struct json_object	*data;
-	struct err		 e;
-	uint64_t		 n = 0;
-	int64_t			 now, start, window, left;
+	int64_t			 left;
 	char			 msg[200], ra[24];
 
-	err_clear(&e);
-	window = c->cfg->rate_window > 0 ? (int64_t)c->cfg->rate_window : 60;
-	now = (int64_t)time(NULL);
-	start = now - now % window;
-	if (db_ratelimit_hit(c->db, kind, principal, start, window, &n, &e) != 0) {
-		log_error("rate limit not applied (request admitted): %s", e.msg);
-		return 0;
-	}
-	if (n <= limit)
-		return 0;
-	if ((left = start + window - now) < 1)
+	if ((left = start + window - (int64_t)time(NULL)) < 1)
 		left = 1;
 	snprintf(ra, sizeof(ra), "%lld", (long long)left);
 	core_response_header(resp, "Retry-After", ra);
@@ -332,6 +372,33 @@ core_admit(struct core *c, struct core_response *resp, struct json_object *body,
 	json_object_object_add(data, "window", json_object_new_int64(window));
 	json_object_object_add(data, "retryAfter", json_object_new_int64(left));
 	core_response_error(resp, 429, core_body_id(body), RPC_INVALID_REQUEST, msg, data);
+}
+
+/*
+ * Counts a request without a valid token against its client address;
+ * returns 1 with resp set to the 429 when it is over the limit, else 0.  Fails open: when the count cannot be kept,
+ * the request goes on and the failure is logged.  A limit of 0 is off.
+ */
+static int
+core_admit_address(struct core *c, struct core_response *resp, struct json_object *body,
+    const char *addr)
+{
+	struct err	 e;
+	uint64_t	 n = 0;
+	int64_t		 start, window;
+	unsigned	 limit = c->cfg->rate_limit_anonymous;
+
+	if (limit == 0)
+		return 0;
+	err_clear(&e);
+	core_window(c, &start, &window);
+	if (db_ratelimit_hit(c->db, 'a', addr, start, window, &n, &e) != 0) {
+		log_error("rate limit not applied (request admitted): %s", e.msg);
+		return 0;
+	}
+	if (n <= limit)
+		return 0;
+	core_over_limit(resp, body, 'a', limit, start, window);
 	return 1;
 }
 
@@ -352,11 +419,12 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 	const struct config	*cfg = c->cfg;
 	struct json_object	*body = NULL;
 	struct principal	 who;
+	struct admit_verdict	 verdict;
 	struct err		 e;
 	enum json_perr		 perr = JSON_PERR_NONE;
 	enum auth_result	 ar;
 	const char		*method, *origin, *authz, *addr;
-	char			*path = NULL, msg[200], uid[24];
+	char			*path = NULL, msg[200];
 	int			 n_origin = 0;
 
 	err_clear(&e);
@@ -407,6 +475,10 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 		    "Unsupported Media Type: Content-Type must be application/json", NULL);
 		goto done;
 	}
+	if (http_repeated(req, msg, sizeof(msg))) {
+		core_response_error(resp, 400, NULL, RPC_INVALID_REQUEST, msg, NULL);
+		goto done;
+	}
 	if (req->body_short) {
 		core_response_error(resp, 400, NULL, RPC_PARSE_ERROR,
 		    "Parse error: the body is shorter than its Content-Length", NULL);
@@ -414,11 +486,10 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 	}
 	body = json_parse_strict(req->body, req->body_len, &perr);
 	authz = http_env(req, "HTTP_AUTHORIZATION", NULL);
-	ar = auth_check(&who, c->db, authz, &e);
+	ar = admit_check(c->admit, &who, c->db, authz, &verdict, &e);
 	if (ar == AUTH_MISSING || ar == AUTH_INVALID) {
 		addr = http_env(req, "REMOTE_ADDR", NULL);
-		if (!core_admit(c, resp, body, 'a', addr != NULL && addr[0] ? addr : "-",
-		    cfg->rate_limit_anonymous))
+		if (!core_admit_address(c, resp, body, addr != NULL && addr[0] ? addr : "-"))
 			core_unauthorized(c, resp, body, ar == AUTH_INVALID);
 		goto done;
 	}
@@ -428,9 +499,10 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 		goto done;
 	}
 	resp->user_id = who.user_id;
-	snprintf(uid, sizeof(uid), "%llu", (unsigned long long)who.user_id);
-	if (core_admit(c, resp, body, 'u', uid, cfg->rate_limit))
+	if (verdict.over) {
+		core_over_limit(resp, body, 'u', cfg->rate_limit, verdict.start, verdict.length);
 		goto done;
+	}
 	if (body == NULL) {
 		core_parse_failed(resp, perr);
 		goto done;

@@ -3,6 +3,7 @@
 #define FM_CORE_H
 #include <stddef.h>
 
+struct admit;
 struct config;
 struct db;
 struct repo_cache;
@@ -56,6 +57,7 @@ struct core {
 	const struct config	*cfg;
 	struct db		*db;		/* persistent connection, reconnects itself */
 	struct repo_cache	*repos;		/* open libgit2 repositories */
+	struct admit		*admit;		/* this process's token cache and request blocks */
 };
 
 /*
@@ -81,6 +83,22 @@ int	core_check_ready(struct core *c, struct err *e);
 void	core_challenge(char *buf, size_t len, const struct config *cfg, const char *error,
 	    const char *scope);
 
+/*
+ * The answer while the database cannot be reached, wherever a request
+ * needs it (token check, or a tool's own queries): HTTP 503 with
+ * Retry-After (seconds) and a JSON-RPC error (-32603) carrying this text.
+ */
+#define CORE_UNAVAILABLE_STATUS		503
+#define CORE_UNAVAILABLE_RETRY_AFTER	"1"
+#define CORE_UNAVAILABLE_MESSAGE \
+	"Service unavailable: the forge's database cannot be reached; retry shortly"
+
+/*
+ * Between requests: gives memory back when a request left the process
+ * large (a big repository's packs and caches), so a long-lived worker stays
+ * small.  Fronts that serve many requests call it after each answer.
+ */
+void	core_idle(struct core *c);
 /* Handles one request; always fills resp (release it with core_response_release). */
 void	core_handle(struct core *c, const struct core_request *req, struct core_response *resp);
 void	core_response_init(struct core_response *r);

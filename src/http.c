@@ -1,4 +1,5 @@
-/* http: CGI environment lookup, MCP header value decoding (SEP-2243) and the Origin allow-list. */
+/* http: CGI environment lookup, repeated headers, MCP header value decoding (SEP-2243) and the Origin allow-list. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -191,6 +192,38 @@ done:
 	free(t);
 	free(dec);
 	return r;
+}
+
+/*
+ * Whether a single-valued header arrived more than once.  Which copy a
+ * front keeps differs (nginx passes every copy, the first wins in
+ * http_env; Apache joins them), so a repeat is refused rather than guessed.
+ */
+int
+http_repeated(const struct core_request *r, char *msg, size_t len)
+{
+	static const struct {
+		const char	*cgi;
+		const char	*shown;
+	} once[] = {
+		{ "HTTP_CONTENT_TYPE", "Content-Type" },
+		{ "HTTP_AUTHORIZATION", "Authorization" },
+		{ "HTTP_MCP_PROTOCOL_VERSION", "MCP-Protocol-Version" },
+		{ "HTTP_MCP_METHOD", "Mcp-Method" },
+		{ "HTTP_MCP_NAME", "Mcp-Name" },
+	};
+	size_t	i;
+	int	n;
+
+	for (i = 0; i < sizeof(once) / sizeof(once[0]); i++) {
+		http_env(r, once[i].cgi, &n);
+		if (n > 1) {
+			snprintf(msg, len, "Bad Request: the %s header is repeated; send it once",
+			    once[i].shown);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /*

@@ -33,6 +33,14 @@ enum http_sentinel {
 enum http_sentinel http_decode_value(char **out, size_t *outlen, const char *value);
 
 /*
+ * Whether a header that must appear once (Content-Type, Authorization,
+ * MCP-Protocol-Version, Mcp-Method, Mcp-Name) reached us more than once, as
+ * a front such as nginx passes each copy.  Returns 1 with a message naming
+ * the header written into msg, else 0.
+ */
+int		 http_repeated(const struct core_request *r, char *msg, size_t len);
+
+/*
  * Whether an Origin value is exactly one of cfg->allowed_origins (case-
  * sensitive).  "null" and comma-joined lists are never allowed.
  */

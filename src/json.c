@@ -15,7 +15,17 @@ json_utf8_valid(const char *buf, size_t len)
 	while (i < len) {
 		unsigned char c = s[i];
 		if (c < 0x80) {
-			i++;
+			uint64_t w;
+
+			/* ASCII runs, the common case, eight bytes at a time */
+			while (len - i >= 8) {
+				memcpy(&w, s + i, 8);
+				if (w & UINT64_C(0x8080808080808080))
+					break;
+				i += 8;
+			}
+			if (i < len && s[i] < 0x80)
+				i++;
 			continue;
 		}
 		if (c >= 0xc2 && c <= 0xdf) {
@@ -61,31 +71,84 @@ hexval(int c)
 /* What may appear outside strings in standard JSON. */
 #define JSON_BARE_CHARS	"{}[]:,-+.0123456789eEtruefalsn \t\r\n"
 
+static int
+json_digit(const char *buf, size_t i, size_t len)
+{
+	return i < len && buf[i] >= '0' && buf[i] <= '9';
+}
+
+/*
+ * The length of the RFC 8259 number at buf[i] (a '-' or a digit), or 0 when
+ * it is not one: json-c also takes "1." and "-01".
+ */
+static size_t
+json_number_len(const char *buf, size_t i, size_t len)
+{
+	size_t	start = i;
+
+	if (buf[i] == '-')
+		i++;
+	if (!json_digit(buf, i, len))
+		return 0;
+	if (buf[i++] != '0')
+		while (json_digit(buf, i, len))
+			i++;
+	if (i < len && buf[i] == '.') {
+		if (!json_digit(buf, ++i, len))
+			return 0;
+		while (json_digit(buf, i, len))
+			i++;
+	}
+	if (i < len && (buf[i] == 'e' || buf[i] == 'E')) {
+		i++;
+		if (i < len && (buf[i] == '+' || buf[i] == '-'))
+			i++;
+		if (!json_digit(buf, i, len))
+			return 0;
+		while (json_digit(buf, i, len))
+			i++;
+	}
+	if (json_digit(buf, i, len) || (i < len && strchr("+-.eE", buf[i]) != NULL &&
+	    buf[i] != '\0'))
+		return 0;
+	return i - start;
+}
+
 /*
  * One pass over the raw text for what json-c lets through or counts
  * differently: characters outside strings that standard JSON does not
  * allow (json-c's strict mode still takes single quotes), raw control
- * characters inside strings, lone surrogate escapes (json-c turns them
- * into U+FFFD), and container nesting deeper than JSON_MAX_DEPTH.
+ * characters inside strings, numbers outside the RFC 8259 grammar, lone
+ * surrogate escapes (json-c turns them into U+FFFD), container nesting
+ * deeper than JSON_MAX_DEPTH, and keys holding U+0000 (json-c would cut
+ * them there).  Counts the object members into *members, for the
+ * repeated-key check.
  */
 static enum json_perr
-json_precheck(const char *buf, size_t len)
+json_precheck(const char *buf, size_t len, size_t *members)
 {
-	size_t		i;
-	int		in_str = 0, k, depth = 0;
+	size_t		i, n;
+	int		in_str = 0, k, depth = 0, str_nul = 0;
 	unsigned	u, prev_high = 0;
 
+	*members = 0;
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)buf[i];
 		if (!in_str) {
 			if (c == '"')
 				in_str = 1;
+			else if (c == ':')
+				(*members)++;	/* outside strings, only a member has one */
 			else if (c == '[' || c == '{') {
 				if (++depth > JSON_MAX_DEPTH)
 					return JSON_PERR_DEPTH;
 			} else if (c == ']' || c == '}')
 				depth--;
-			else if (c == '\0' || !strchr(JSON_BARE_CHARS, c))
+			else if (c == '-' || (c >= '0' && c <= '9')) {
+				if ((n = json_number_len(buf, i, len)) == 0)
+					return JSON_PERR_SYNTAX;
+				i += n - 1;
+			} else if (c == '\0' || !strchr(JSON_BARE_CHARS, c))
 				return JSON_PERR_SYNTAX;
 			continue;
 		}
@@ -95,6 +158,16 @@ json_precheck(const char *buf, size_t len)
 			if (prev_high)
 				return JSON_PERR_UTF8;
 			in_str = 0;
+			/* json-c cuts a key at U+0000: "method\u0000x" would be "method". */
+			if (str_nul) {
+				size_t j = i + 1;
+				while (j < len && (buf[j] == ' ' || buf[j] == '\t' || buf[j] == '\r' ||
+				    buf[j] == '\n'))
+					j++;
+				if (j < len && buf[j] == ':')
+					return JSON_PERR_KEYNUL;
+			}
+			str_nul = 0;
 			continue;
 		}
 		if (c != '\\') {
@@ -120,6 +193,8 @@ json_precheck(const char *buf, size_t len)
 			u = (u << 4) | (unsigned)h;
 		}
 		i += 5;
+		if (u == 0)
+			str_nul = 1;
 		if (u >= 0xd800 && u <= 0xdbff) {
 			if (prev_high)
 				return JSON_PERR_UTF8;
@@ -134,13 +209,33 @@ json_precheck(const char *buf, size_t len)
 	return JSON_PERR_NONE;
 }
 
+/* How many object members v holds at every level (json-c keeps one per key). */
+static size_t
+json_count_members(struct json_object *v)
+{
+	struct json_object_iterator	it, end;
+	size_t				n = 0, i, len;
+
+	if (json_object_is_type(v, json_type_array)) {
+		len = json_object_array_length(v);
+		for (i = 0; i < len; i++)
+			n += json_count_members(json_object_array_get_idx(v, i));
+	} else if (json_object_is_type(v, json_type_object)) {
+		it = json_object_iter_begin(v);
+		end = json_object_iter_end(v);
+		for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it))
+			n += 1 + json_count_members(json_object_iter_peek_value(&it));
+	}
+	return n;
+}
+
 struct json_object *
 json_parse_strict(const char *buf, size_t len, enum json_perr *perr)
 {
 	struct json_tokener		*tok = NULL;
 	struct json_object		*v = NULL;
 	enum json_tokener_error		 jerr;
-	size_t				 end;
+	size_t				 end, members;
 
 	*perr = JSON_PERR_NONE;
 	if (buf == NULL || len == 0 || len > (size_t)0x7fffffff) {
@@ -155,7 +250,7 @@ json_parse_strict(const char *buf, size_t len, enum json_perr *perr)
 		*perr = JSON_PERR_UTF8;
 		return NULL;
 	}
-	if ((*perr = json_precheck(buf, len)) != JSON_PERR_NONE)
+	if ((*perr = json_precheck(buf, len, &members)) != JSON_PERR_NONE)
 		return NULL;
 	/* json-c counts a scalar as a level: the precheck enforces the real limit. */
 	if ((tok = json_tokener_new_ex(JSON_MAX_DEPTH + 2)) == NULL) {
@@ -192,6 +287,12 @@ json_parse_strict(const char *buf, size_t len, enum json_perr *perr)
 			goto done;
 		}
 	}
+	/* json-c keeps the last of repeated keys: a member went missing. */
+	if (json_count_members(v) != members) {
+		*perr = JSON_PERR_DUPKEY;
+		json_object_put(v);
+		v = NULL;
+	}
 done:
 	json_tokener_free(tok);
 	return v;
@@ -203,6 +304,8 @@ static const char *const json_perr_texts[] = {
 	"Parse error: JSON nested deeper than 64 levels",	/* JSON_PERR_DEPTH */
 	"Parse error: the body is not valid UTF-8",	/* JSON_PERR_UTF8 */
 	"Parse error: out of memory",		/* JSON_PERR_NOMEM */
+	"Parse error: a key is repeated in a JSON object",	/* JSON_PERR_DUPKEY */
+	"Parse error: an object key contains U+0000",	/* JSON_PERR_KEYNUL */
 };
 
 const char *

@@ -13,12 +13,17 @@ enum json_perr {
 	JSON_PERR_DEPTH,	/* JSON_PERR_DEPTH: nested deeper than JSON_MAX_DEPTH */
 	JSON_PERR_UTF8,		/* JSON_PERR_UTF8: invalid UTF-8 or a lone surrogate escape */
 	JSON_PERR_NOMEM,	/* JSON_PERR_NOMEM */
+	JSON_PERR_DUPKEY,	/* JSON_PERR_DUPKEY: a key repeated within one object */
+	JSON_PERR_KEYNUL,	/* JSON_PERR_KEYNUL: an object key holding U+0000 */
 	JSON_PERR__MAX
 };
 
 /*
  * Parses exactly one JSON value from buf[0..len): UTF-8 validated, depth at
- * most JSON_MAX_DEPTH, nothing but whitespace after it, no raw NUL bytes.
+ * most JSON_MAX_DEPTH, nothing but whitespace after it, no raw NUL bytes, no
+ * key repeated within an object (readers that keep the first and readers
+ * that keep the last would see different requests) and no key holding
+ * U+0000 (string values may; the tool gate refuses them with a message).
  * Returns the value (caller puts it) or NULL with *perr set; the JSON
  * literal null is also NULL, with *perr JSON_PERR_NONE.
  */

@@ -241,10 +241,12 @@ m_tools_call(struct mcp_call *k)
 	struct json_object	*args = json_get(k->msg.params, "arguments"), *r;
 	const struct tool	*t;
 	char			 msg[300];
-	int			 idx;
+	int			 idx, unavailable;
 
-	if (name == NULL) {
-		mcp_fail(k, 200, RPC_INVALID_PARAMS, "Invalid params: \"name\" must be a string", NULL);
+	if (name == NULL || json_str_has_nul(json_get(k->msg.params, "name"))) {
+		/* A NUL would cut the name: "create_issue\u0000x" must not run create_issue. */
+		mcp_fail(k, 200, RPC_INVALID_PARAMS,
+		    "Invalid params: \"name\" must be a string without NUL characters", NULL);
 		return;
 	}
 	if ((idx = tool_find(name)) < 0) {
@@ -271,7 +273,13 @@ m_tools_call(struct mcp_call *k)
 		mcp_ok(k, tool_error_result("\"arguments\" must be an object"), 0);
 		return;
 	}
-	r = tool_call(k->core, (size_t)idx, k->who, args, k->era == ERA_MODERN);
+	r = tool_call(k->core, (size_t)idx, k->who, args, k->era == ERA_MODERN, &unavailable);
+	if (unavailable) {
+		/* In a batch this stays the element's error; alone it is the 503 answer. */
+		mcp_fail(k, CORE_UNAVAILABLE_STATUS, RPC_INTERNAL_ERROR, CORE_UNAVAILABLE_MESSAGE,
+		    NULL);
+		return;
+	}
 	mcp_ok(k, r, 0);
 }
 
@@ -355,7 +363,7 @@ mcp_modern_checks(struct mcp_call *k)
 	size_t			 i, declen;
 	int			 rc = -1, ok;
 
-	if (!json_is_type(pv, json_type_string)) {
+	if (!json_is_type(pv, json_type_string) || json_str_has_nul(pv)) {
 		mcp_fail(k, 400, RPC_INVALID_PARAMS,
 		    "Invalid params: _meta \"" META_VERSION "\" must be a string", NULL);
 		goto done;
@@ -525,6 +533,8 @@ mcp_finish(struct core_response *resp, struct mcp_call *k)
 {
 	if (k->challenge != NULL)
 		core_response_header(resp, "WWW-Authenticate", k->challenge);
+	if (k->status == CORE_UNAVAILABLE_STATUS)
+		core_response_header(resp, "Retry-After", CORE_UNAVAILABLE_RETRY_AFTER);
 	core_response_json(resp, k->status, k->reply);
 	k->reply = NULL;
 }

@@ -47,7 +47,8 @@ rpc_classify(struct rpc_msg *out, struct json_object *v)
 		out->id_valid = 1;
 	}
 	jv = json_get(v, "jsonrpc");
-	if (!json_is_type(jv, json_type_string) || strcmp(json_object_get_string(jv), "2.0") != 0) {
+	if (!json_is_type(jv, json_type_string) || json_object_get_string_len(jv) != 3 ||
+	    strcmp(json_object_get_string(jv), "2.0") != 0) {
 		out->why = "Invalid Request: \"jsonrpc\" must be \"2.0\"";
 		return;
 	}
@@ -119,7 +120,8 @@ rpc_error(struct json_object *id, int code, const char *message, struct json_obj
 		return NULL;
 	}
 	json_object_object_add(e, "code", json_object_new_int(code));
-	json_object_object_add(e, "message", json_object_new_string(message));
+	/* Messages may quote request bytes (a header, a cut name): keep the body UTF-8. */
+	json_object_object_add(e, "message", json_new_string_repaired(message, strlen(message)));
 	if (data != NULL)
 		json_object_object_add(e, "data", data);
 	json_object_object_add(o, "error", e);

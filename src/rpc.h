@@ -47,7 +47,10 @@ int	rpc_id_valid(struct json_object *id);
 
 /* Builds {"jsonrpc":"2.0","id":id|null,"result":result}; takes result. */
 struct json_object *rpc_result(struct json_object *id, struct json_object *result);
-/* Builds an error response; takes data (may be NULL). id NULL gives "id":null. */
+/*
+ * Builds an error response; takes data (may be NULL). id NULL gives "id":null.
+ * Bytes of message that are not valid UTF-8 become U+FFFD.
+ */
 struct json_object *rpc_error(struct json_object *id, int code, const char *message,
 	    struct json_object *data);
 

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/printbuf.h>
+
 #include "core.h"
 #include "err.h"
 #include "json.h"
@@ -13,6 +15,60 @@
 static struct schema	*tool_schemas[64];
 static struct json_object *tool_list;	/* the tools/list array, built once */
 static int		 tool_ready;
+
+/* A value's serialisation, made once (tool_freeze): appended as is. */
+struct tool_text {
+	size_t	 len;
+	char	 text[];
+};
+
+static int
+tool_text_serialize(struct json_object *o, struct printbuf *pb, int level, int flags)
+{
+	const struct tool_text	*t = json_object_get_userdata(o);
+
+	(void)level;
+	(void)flags;
+	return printbuf_memappend(pb, t->text, (int)t->len);
+}
+
+static void
+tool_text_free(struct json_object *o, void *userdata)
+{
+	(void)o;
+	free(userdata);
+}
+
+/*
+ * Makes later serialisations of o copy text, o's own serialisation (made
+ * with json_dump's flags), instead of walking o again.  o must not change
+ * afterwards.  Returns 0 or ERR_NOMEM (o is then serialised as usual).
+ */
+static int
+tool_freeze(struct json_object *o, const char *text, size_t len)
+{
+	struct tool_text	*t;
+
+	if ((t = malloc(sizeof(*t) + len + 1)) == NULL)
+		return ERR_NOMEM;
+	t->len = len;
+	memcpy(t->text, text, len);
+	t->text[len] = '\0';
+	json_object_set_serializer(o, tool_text_serialize, t, tool_text_free);
+	return 0;
+}
+
+/* Serialises tool_list once: every tools/list answer copies that text. */
+static int
+tool_list_freeze(struct err *e)
+{
+	const char	*text;
+	size_t		 len;
+
+	if ((text = json_dump(tool_list, &len)) == NULL || tool_freeze(tool_list, text, len) != 0)
+		return err_set(e, ERR_NOMEM, "out of memory");
+	return 0;
+}
 
 static struct json_object *
 tool_describe(const struct tool *t, const struct schema *s)
@@ -64,6 +120,8 @@ tool_registry_init(struct err *e)
 	}
 	for (i = 0; i < tool_table_len; i++)
 		json_object_array_add(tool_list, tool_describe(tool_table[i], tool_schemas[i]));
+	if ((rc = tool_list_freeze(e)) != 0)
+		goto fail;
 	tool_ready = 1;
 	return 0;
 fail:
@@ -140,18 +198,19 @@ tool_error_result(const char *msg)
 
 struct json_object *
 tool_call(struct core *c, size_t idx, const struct principal *who, struct json_object *args,
-    int structured_any)
+    int structured_any, int *unavailable)
 {
 	const struct tool	*t = tool_table[idx];
 	struct json_object	*empty = NULL, *out = NULL, *r;
 	struct tool_ctx		 ctx;
 	struct err		 e;
-	const char		*text;
+	const char		*text, *repo;
 	char			 msg[600];
 	size_t			 len;
 	int			 rc;
 
 	err_clear(&e);
+	*unavailable = 0;
 	if (args == NULL)
 		args = empty = json_object_new_object();
 	if (schema_validate(tool_schemas[idx], args, msg, sizeof(msg)) != 0) {
@@ -161,6 +220,7 @@ tool_call(struct core *c, size_t idx, const struct principal *who, struct json_o
 	ctx.core = c;
 	ctx.who = who;
 	ctx.err = &e;
+	repo = json_get_str(args, "repo");	/* lives as long as the caller's args */
 	rc = t->handler(&ctx, args, &out);
 	json_object_put(empty);
 	if (rc != 0) {
@@ -168,8 +228,19 @@ tool_call(struct core *c, size_t idx, const struct principal *who, struct json_o
 		if (err_is_public(rc) && e.msg[0] != '\0')
 			return tool_error_result(e.msg);
 		log_error("tool %s failed: %s: %s", t->name, err_name(rc), e.msg);
-		if (rc == ERR_UNAVAILABLE)
-			return tool_error_result("the forge's database is unavailable; try again shortly");
+		if (rc == ERR_UNAVAILABLE) {
+			/* Not the tool's fault: the caller answers 503 with Retry-After. */
+			*unavailable = 1;
+			return NULL;
+		}
+		if (rc == ERR_GIT) {
+			/* The git adapter's texts are fixed: what failed, never a path. */
+			snprintf(msg, sizeof(msg), "repository '%.200s' could not be read (%.200s): "
+			    "its storage on the server is unreadable or damaged; the server log has "
+			    "the detail", repo != NULL ? repo : "?",
+			    e.msg[0] != '\0' ? e.msg : "git error");
+			return tool_error_result(msg);
+		}
 		if (rc == ERR_CONFLICT)
 			return tool_error_result("the change collided with a concurrent one and was "
 			    "not made; try again");
@@ -179,9 +250,11 @@ tool_call(struct core *c, size_t idx, const struct principal *who, struct json_o
 	text = json_dump(out, &len);
 	r = tool_text_result(text, len, 0);
 	/* Legacy structuredContent must be an object; 2026-07-28 allows any value. */
-	if (structured_any || json_is_type(out, json_type_object))
+	if (structured_any || json_is_type(out, json_type_object)) {
+		/* the answer holds it twice: serialise it once */
+		(void)tool_freeze(out, text, len);
 		json_object_object_add(r, "structuredContent", out);
-	else
+	} else
 		json_object_put(out);
 	return r;
 }

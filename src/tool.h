@@ -30,6 +30,8 @@ struct tool_ctx {
  * with the message in ctx->err: public codes (err_is_public) become an
  * isError result with that text; others are logged and the model sees
  * "internal error" (isError) -- a tool failure is never a protocol error.
+ * The exception is ERR_UNAVAILABLE: the database is down, which is the
+ * server's state, not the tool's answer, and becomes HTTP 503.
  */
 typedef int (*tool_fn)(struct tool_ctx *ctx, struct json_object *args, struct json_object **out);
 
@@ -81,11 +83,14 @@ struct json_object *tool_list_json(void);
 /*
  * The tool gate for a known tool index: validates arguments against the
  * schema and runs the handler.  Returns the CallToolResult object
- * ({content, isError?, structuredContent?}); never NULL except on
- * allocation failure.  Scope is checked by the caller (it is an HTTP 403).
+ * ({content, isError?, structuredContent?}); NULL on allocation failure,
+ * or with *unavailable set to 1 when the handler failed with
+ * ERR_UNAVAILABLE (the database cannot be reached): that is no tool
+ * result but an HTTP 503 the caller answers.  Scope is checked by the
+ * caller (it is an HTTP 403).
  */
 struct json_object *tool_call(struct core *c, size_t idx, const struct principal *who,
-	    struct json_object *args, int structured_any);
+	    struct json_object *args, int structured_any, int *unavailable);
 
 /* Builds an isError result carrying msg. */
 struct json_object *tool_error_result(const char *msg);

@@ -77,6 +77,23 @@ test_expect_success 'a token differing in one character is refused' '
 	invalid_token_challenge
 '
 
+test_expect_success 'every variant differing only in the last character is refused' '
+	for c in A Z a z 0 9 - _; do
+		test "$c" = "${TOKEN: -1}" && continue
+		mcp_legacy ping null --token "${TOKEN%?}$c" &&
+		invalid_token_challenge || return 1
+	done
+'
+
+test_expect_success 'over stdio (the lookup without the rate limiter) too' '
+	legacy_body ping null 7 | "$FORGEMCP" stdio --token "$TOKEN" >stdio-ok.log 2>>stdio.stderr &&
+	jq -e ".id == 7 and .result == {}" stdio-ok.log &&
+	last=${TOKEN: -1} &&
+	if test "$last" = a; then other=b; else other=a; fi &&
+	legacy_body ping null 8 | "$FORGEMCP" stdio --token "${TOKEN%?}$other" >stdio-refused.log 2>>stdio.stderr &&
+	jq -e ".id == 8 and .error.code == -32001" stdio-refused.log
+'
+
 test_expect_success 'A2: an expired token is 401 invalid_token' '
 	tok=$(make_token alice read --expires 1h --name soon) &&
 	mcp_legacy ping null --token "$tok" &&
@@ -96,7 +113,8 @@ test_expect_success 'A2: a revoked token is 401 invalid_token' '
 '
 
 test_expect_success 'a token whose hash is put in the table directly works (documented contract)' '
-	tok=external-identity-system-token-0123456789 &&
+	tok=$(head -c 30 /dev/urandom | base64 | tr "+/" "-_") &&
+	test_record_token "$tok" &&
 	db_sql "insert into tokens (token_hash, user_id, name, scopes) select '\''$(sha256_hex "$tok")'\'', id, '\''external'\'', '\''read'\'' from users where login = '\''bob'\''" &&
 	mcp_legacy ping null --token "$tok" &&
 	test_status 200

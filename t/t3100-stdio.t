@@ -6,9 +6,15 @@ start_db
 migrate_db
 setup_fixtures || { echo "Bail out! fixtures"; exit 1; }
 
-# run_stdio [args...] < input: stdout to out, stderr to err.
+# run_stdio [args...] < input: stdout to out, stderr to err (both also
+# appended to the logs t9990-token-leaks.t reads).
 run_stdio () {
+	local code
 	timeout 30 "$FORGEMCP" stdio "$@" >out 2>err
+	code=$?
+	cat out >>"$RESPONSES_LOG"
+	cat err >>"$TRASH/stdio.stderr"
+	return $code
 }
 
 # every stdout line must be a JSON-RPC message

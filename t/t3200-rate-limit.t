@@ -8,6 +8,8 @@ start_db
 config_set rate_limit 5
 config_set rate_window 600
 config_set rate_limit_anonymous 3
+# the default token cache: sequential requests must still be counted exactly
+config_set token_cache_seconds 1
 start_server 2
 start_nginx
 make_user alice
@@ -114,7 +116,7 @@ test_expect_success 'the table is ENGINE=MEMORY' '
 '
 
 test_expect_success 'a bad rate_limit, rate_window or rate_limit_anonymous stops start-up naming the key' '
-	FORGEMCP_RATE_LIMIT=0 test_must_fail fm migrate --status 2>err &&
+	FORGEMCP_RATE_LIMIT=1000001 test_must_fail fm migrate --status 2>err &&
 	grep -F rate_limit err &&
 	FORGEMCP_RATE_WINDOW=3601 test_must_fail fm migrate --status 2>err &&
 	grep -F rate_window err &&

@@ -193,4 +193,42 @@ test_expect_success 'search_code is read-only and titled' '
 	test_jq ".result.tools[] | select(.name == \"search_code\") | .annotations.readOnlyHint == true and (.title | length) > 0 and (.inputSchema.required == [\"repo\", \"query\"])"
 '
 
+# A tree of 400 files is read in shares by one thread per CPU: the hits
+# must still come in tree order, with paging exact across the shares.
+test_expect_success 'a large tree read in parallel pages exactly like git grep' '
+	git init -q many &&
+	(
+		cd many &&
+		for d in a b c d e f g h; do
+			mkdir -p "$d" &&
+			for i in $(seq 1 50); do
+				{
+					echo "file $d/$i"
+					if test $(( (i * 7 + ${#d}) % 3 )) = 0; then echo "a Spread needle here"; fi
+					echo "middle"
+					if test $(( i % 5 )) = 0; then echo "SPREAD NEEDLE again"; fi
+				} >"$d/f$i.txt" || exit 1
+			done
+		done &&
+		git add . && git -c user.name=t -c user.email=t@example.com commit -q -m many
+	) &&
+	git clone -q --bare many many.git &&
+	fm repo import alice/many --from many.git >/dev/null &&
+	git -C many grep -n -i -F "spread needle" HEAD | sed "s/^HEAD://" | cut -d: -f1,2 >expect &&
+	test "$(wc -l <expect)" -gt 100 &&
+	: >all &&
+	off=0 &&
+	while :; do
+		ok search_code "{\"repo\":\"alice/many\",\"query\":\"spread needle\",\"limit\":7,\"offset\":$off}" || return 1
+		hits >>all
+		jq -e ".truncated" out.json >/dev/null || break
+		off=$(jq .next_offset out.json)
+	done &&
+	test_cmp expect all &&
+	ok search_code "{\"repo\":\"alice/many\",\"query\":\"^spread\",\"regex\":true,\"limit\":100}" &&
+	git -C many grep -n -i -P "^spread" HEAD | sed "s/^HEAD://" | cut -d: -f1,2 >expect &&
+	hits >got &&
+	test_cmp expect got
+'
+
 test_done

@@ -55,6 +55,7 @@ test_expect_success 'a first run builds nothing, starts the instance and explain
 	grep -xF "claude mcp add --transport http forge http://127.0.0.1:$QS_PORT/mcp --header \"Authorization: Bearer $TOKEN\"" first.out
 '
 TOKEN=$(cat "$QS_STATE/token" 2>/dev/null)
+test_record_token "$TOKEN"
 
 test_expect_success 'the two printed curl calls work as printed' '
 	printed_curls first.out &&

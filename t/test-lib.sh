@@ -11,6 +11,13 @@
 #   FORGEMCP_TRASH   where the trash directories go (default: t/trash, or
 #                    $FORGEMCP_BUILD/t/trash when t/ is not writable)
 #   TEST_VERBOSE=1   show the output of every test, not only failing ones
+#   FORGEMCP_VALGRIND=1  run the FastCGI server under valgrind memcheck; any
+#                    error valgrind reports fails the script
+#
+# Every script leaves, under $FORGEMCP_TRASH, the tokens it made
+# (.tokens/<script>) and a copy of its logs and responses (.logs/<script>/),
+# even when its trash directory is removed; t9990-token-leaks.t, which runs
+# last, looks for the tokens in them.
 #
 # Vocabulary (after git's t/):
 #   test_expect_success 'title' 'commands'
@@ -43,7 +50,14 @@ mkdir -p "$FORGEMCP_TRASH" || { echo "1..0 # SKIP cannot create $FORGEMCP_TRASH"
 FORGEMCP_TRASH=$(cd "$FORGEMCP_TRASH" && pwd)
 TRASH=$FORGEMCP_TRASH/$TEST_NAME
 TEMPLATE=$FORGEMCP_TRASH/.template
+# Suite-wide records read by t9990-token-leaks.t: the tokens each script
+# made (one file per script) and a copy of each script's logs and responses.
+TOKENS_DIR=$FORGEMCP_TRASH/.tokens
+LOGS_DIR=$FORGEMCP_TRASH/.logs
 
+# FORGEMCP_VALGRIND=1 runs the FastCGI server under valgrind memcheck (see
+# start_fcgi_only); like every other FORGEMCP_* variable it is then unset.
+TEST_VALGRIND=${FORGEMCP_VALGRIND:-}
 # Nothing from the caller's environment may configure the server under test.
 for v in $(env | sed -n 's/^\(FORGEMCP_[A-Z_]*\)=.*/\1/p'); do
 	case $v in
@@ -56,7 +70,8 @@ LC_ALL=C
 export LC_ALL
 
 rm -rf "$TRASH"
-mkdir -p "$TRASH/asan" "$TRASH/home" || exit 1
+mkdir -p "$TRASH/asan" "$TRASH/home" "$TOKENS_DIR" || exit 1
+: >"$TOKENS_DIR/$TEST_NAME"
 HOME=$TRASH/home
 export HOME
 GIT_CONFIG_NOSYSTEM=1
@@ -70,6 +85,8 @@ export ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
 
 SERVER_LOG=$TRASH/server.log
 : >"$SERVER_LOG"
+# Every response the request helpers receive, appended (see collect_logs_).
+RESPONSES_LOG=$TRASH/responses.log
 
 # ---------------------------------------------------------------------------
 # TAP core
@@ -168,6 +185,7 @@ test_done () {
 		exit 1
 	fi
 	test_done_called=1
+	collect_logs_
 	# keep the trash of a failing script; remove a passing one unless asked
 	if test -z "${TEST_KEEP_TRASH:-}"; then
 		rm -rf "$TRASH"
@@ -195,7 +213,33 @@ check_crash_logs () {
 			status=1
 		fi
 	done
+	for f in "$TRASH"/valgrind.*.log; do
+		test -f "$f" || continue
+		if grep -E 'ERROR SUMMARY: [1-9]|Process terminating with default action' "$f" >/dev/null; then
+			echo "valgrind report in $f:"
+			head -n 80 "$f"
+			status=1
+		fi
+	done
 	return $status
+}
+
+# collect_logs_: copies the script's logs (server, nginx, Apache, MariaDB,
+# sanitizers, valgrind, stderr files) and the responses the helpers received
+# to $LOGS_DIR/$TEST_NAME/, replacing an earlier copy.
+collect_logs_ () {
+	local dest=$LOGS_DIR/$TEST_NAME
+	test -d "$TRASH" || return 0
+	rm -rf "$dest"
+	mkdir -p "$dest" || return 0
+	(
+		cd "$TRASH" &&
+		find . \( -name db -o -name repos -o -name home -o -name '*.git' -o -name tmp \) -prune -o \
+			-type f \( -name '*.log' -o -name '*.stderr' -o -path './asan/*' -o \
+			-name 'resp.body' -o -name 'resp.headers' -o -name 'resp.raw' -o -name 'resp.err' \) \
+			-print0 | xargs -0 -r cp --parents -t "$dest"
+	) 2>/dev/null
+	return 0
 }
 
 # ---------------------------------------------------------------------------
@@ -252,8 +296,11 @@ stop_all () {
 
 test_exit_ () {
 	code=$?
-	if test -z "${test_done_called:-}${test_skip_all:-}"; then
+	if test -z "${test_done_called:-}"; then
 		stop_all >/dev/null 2>&1
+		collect_logs_
+	fi
+	if test -z "${test_done_called:-}${test_skip_all:-}"; then
 		if test "$code" = 0; then
 			echo "bug in the test script: exited without test_done" >&2
 			code=1
@@ -293,9 +340,35 @@ is_root () {
 	test "$(id -u)" = 0
 }
 
-# fm ARGS...: runs the forgemcp binary with the test configuration.
+# fm ARGS...: runs the forgemcp binary with the test configuration.  The
+# token a successful `token create` prints is recorded (test_record_token).
 fm () {
+	local code out=$TRASH/.token-create.$BASHPID
+	if test "${1:-}" = token && test "${2:-}" = create; then
+		"$FORGEMCP" "$@" >"$out"
+		code=$?
+		if test "$code" = 0 && test "$(wc -l <"$out")" = 1; then
+			test_record_token "$(cat "$out")"
+		fi
+		cat "$out"
+		rm -f "$out"
+		return $code
+	fi
 	"$FORGEMCP" "$@"
+}
+
+# test_record_token TOKEN...: notes tokens the script issued (or wrote into
+# the token table) for t9990-token-leaks.t, which fails when any of them,
+# or 7 consecutive characters of one, shows up in a log or a response.
+test_record_token () {
+	local t
+	for t in "$@"; do
+		case $t in
+		''|*[!A-Za-z0-9._~+/=-]*) ;;	# not a token68: help text, an error
+		*) printf '%s\n' "$t" >>"$TOKENS_DIR/$TEST_NAME" ;;
+		esac
+	done
+	return 0
 }
 
 # test_one_line_failure FILE: FILE holds exactly one line "forgemcp: ..."
@@ -474,6 +547,7 @@ write_config () {
 	log_level = info
 	rate_limit = 1000000
 	rate_limit_anonymous = 1000000
+	token_cache_seconds = 0
 	EOF
 	FORGEMCP_CONFIG=$CONFIG
 	export FORGEMCP_CONFIG
@@ -516,8 +590,19 @@ start_server () {
 }
 
 start_fcgi_only () {
+	local vg=()
 	rm -f "$FCGI_SOCK"
-	"$FORGEMCP" fcgi --listen "$FCGI_SOCK" --workers "${1:-2}" 2>>"$SERVER_LOG" </dev/null &
+	if test "$TEST_VALGRIND" = 1; then
+		command -v valgrind >/dev/null ||
+			{ echo "Bail out! FORGEMCP_VALGRIND=1 but valgrind is not installed"; exit 1; }
+		# one log per process (the master and each forked worker); a
+		# definite leak counts as an error, reachable memory does not
+		vg=(valgrind --tool=memcheck --error-exitcode=99 --leak-check=full
+			--show-leak-kinds=definite --errors-for-leak-kinds=definite
+			--track-origins=yes "--suppressions=$TEST_DIRECTORY/lib/valgrind.supp"
+			"--log-file=$TRASH/valgrind.%p.log")
+	fi
+	"${vg[@]}" "$FORGEMCP" fcgi --listen "$FCGI_SOCK" --workers "${1:-2}" 2>>"$SERVER_LOG" </dev/null &
 	SERVER_PID=$!
 	if ! wait_for 20 test -S "$FCGI_SOCK"; then
 		echo "Bail out! forgemcp fcgi did not create $FCGI_SOCK"
@@ -526,6 +611,7 @@ start_fcgi_only () {
 	fi
 	# give the pre-forked workers a moment to connect to the database
 	sleep 0.3
+	if test "$TEST_VALGRIND" = 1; then sleep 2; fi
 }
 
 # stop_server: SIGTERM to the master; workers it leaves behind are killed so
@@ -566,6 +652,8 @@ render_nginx_sample () {
 	    -e "s|@SOCKET@|$1|g" \
 	    -e "s|@FORGEMCP@|$FORGEMCP|g" \
 	    -e "s|@TRASH@|$TRASH|g" \
+	    -e "s|@ACCESS_LOG@|$NGINX_DIR/logs/access.log|g" \
+	    -e "s|@ERROR_LOG@|$NGINX_DIR/logs/error.log|g" \
 	    -e "s|@SERVER_NAME@|127.0.0.1 localhost|g" \
 	    "$SRC_DIR/etc/nginx-forgemcp.conf.sample" >"$2"
 }
@@ -782,6 +870,8 @@ mcp_post () {
 		return 1
 	}
 	tr -d '\r' <"$RESP.headers.raw" >"$RESP.headers"
+	{ printf '### %s -> %s\n' "$method" "$(cat "$RESP.status")"
+	  cat "$RESP.headers" "$RESP.body" 2>/dev/null; echo; } >>"$RESPONSES_LOG"
 	if test "${TEST_VERBOSE:-}" = 1; then
 		echo "> $method $url: $(cat "$RESP.status")"
 		cat "$RESP.headers" "$RESP.body"
@@ -985,6 +1075,7 @@ fcgi_request () {
 	mapfile -t cgienv < <(cgi_env_ "$file")
 	env -i "${cgienv[@]}" "$@" cgi-fcgi -bind -connect "$sock" <"$file" >"$RESP.raw" 2>"$RESP.err" || {
 		echo "cgi-fcgi failed:"; cat "$RESP.err"; return 1; }
+	{ echo '### fastcgi'; cat "$RESP.raw"; echo; } >>"$RESPONSES_LOG"
 	parse_cgi_output_ "$RESP.raw"
 }
 
@@ -997,6 +1088,7 @@ cgi_request () {
 		"UBSAN_OPTIONS=$UBSAN_OPTIONS" "$@" \
 		"$FORGEMCP" <"$file" >"$RESP.raw" 2>>"$TRASH/cgi.stderr"
 	CGI_EXIT=$?
+	{ echo '### cgi'; cat "$RESP.raw"; echo; } >>"$RESPONSES_LOG"
 	parse_cgi_output_ "$RESP.raw"
 }
 

@@ -88,6 +88,7 @@ cli_stdio(struct cli *cli, int argc, char **argv)
 			fflush(stdout);
 		}
 		core_response_release(&resp);
+		core_idle(&core);
 	}
 	free(line);
 	core_release(&core);

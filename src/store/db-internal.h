@@ -34,6 +34,15 @@ enum db_retry {
 	DB_RETRY,	/* a read or an idempotent write: retried once on a new connection */
 };
 
+/*
+ * Connects when not connected (ERR_UNAVAILABLE, ERR_DB).  Connections
+ * allow several statements in one text query (db_token_admit uses that;
+ * every other query is a prepared statement with bound parameters).
+ */
+int		 db_connect(struct db *db, struct err *e);
+/* Maps a failed call's error number (logged); a lost connection is closed. */
+int		 db_fail(struct db *db, unsigned no, const char *what, const char *msg,
+		    struct err *e);
 void		 db_rows_release(struct db_rows *r);
 /* The cell at row, col (NULL for SQL NULL). */
 const char	*db_rows_get(const struct db_rows *r, size_t row, size_t col);
@@ -55,6 +64,20 @@ int		 db_begin(struct db *db, struct err *e);
 int		 db_commit(struct db *db, struct err *e);
 void		 db_rollback(struct db *db);
 void		 db_copy_str(char *dst, size_t len, const char *src);
+/*
+ * The token cache's lookup columns (db_token_fill reads them in this
+ * order), then DB_TOKEN_FROM and a WHERE on t.token_hash.
+ */
+#define DB_TOKEN_COLS \
+    "SELECT t.id, t.user_id, u.login, t.scopes," \
+    " t.expires_at IS NOT NULL AND t.expires_at <= UTC_TIMESTAMP()," \
+    " t.revoked_at IS NOT NULL," \
+    " t.last_used_at IS NULL OR t.last_used_at < UTC_TIMESTAMP() - INTERVAL 60 SECOND," \
+    " t.token_hash"
+#define DB_TOKEN_FROM	" FROM tokens t JOIN users u ON u.id = t.user_id"
+struct db_token;
+int		 db_hash_ok(const char *s);
+void		 db_token_fill(struct db *db, struct db_token *out, const char *const *cell);
 uint64_t	 db_to_u64(const char *s);
 
 #endif

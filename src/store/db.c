@@ -72,7 +72,7 @@ lost_connection(unsigned no)
 	}
 }
 
-static int
+int
 db_connect(struct db *db, struct err *e)
 {
 	const struct config	*c = db->cfg;
@@ -104,7 +104,7 @@ db_connect(struct db *db, struct err *e)
 	if (mysql_real_connect(my, host, c->db_user != NULL ? c->db_user : "forgemcp",
 	    c->db_password, c->db_name != NULL ? c->db_name : "forgemcp", c->db_port,
 	    c->db_socket != NULL && c->db_socket[0] != '\0' ? c->db_socket : NULL,
-	    0) == NULL) {
+	    CLIENT_MULTI_STATEMENTS) == NULL) {
 		unsigned no = mysql_errno(my);
 
 		log_error("database connect failed: %s (%u)", mysql_error(my), no);
@@ -147,7 +147,7 @@ db_free(struct db *db)
 }
 
 /* Maps a failed call's error number; lost connections are closed here. */
-static int
+int
 db_fail(struct db *db, unsigned no, const char *what, const char *msg, struct err *e)
 {
 	log_error("database %s failed: %s (%u)", what, msg, no);
@@ -159,6 +159,10 @@ db_fail(struct db *db, unsigned no, const char *what, const char *msg, struct er
 	/* Deadlocks, lock waits and Galera certification failures are worth a retry. */
 	if (no == ER_LOCK_DEADLOCK || no == ER_LOCK_WAIT_TIMEOUT || no == ER_CHECKREAD)
 		return e != NULL ? err_set(e, ERR_CONFLICT, "transaction conflict") : ERR_CONFLICT;
+	/* A full table or disk: the statement changed nothing; say so, it is no bug. */
+	if (no == ER_RECORD_FILE_FULL || no == ER_DISK_FULL)
+		return e != NULL ? err_set(e, ERR_TOOBIG, "the forge's database is out of space: "
+		    "nothing was saved; try again later") : ERR_TOOBIG;
 	return e != NULL ? err_set(e, ERR_DB, "database error") : ERR_DB;
 }
 
@@ -420,7 +424,7 @@ db_run(struct db *db, enum db_retry retry, const char *sql, struct db_rows *rows
 				continue;
 			}
 			rc = db_fail(db, no, "execute", mysql_stmt_error(st), e);
-			if (rc == ERR_DB || rc == ERR_CONFLICT)
+			if (rc == ERR_DB || rc == ERR_CONFLICT || rc == ERR_TOOBIG)
 				mysql_stmt_reset(st);
 			return rc;
 		}
@@ -617,50 +621,60 @@ db_schema_check(struct db *db, struct err *e)
 
 /* ---- token cache ---- */
 
-static const char SQL_TOKEN_LOOKUP[] =
-    "SELECT t.id, t.user_id, u.login, t.scopes,"
-    " t.expires_at IS NOT NULL AND t.expires_at <= UTC_TIMESTAMP(),"
-    " t.revoked_at IS NOT NULL,"
-    " t.last_used_at IS NULL OR t.last_used_at < UTC_TIMESTAMP() - INTERVAL 60 SECOND"
-    " FROM tokens t JOIN users u ON u.id = t.user_id"
-    " WHERE t.token_hash = ?";
+static const char SQL_TOKEN_LOOKUP[] = DB_TOKEN_COLS DB_TOKEN_FROM " WHERE t.token_hash = ?";
 static const char SQL_TOKEN_TOUCH[] =
     "UPDATE tokens SET last_used_at = UTC_TIMESTAMP() WHERE id = ?";
+
+/* Whether s is 64 lower-case hex digits, as token_hash stores a SHA-256. */
+int
+db_hash_ok(const char *s)
+{
+	size_t	 i;
+
+	for (i = 0; s[i] != '\0'; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return i == 64;
+}
+
+/*
+ * Fills out from the eight columns of SQL_TOKEN_LOOKUP (cell[0..7]) and
+ * writes last_used_at when the row says it is a minute old.
+ */
+void
+db_token_fill(struct db *db, struct db_token *out, const char *const *cell)
+{
+	struct err	 ignore;
+
+	out->id = db_to_u64(cell[0]);
+	out->user_id = db_to_u64(cell[1]);
+	db_copy_str(out->login, sizeof out->login, cell[2]);
+	db_copy_str(out->scopes, sizeof out->scopes, cell[3]);
+	out->expired = db_to_u64(cell[4]) != 0;
+	out->revoked = db_to_u64(cell[5]) != 0;
+	db_copy_str(out->token_hash, sizeof out->token_hash, cell[7]);
+	if (out->expired || out->revoked || db_to_u64(cell[6]) == 0)
+		return;
+	err_clear(&ignore);
+	if (db_run(db, DB_RETRY, SQL_TOKEN_TOUCH, NULL, NULL, NULL, &ignore, "u", out->id) != 0)
+		log_warn("token %llu: last use not recorded", (unsigned long long)out->id);
+}
 
 int
 db_token_lookup(struct db *db, struct db_token *out, const char *hash_hex, struct err *e)
 {
 	struct db_rows	 r = { 0 };
-	size_t		 i;
 	int		 rc;
 
 	memset(out, 0, sizeof *out);
-	for (i = 0; hash_hex[i] != '\0'; i++)
-		if (!((hash_hex[i] >= '0' && hash_hex[i] <= '9') ||
-		    (hash_hex[i] >= 'a' && hash_hex[i] <= 'f')))
-			break;
-	if (i != 64 || hash_hex[i] != '\0')
+	if (!db_hash_ok(hash_hex))
 		return err_set(e, ERR_NOTFOUND, "token not found");
 	if ((rc = db_run(db, DB_RETRY, SQL_TOKEN_LOOKUP, &r, NULL, NULL, e, "s", hash_hex)) != 0)
 		goto done;
-	if (r.n == 0) {
+	if (r.n == 0)
 		rc = err_set(e, ERR_NOTFOUND, "token not found");
-		goto done;
-	}
-	out->id = db_to_u64(db_rows_get(&r, 0, 0));
-	out->user_id = db_to_u64(db_rows_get(&r, 0, 1));
-	db_copy_str(out->login, sizeof out->login, db_rows_get(&r, 0, 2));
-	db_copy_str(out->scopes, sizeof out->scopes, db_rows_get(&r, 0, 3));
-	out->expired = db_to_u64(db_rows_get(&r, 0, 4)) != 0;
-	out->revoked = db_to_u64(db_rows_get(&r, 0, 5)) != 0;
-	if (!out->expired && !out->revoked && db_to_u64(db_rows_get(&r, 0, 6)) != 0) {
-		struct err	 ignore;
-
-		err_clear(&ignore);
-		if (db_run(db, DB_RETRY, SQL_TOKEN_TOUCH, NULL, NULL, NULL, &ignore, "u",
-		    out->id) != 0)
-			log_warn("token %llu: last use not recorded", (unsigned long long)out->id);
-	}
+	else
+		db_token_fill(db, out, (const char *const *)r.cell);
 done:
 	db_rows_release(&r);
 	return rc;
@@ -671,16 +685,23 @@ done:
 #define REPO_COLS \
     "SELECT r.id, u.login, r.name, r.description, r.default_branch, r.private, " \
     DB_DATE("r.updated_at") " FROM repositories r JOIN users u ON u.id = r.owner_id "
+/*
+ * Visible to user ?: public, owned, or shared.  A LEFT JOIN on the
+ * collaborators' primary key, not EXISTS: MariaDB materialises that
+ * subquery on every execution, several times slower for a one-row lookup.
+ * Parameters: the user id twice.
+ */
+#define REPO_VISIBLE_JOIN \
+    "LEFT JOIN collaborators c ON c.repo_id = r.id AND c.user_id = ? "
 #define REPO_VISIBLE \
-    "(r.private = 0 OR r.owner_id = ? OR EXISTS (SELECT 1 FROM collaborators c" \
-    " WHERE c.repo_id = r.id AND c.user_id = ?))"
+    "(r.private = 0 OR r.owner_id = ? OR c.user_id IS NOT NULL)"
 
 static const char SQL_REPO_LIST_VISIBLE[] =
-    REPO_COLS "WHERE " REPO_VISIBLE
+    REPO_COLS REPO_VISIBLE_JOIN "WHERE " REPO_VISIBLE
     " AND (LOWER(u.login) LIKE LOWER(?) ESCAPE '!' OR LOWER(r.name) LIKE LOWER(?) ESCAPE '!')"
     " ORDER BY r.updated_at DESC, r.id DESC LIMIT ?";
 static const char SQL_REPO_FIND_VISIBLE[] =
-    REPO_COLS "WHERE " REPO_VISIBLE " AND u.login = ? AND r.name = ?";
+    REPO_COLS REPO_VISIBLE_JOIN "WHERE " REPO_VISIBLE " AND u.login = ? AND r.name = ?";
 static const char SQL_REPO_FIND[] =
     REPO_COLS "WHERE u.login = ? AND r.name = ?";
 static const char SQL_REPO_LIST_ALL[] =

@@ -10,10 +10,12 @@ struct db;
 
 /*
  * Creates a handle; the connection is made on first use and remade after
- * the server goes away (statements are re-prepared then).  Prepared
+ * the server goes away (statements are re-prepared then): a call after a
+ * failed connection tries again at once, there is no back-off.  Prepared
  * statements are cached per connection, keyed by their SQL text.
- * Errors: ERR_UNAVAILABLE when the server cannot be reached, ERR_DB for
- * other failures (detail logged, never shown).
+ * Errors: ERR_UNAVAILABLE when the server cannot be reached, ERR_TOOBIG
+ * when a table or the disk is full (nothing was written; the message may
+ * be shown), ERR_DB for other failures (detail logged, never shown).
  */
 int	db_new(struct db **out, const struct config *cfg, struct err *e);
 void	db_free(struct db *db);
@@ -38,6 +40,7 @@ struct db_token {
 	char		scopes[64];	/* "read,write,..." as stored */
 	int		expired;	/* expires_at is in the past */
 	int		revoked;	/* revoked_at is set */
+	char		token_hash[65];	/* as stored, for the caller's constant-time check */
 };
 
 /*
@@ -81,6 +84,17 @@ void	db_repo_release(struct db_repo *r);
  */
 int	db_ratelimit_hit(struct db *db, char kind, const char *principal, int64_t window_start,
 	    int64_t window, uint64_t *count, struct err *e);
+/*
+ * db_token_lookup and, in the same round trip, block hits on the account's
+ * window (db_ratelimit_hit's count, kind 'u', principal the token's user
+ * id, raised by block at once); only a valid token is counted.  *count is
+ * the account's count after the block, or 0 for an invalid token and when
+ * the count could not be kept (logged; the lookup still answers: the
+ * limiter fails open).
+ */
+int	db_token_admit(struct db *db, struct db_token *out, const char *hash_hex,
+	    int64_t window_start, int64_t window, uint64_t block, uint64_t *count,
+	    struct err *e);
 
 /* ---- administration (the forgemcp CLI) ---- */
 

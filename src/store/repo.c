@@ -41,6 +41,11 @@ git_fail(struct err *e, int code, const char *what, const char *msg)
 	return err_set(e, code, "%s", msg);
 }
 
+#define REPO_BLOB_CACHE		(64 * 1024)	/* largest blob kept in the object cache */
+#define REPO_CACHE_MAX		(4 * 1024 * 1024)	/* the object cache per process */
+#define REPO_WINDOW		(1024 * 1024)		/* a pack window */
+#define REPO_MAPPED		(6 * 1024 * 1024)	/* pack windows mapped at once */
+
 int
 repo_global_init(void)
 {
@@ -57,6 +62,25 @@ repo_global_init(void)
 		git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, levels[i], "");
 	/* Paths are confined and validated here; workers may run as another user. */
 	git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
+	/*
+	 * Objects are not re-hashed on every read (SHA-1 with collision
+	 * detection was a tenth of a file read); zlib's checksums still catch
+	 * a damaged object, as for git itself, which does not re-hash either.
+	 */
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	/*
+	 * Keep blobs up to REPO_BLOB_CACHE in the object cache, capped at
+	 * REPO_CACHE_MAX per process so a worker stays small.
+	 */
+	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_BLOB, (size_t)REPO_BLOB_CACHE);
+	git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, (ssize_t)REPO_CACHE_MAX);
+	/*
+	 * Packs are mapped in windows of REPO_WINDOW, at most REPO_MAPPED at a
+	 * time per process (libgit2 maps a whole pack at once by default):
+	 * mapped pages count in a worker's resident size.
+	 */
+	git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, (size_t)REPO_WINDOW);
+	git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, (size_t)REPO_MAPPED);
 	return 0;
 }
 
@@ -123,6 +147,17 @@ repo_cache_new(struct repo_cache **out, const char *root, struct err *e)
 	}
 	*out = c;
 	return 0;
+}
+
+void
+repo_cache_close_all(struct repo_cache *c)
+{
+	size_t	 i;
+
+	for (i = 0; i < REPO_CACHE_SLOTS; i++) {
+		git_repository_free(c->slot[i].repo);
+		memset(&c->slot[i], 0, sizeof(c->slot[i]));
+	}
 }
 
 void
@@ -230,22 +265,35 @@ check_ref(const char *ref, struct err *e)
 	return 0;
 }
 
-/* Peels reference name (when it exists) to a commit; 1 when found, 0 when absent. */
+/*
+ * Peels reference name (when it exists) to a commit: 1 when found, 0 when
+ * absent (no such reference, or it names a missing object), -1 when the
+ * reference or its object cannot be read (damaged storage; logged).
+ */
 static int
 try_ref(git_repository *r, git_commit **out, const char *name)
 {
 	git_reference	*ref = NULL;
 	git_object	*obj = NULL;
-	int		 found = 0;
+	int		 found = 0, grc;
 
-	if (git_reference_lookup(&ref, r, name) < 0)
+	if ((grc = git_reference_lookup(&ref, r, name)) < 0) {
+		if (grc != GIT_ENOTFOUND && grc != GIT_EINVALIDSPEC)
+			found = -1;
 		goto done;
-	if (git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT) < 0)
+	}
+	if ((grc = git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT)) < 0) {
+		if (grc != GIT_ENOTFOUND && grc != GIT_EPEEL)
+			found = -1;
 		goto done;
+	}
 	*out = (git_commit *)obj;
 	obj = NULL;
 	found = 1;
 done:
+	if (found < 0)
+		log_error("git ref '%s' failed: %s", name, git_error_last() != NULL &&
+		    git_error_last()->message != NULL ? git_error_last()->message : "unknown error");
 	git_object_free(obj);
 	git_reference_free(ref);
 	return found;
@@ -259,19 +307,19 @@ resolve_ref(git_repository *r, git_commit **out, const char *ref, struct err *e)
 	git_object	*obj = NULL, *peeled = NULL;
 	git_oid		 oid;
 	size_t		 hexlen;
-	int		 rc = 0, grc;
+	int		 rc = 0, grc, found;
 
 	*out = NULL;
-	if (strcmp(ref, "HEAD") == 0 && try_ref(r, out, "HEAD"))
-		return 0;
-	if (strncmp(ref, "refs/", 5) == 0 && try_ref(r, out, ref))
-		return 0;
+	if (strcmp(ref, "HEAD") == 0 && (found = try_ref(r, out, "HEAD")) != 0)
+		goto found;
+	if (strncmp(ref, "refs/", 5) == 0 && (found = try_ref(r, out, ref)) != 0)
+		goto found;
 	snprintf(full, sizeof full, "refs/heads/%s", ref);
-	if (try_ref(r, out, full))
-		return 0;
+	if ((found = try_ref(r, out, full)) != 0)
+		goto found;
 	snprintf(full, sizeof full, "refs/tags/%s", ref);
-	if (try_ref(r, out, full))
-		return 0;
+	if ((found = try_ref(r, out, full)) != 0)
+		goto found;
 	if (is_hex(ref, &hexlen) && hexlen >= 4 && hexlen <= GIT_OID_HEXSZ &&
 	    git_oid_fromstrn(&oid, ref, hexlen) == 0) {
 		grc = git_object_lookup_prefix(&obj, r, &oid, hexlen, GIT_OBJECT_ANY);
@@ -290,6 +338,10 @@ done:
 	git_object_free(peeled);
 	git_object_free(obj);
 	return rc;
+found:
+	if (found < 0)
+		return err_set(e, ERR_GIT, "cannot read the commit the ref points at");
+	return 0;
 }
 
 /* A relative path of non-empty segments, none "." or "..". */

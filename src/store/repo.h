@@ -13,6 +13,11 @@ void	repo_global_shutdown(void);
 /* A cache of open repositories under root, kept between requests. */
 int	repo_cache_new(struct repo_cache **out, const char *root, struct err *e);
 void	repo_cache_free(struct repo_cache *c);
+/*
+ * Closes every cached repository: their packs' maps and delta caches and
+ * the objects libgit2 keeps for them go back to the system.
+ */
+void	repo_cache_close_all(struct repo_cache *c);
 
 struct repo_file {
 	char	*data;		/* owned; the (possibly capped) bytes */

@@ -34,11 +34,17 @@ all_branches(git_repository *r, struct repo_branch **out, size_t *n, struct err 
 	if (git_branch_iterator_new(&it, r, GIT_BRANCH_LOCAL) < 0)
 		return repo_git_fail(e, ERR_GIT, "branches", "cannot read the repository's branches");
 	while ((grc = git_branch_next(&ref, &type, it)) == 0) {
-		if (git_branch_name(&bname, ref) < 0 || git_reference_peel(&obj, ref,
-		    GIT_OBJECT_COMMIT) < 0) {
+		if (git_branch_name(&bname, ref) < 0 ||
+		    (grc = git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT)) == GIT_ENOTFOUND ||
+		    grc == GIT_EPEEL) {
 			git_reference_free(ref);
 			ref = NULL;
 			continue;	/* a dangling branch is not listed */
+		}
+		if (grc < 0) {
+			/* the commit is there but cannot be read: damaged storage */
+			rc = repo_git_fail(e, ERR_GIT, "branch", "cannot read a branch's commit");
+			goto done;
 		}
 		if (*n == cap) {
 			cap = cap == 0 ? 32 : cap * 2;
@@ -110,7 +116,8 @@ repo_branches(struct repo_cache *c, struct repo_branch **out, size_t *n, int *tr
 	k = nv - first > limit ? limit : nv - first;
 	for (i = first + k; i < nv; i++)
 		free(v[i].name);
-	memmove(v, v + first, k * sizeof *v);
+	if (k > 0 && first > 0)
+		memmove(v, v + first, k * sizeof *v);
 	for (i = 0; i < k; i++)
 		v[i].is_default = strcmp(v[i].name, def) == 0;
 	*truncated = nv - first > limit;

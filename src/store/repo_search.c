@@ -1,8 +1,10 @@
 /* repo_search: code search over the tree at a ref (fixed string or pcre2), with libgit2 only. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <git2.h>
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -18,13 +20,13 @@
 #define RE_DEPTH_LIMIT		10000		/* backtracking depth */
 #define RE_HEAP_LIMIT		20000		/* KiB of backtracking memory */
 #define RE_JIT_STACK		(1024 * 1024)	/* bytes of JIT backtracking stack at most */
+#define SEARCH_THREADS_MAX	4		/* threads reading one search's files */
+#define SEARCH_PART_MIN		64		/* files worth a thread of their own */
 
-/* The fixed-string matcher: the needle folded to lower case and its rarest byte. */
-struct needle {
-	const unsigned char	*s;	/* folded copy */
-	size_t			 n;
-	size_t			 rare;	/* index of the byte memchr looks for */
-	unsigned char		 lo, up;	/* that byte in both cases */
+/* A file the tree walk found for the search: read by one part. */
+struct cand {
+	char		*path;
+	git_oid		 id;
 };
 
 struct search {
@@ -32,7 +34,8 @@ struct search {
 	struct repo_search		*out;
 	git_repository			*r;
 	git_odb				*odb;
-	struct needle			 nd;
+	struct cand			*cands;	/* what the walk collected */
+	size_t				 n_cands, cap_cands;
 	pcre2_code			*re;
 	pcre2_match_data		*md;
 	pcre2_match_context		*mctx;
@@ -43,84 +46,6 @@ struct search {
 	struct err			*e;
 	int				 rc;
 };
-
-static unsigned char fold[256];
-
-static void
-fold_init(void)
-{
-	int	 i;
-
-	for (i = 0; i < 256; i++)
-		fold[i] = (unsigned char)(i >= 'A' && i <= 'Z' ? i + 32 : i);
-}
-
-/* A rough rank of how common a byte is in source text; lower is rarer. */
-static int
-byte_rank(unsigned char c)
-{
-	static const char common[] = " etaoinsrlcdhu\t\n";
-
-	if (strchr(common, c) != NULL && c != '\0')
-		return 3;
-	if ((c >= 'a' && c <= 'z') || c == '_' || c == '.' || c == '(' || c == ')')
-		return 2;
-	if (c >= 0x80)
-		return 0;
-	return 1;
-}
-
-static void
-needle_init(struct needle *nd, unsigned char *folded, const char *q, size_t n)
-{
-	size_t	 i;
-
-	for (i = 0; i < n; i++)
-		folded[i] = fold[(unsigned char)q[i]];
-	nd->s = folded;
-	nd->n = n;
-	nd->rare = 0;
-	for (i = 1; i < n; i++)
-		if (byte_rank(folded[i]) < byte_rank(folded[nd->rare]))
-			nd->rare = i;
-	nd->lo = folded[nd->rare];
-	nd->up = (unsigned char)(nd->lo >= 'a' && nd->lo <= 'z' ? nd->lo - 32 : nd->lo);
-}
-
-static int
-equal_folded(const unsigned char *h, const unsigned char *folded, size_t n)
-{
-	size_t	 i;
-
-	for (i = 0; i < n; i++)
-		if (fold[h[i]] != folded[i])
-			return 0;
-	return 1;
-}
-
-/* The first case-insensitive occurrence of the needle in h[0, hn), or NULL. */
-static const unsigned char *
-find_ci(const unsigned char *h, size_t hn, const struct needle *nd)
-{
-	const unsigned char	*p, *end, *a, *b, *cand;
-
-	if (hn < nd->n)
-		return NULL;
-	p = h + nd->rare;
-	end = h + hn - (nd->n - nd->rare - 1);	/* the rare byte's last possible place + 1 */
-	a = memchr(p, nd->lo, (size_t)(end - p));
-	b = nd->up != nd->lo ? memchr(p, nd->up, (size_t)(end - p)) : NULL;
-	while (a != NULL || b != NULL) {
-		cand = a == NULL ? b : b == NULL ? a : a < b ? a : b;
-		if (equal_folded(cand - nd->rare, nd->s, nd->n))
-			return cand - nd->rare;
-		if (cand == a)
-			a = memchr(cand + 1, nd->lo, (size_t)(end - cand - 1));
-		else
-			b = memchr(cand + 1, nd->up, (size_t)(end - cand - 1));
-	}
-	return NULL;
-}
 
 /* Length of the valid UTF-8 sequence at p (n bytes left), or 0. */
 static size_t
@@ -199,6 +124,23 @@ snippet(const unsigned char *ls, const unsigned char *le, const unsigned char *m
 	return utf8_copy(s, (size_t)(t - s));
 }
 
+/* Room for one more hit in s->out; -1 when out of memory. */
+static int
+hits_room(struct search *s)
+{
+	struct repo_search_hit	*h;
+	size_t			 cap;
+
+	if (s->out->n_hits < s->cap_hits)
+		return 0;
+	cap = s->cap_hits == 0 ? 16 : s->cap_hits * 2;
+	if ((h = realloc(s->out->hits, cap * sizeof(*h))) == NULL)
+		return -1;
+	s->out->hits = h;
+	s->cap_hits = cap;
+	return 0;
+}
+
 /* Records a hit (or only counts it while paging); 1 when the search is done. */
 static int
 hit(struct search *s, const unsigned char *data, const unsigned char *ls,
@@ -215,14 +157,8 @@ hit(struct search *s, const unsigned char *data, const unsigned char *ls,
 		out->truncated = 1;
 		return 1;
 	}
-	if (out->n_hits == s->cap_hits) {
-		size_t	 cap = s->cap_hits == 0 ? 16 : s->cap_hits * 2;
-
-		if ((h = realloc(out->hits, cap * sizeof *h)) == NULL)
-			goto nomem;
-		out->hits = h;
-		s->cap_hits = cap;
-	}
+	if (hits_room(s) != 0)
+		goto nomem;
 	h = &out->hits[out->n_hits];
 	memset(h, 0, sizeof *h);
 	out->n_hits++;
@@ -241,31 +177,24 @@ scan(struct search *s, const unsigned char *data, size_t n)
 {
 	const unsigned char	*p = data, *end = data + n, *m, *ls, *le, *counted = data;
 	size_t			 line = 1;
-	int			 r;
+	int			 r, mr;
 
 	while (p < end) {
-		if (s->re == NULL) {
-			if ((m = find_ci(p, (size_t)(end - p), &s->nd)) == NULL)
-				return 0;
-		} else {
-			int	 mr;
-
-			mr = pcre2_match(s->re, data, n, (PCRE2_SIZE)(p - data), 0, s->md, s->mctx);
-			if (mr == PCRE2_ERROR_NOMATCH)
-				return 0;
-			if (mr == PCRE2_ERROR_MATCHLIMIT || mr == PCRE2_ERROR_DEPTHLIMIT ||
-			    mr == PCRE2_ERROR_HEAPLIMIT || mr == PCRE2_ERROR_JIT_STACKLIMIT) {
-				s->rc = err_set(s->e, ERR_INVALID, "the regular expression is too "
-				    "costly to run (it hit the match limit in %s): simplify it",
-				    s->path);
-				return -1;
-			}
-			if (mr < 0) {
-				s->rc = err_set(s->e, ERR_INTERNAL, "pcre2_match failed (%d)", mr);
-				return -1;
-			}
-			m = data + pcre2_get_ovector_pointer(s->md)[0];
+		mr = pcre2_match(s->re, data, n, (PCRE2_SIZE)(p - data), 0, s->md, s->mctx);
+		if (mr == PCRE2_ERROR_NOMATCH)
+			return 0;
+		if (mr == PCRE2_ERROR_MATCHLIMIT || mr == PCRE2_ERROR_DEPTHLIMIT ||
+		    mr == PCRE2_ERROR_HEAPLIMIT || mr == PCRE2_ERROR_JIT_STACKLIMIT) {
+			s->rc = err_set(s->e, ERR_INVALID, "the regular expression is too "
+			    "costly to run (it hit the match limit in %s): simplify it",
+			    s->path);
+			return -1;
 		}
+		if (mr < 0) {
+			s->rc = err_set(s->e, ERR_INTERNAL, "pcre2_match failed (%d)", mr);
+			return -1;
+		}
+		m = data + pcre2_get_ovector_pointer(s->md)[0];
 		while ((counted = memchr(counted, '\n', (size_t)(m - counted))) != NULL) {
 			line++;
 			counted++;
@@ -288,16 +217,13 @@ scan(struct search *s, const unsigned char *data, size_t n)
 	return 0;
 }
 
+/* Collects the text-file candidates of the tree: blobs, not links, within the glob. */
 static int
 walk_cb(const char *root, const git_tree_entry *entry, void *payload)
 {
 	struct search		*s = payload;
-	const git_oid		*id = git_tree_entry_id(entry);
+	struct cand		*c;
 	const char		*name = git_tree_entry_name(entry);
-	git_blob		*blob = NULL;
-	git_object_t		 type;
-	size_t			 size;
-	int			 r = 0;
 
 	if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB ||
 	    git_tree_entry_filemode(entry) == GIT_FILEMODE_LINK)
@@ -306,34 +232,103 @@ walk_cb(const char *root, const git_tree_entry *entry, void *payload)
 		return 0;
 	if (s->o->glob != NULL && !repo_glob_match(s->o->glob, s->path))
 		return 0;
-	if (git_odb_read_header(&size, &type, s->odb, id) < 0) {
-		s->rc = repo_git_fail(s->e, ERR_GIT, "odb header", "cannot read a file");
-		return -1;
+	if (s->n_cands == s->cap_cands) {
+		size_t	 cap = s->cap_cands == 0 ? 256 : s->cap_cands * 2;
+
+		if ((c = realloc(s->cands, cap * sizeof(*c))) == NULL)
+			goto nomem;
+		s->cands = c;
+		s->cap_cands = cap;
 	}
-	if (size > s->o->max_blob) {
-		s->out->skipped++;
-		return 0;
-	}
-	if (git_blob_lookup(&blob, s->r, id) < 0) {
-		s->rc = repo_git_fail(s->e, ERR_GIT, "blob", "cannot read a file");
-		return -1;
-	}
-	if (!git_blob_is_binary(blob))
-		r = scan(s, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
-	git_blob_free(blob);
-	return r == 0 ? 0 : -1;
+	c = &s->cands[s->n_cands];
+	if ((c->path = strdup(s->path)) == NULL)
+		goto nomem;
+	git_oid_cpy(&c->id, git_tree_entry_id(entry));
+	s->n_cands++;
+	return 0;
+nomem:
+	s->rc = err_set(s->e, ERR_NOMEM, "out of memory");
+	return -1;
 }
 
-/* Compiles the pattern; ERR_INVALID with pcre2's message. */
+/* Searches the files c[0, n) in order until done; 0, or -1 with s->rc set. */
 static int
-compile(struct search *s, const char *pattern, struct err *e)
+scan_files(struct search *s, const struct cand *c, size_t n)
+{
+	git_blob	*blob = NULL;
+	git_object_t	 type;
+	size_t		 i, size;
+	int		 r = 0;
+
+	for (i = 0; i < n && r == 0; i++) {
+		snprintf(s->path, sizeof s->path, "%s", c[i].path);
+		if (git_odb_read_header(&size, &type, s->odb, &c[i].id) < 0) {
+			s->rc = repo_git_fail(s->e, ERR_GIT, "odb header", "cannot read a file");
+			return -1;
+		}
+		if (size > s->o->max_blob) {
+			s->out->skipped++;
+			continue;
+		}
+		if (git_blob_lookup(&blob, s->r, &c[i].id) < 0) {
+			s->rc = repo_git_fail(s->e, ERR_GIT, "blob", "cannot read a file");
+			return -1;
+		}
+		if (!git_blob_is_binary(blob))
+			r = scan(s, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+		git_blob_free(blob);
+	}
+	return r < 0 ? -1 : 0;
+}
+
+/*
+ * One share of a search run by its own thread: its own repository handle
+ * (libgit2 objects are not shared between threads), match data and hits.
+ */
+struct part {
+	struct search		 s;
+	struct repo_search	 out;
+	struct repo_search_opts	 o;
+	struct err		 e;
+	const char		*gitdir;
+	const struct cand	*c;
+	size_t			 n;
+	pthread_t		 th;
+	int			 started;
+};
+
+static void *
+part_run(void *arg)
+{
+	struct part	*p = arg;
+	struct search	*s = &p->s;
+
+	if (git_repository_open_bare(&s->r, p->gitdir) < 0 ||
+	    git_repository_odb(&s->odb, s->r) < 0) {
+		s->rc = repo_git_fail(s->e, ERR_GIT, "open", "cannot open the repository");
+		return NULL;
+	}
+	(void)scan_files(s, p->c, p->n);
+	return NULL;
+}
+
+/*
+ * Compiles the pattern (literal: a fixed string); ERR_INVALID with pcre2's
+ * message.  A fixed string goes through pcre2 too: its JIT scans for a
+ * caseless literal faster than a byte-at-a-time matcher does.
+ */
+static int	matcher_init(struct search *s, struct err *e);
+
+static int
+compile(struct search *s, const char *pattern, int literal, struct err *e)
 {
 	PCRE2_SIZE	 erroff;
 	PCRE2_UCHAR	 msg[256];
 	int		 errcode;
 
 	s->re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
-	    PCRE2_CASELESS | PCRE2_MULTILINE, &errcode, &erroff, NULL);
+	    PCRE2_CASELESS | (literal ? PCRE2_LITERAL : PCRE2_MULTILINE), &errcode, &erroff,
+	    NULL);
 	if (s->re == NULL) {
 		if (errcode == PCRE2_ERROR_NOMEMORY)
 			return err_set(e, ERR_NOMEM, "out of memory");
@@ -342,6 +337,13 @@ compile(struct search *s, const char *pattern, struct err *e)
 		    (size_t)erroff, (char *)msg);
 	}
 	(void)pcre2_jit_compile(s->re, PCRE2_JIT_COMPLETE);	/* the interpreter is the fallback */
+	return matcher_init(s, e);
+}
+
+/* A thread's own match data and limits for the compiled s->re. */
+static int
+matcher_init(struct search *s, struct err *e)
+{
 	if ((s->md = pcre2_match_data_create_from_pattern(s->re, NULL)) == NULL ||
 	    (s->mctx = pcre2_match_context_create(NULL)) == NULL)
 		return err_set(e, ERR_NOMEM, "out of memory");
@@ -354,6 +356,115 @@ compile(struct search *s, const char *pattern, struct err *e)
 	return 0;
 }
 
+static void
+matcher_free(struct search *s)
+{
+	pcre2_match_context_free(s->mctx);
+	pcre2_jit_stack_free(s->jstack);
+	pcre2_match_data_free(s->md);
+	s->mctx = NULL;
+	s->jstack = NULL;
+	s->md = NULL;
+}
+
+/*
+ * Moves the parts' hits, in part order, into s->out as one search in tree
+ * order would have found them: offset skipped, limit kept, truncated when
+ * more follow.  An error counts only in a part the sequential search would
+ * have reached.  Returns 0 or the error (e set).
+ */
+static int
+parts_merge(struct search *s, struct part *parts, size_t np, size_t need, struct err *e)
+{
+	struct repo_search	*out = s->out;
+	size_t			 i, k, seen = 0;
+	int			 rc = 0;
+
+	for (i = 0; i < np && seen < need; i++) {
+		if (parts[i].s.rc != 0) {
+			*e = parts[i].e;
+			rc = parts[i].s.rc;
+			break;
+		}
+		out->skipped += parts[i].out.skipped;
+		for (k = 0; k < parts[i].out.n_hits; k++, seen++) {
+			if (seen < s->o->offset || out->n_hits == s->o->limit) {
+				out->truncated |= out->n_hits == s->o->limit;
+				continue;
+			}
+			if (hits_room(s) != 0)
+				return err_set(e, ERR_NOMEM, "out of memory");
+			out->hits[out->n_hits++] = parts[i].out.hits[k];
+			memset(&parts[i].out.hits[k], 0, sizeof(parts[i].out.hits[k]));
+		}
+	}
+	return rc;
+}
+
+/*
+ * Reads the candidates.  A large tree is cut into contiguous shares read
+ * by up to SEARCH_THREADS_MAX threads (one per CPU, as git grep does),
+ * each with its own repository handle; the first share is read here with
+ * the cached one.  Each share stops once it alone has offset + limit + 1
+ * hits, so the merge can tell what one pass in tree order would return.
+ */
+static int
+search_parts(struct search *s, struct err *e)
+{
+	struct part	 parts[SEARCH_THREADS_MAX];
+	long		 ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t		 np, i, per, need = s->o->offset + s->o->limit + 1;
+	int		 rc = 0;
+
+	np = ncpu < 1 ? 1 : ncpu > SEARCH_THREADS_MAX ? SEARCH_THREADS_MAX : (size_t)ncpu;
+	if (np > s->n_cands / SEARCH_PART_MIN)
+		np = s->n_cands / SEARCH_PART_MIN;
+	if (np <= 1 || !(git_libgit2_features() & GIT_FEATURE_THREADS))
+		return scan_files(s, s->cands, s->n_cands) < 0 ? s->rc : 0;
+	memset(parts, 0, sizeof(parts));
+	per = (s->n_cands + np - 1) / np;
+	for (i = 0; i < np; i++) {
+		struct part	*p = &parts[i];
+
+		p->c = s->cands + i * per;
+		p->n = i * per >= s->n_cands ? 0 :
+		    s->n_cands - i * per < per ? s->n_cands - i * per : per;
+		p->o = *s->o;
+		p->o.offset = 0;
+		p->o.limit = need;
+		p->s.o = &p->o;
+		p->s.out = &p->out;
+		p->s.e = &p->e;
+		p->s.re = s->re;
+		p->gitdir = git_repository_path(s->r);
+		err_clear(&p->e);
+		if ((rc = matcher_init(&p->s, e)) != 0)
+			goto done;
+	}
+	parts[0].s.r = s->r;
+	parts[0].s.odb = s->odb;
+	for (i = 1; i < np; i++)
+		parts[i].started = pthread_create(&parts[i].th, NULL, part_run, &parts[i]) == 0;
+	(void)scan_files(&parts[0].s, parts[0].c, parts[0].n);
+	for (i = 1; i < np; i++) {
+		if (parts[i].started)
+			pthread_join(parts[i].th, NULL);
+		else
+			(void)part_run(&parts[i]);	/* no thread: read it here */
+	}
+	rc = parts_merge(s, parts, np, need, e);
+done:
+	for (i = 0; i < np; i++) {
+		matcher_free(&parts[i].s);
+		repo_search_release(&parts[i].out);
+		if (i > 0) {
+			git_odb_free(parts[i].s.odb);
+			git_repository_free(parts[i].s.r);
+		}
+	}
+	return rc;
+}
+
 int
 repo_search(struct repo_cache *c, struct repo_search *out, const char *owner, const char *name,
     const char *ref, const struct repo_search_opts *opts, struct err *e)
@@ -361,7 +472,6 @@ repo_search(struct repo_cache *c, struct repo_search *out, const char *owner, co
 	struct search	 s;
 	git_commit	*commit = NULL;
 	git_tree	*tree = NULL;
-	unsigned char	*folded = NULL;
 	size_t		 qlen;
 	int		 rc, grc;
 
@@ -370,8 +480,6 @@ repo_search(struct repo_cache *c, struct repo_search *out, const char *owner, co
 	s.o = opts;
 	s.out = out;
 	s.e = e;
-	if (fold['A'] == 0)
-		fold_init();
 	if (ref == NULL || ref[0] == '\0')
 		ref = "HEAD";
 	qlen = opts->query != NULL ? strlen(opts->query) : 0;
@@ -381,16 +489,8 @@ repo_search(struct repo_cache *c, struct repo_search *out, const char *owner, co
 	}
 	if ((rc = repo_ref_check(ref, e)) != 0)
 		goto done;
-	if (opts->regex) {
-		if ((rc = compile(&s, opts->query, e)) != 0)
-			goto done;
-	} else {
-		if ((folded = malloc(qlen)) == NULL) {
-			rc = err_set(e, ERR_NOMEM, "out of memory");
-			goto done;
-		}
-		needle_init(&s.nd, folded, opts->query, qlen);
-	}
+	if ((rc = compile(&s, opts->query, !opts->regex, e)) != 0)
+		goto done;
 	if ((rc = repo_open(c, &s.r, owner, name, e)) != 0)
 		goto done;
 	if ((rc = repo_ref_commit(s.r, &commit, ref, e)) != 0)
@@ -403,14 +503,16 @@ repo_search(struct repo_cache *c, struct repo_search *out, const char *owner, co
 	grc = git_tree_walk(tree, GIT_TREEWALK_PRE, walk_cb, &s);
 	if (s.rc != 0)
 		rc = s.rc;
-	else if (grc < 0 && !out->truncated)
+	else if (grc < 0)
 		rc = repo_git_fail(e, ERR_GIT, "tree walk", "cannot read the commit's tree");
+	else
+		rc = search_parts(&s, e);
 done:
-	free(folded);
-	pcre2_match_context_free(s.mctx);
-	pcre2_jit_stack_free(s.jstack);
-	pcre2_match_data_free(s.md);
+	matcher_free(&s);
 	pcre2_code_free(s.re);
+	while (s.n_cands > 0)
+		free(s.cands[--s.n_cands].path);
+	free(s.cands);
 	git_tree_free(tree);
 	git_odb_free(s.odb);
 	git_commit_free(commit);
@@ -487,42 +589,50 @@ seg_match(const char *g, const char *ge, const char *p, const char *pe)
 	return g == ge;
 }
 
-/* Matches segment lists: glob [g, ge) against path [p, pe), both '/'-separated. */
+/*
+ * Matches segment lists: glob [g, ge) against path [p, pe), both '/'-separated.
+ * "**" takes zero or more whole segments.  Like '*' in seg_match, only the
+ * last "**" is ever backtracked to, so a glob of many "**" costs at most
+ * glob segments x path segments steps, never an exponential search.
+ */
 static int
 path_match(const char *g, const char *ge, const char *p, const char *pe)
 {
-	const char	*gs, *ps;
+	const char	*gs = ge, *ps, *star_g = NULL, *star_p = NULL;
 
 	for (;;) {
-		if (g == ge)
-			return p == pe;
-		gs = memchr(g, '/', (size_t)(ge - g));
-		if (gs == NULL)
-			gs = ge;
-		if (gs - g == 2 && g[0] == '*' && g[1] == '*') {
-			const char	*rest = gs < ge ? gs + 1 : ge;
-
-			if (rest == ge)
-				return 1;	/* trailing "**": everything below */
-			for (ps = p; ; ps++) {	/* zero or more whole segments */
-				if (path_match(rest, ge, ps, pe))
-					return 1;
-				ps = memchr(ps, '/', (size_t)(pe - ps));
-				if (ps == NULL)
-					return 0;
+		if (g < ge) {
+			gs = memchr(g, '/', (size_t)(ge - g));
+			if (gs == NULL)
+				gs = ge;
+			if (gs - g == 2 && g[0] == '*' && g[1] == '*') {
+				g = gs < ge ? gs + 1 : ge;
+				if (g == ge)
+					return 1;	/* trailing "**": everything below */
+				star_g = g;
+				star_p = p;
+				continue;
 			}
 		}
-		if (p == pe)
+		if (p == pe && g == ge)
+			return 1;
+		if (p < pe && g < ge) {
+			ps = memchr(p, '/', (size_t)(pe - p));
+			if (ps == NULL)
+				ps = pe;
+			if (seg_match(g, gs, p, ps)) {
+				g = gs < ge ? gs + 1 : ge;
+				p = ps < pe ? ps + 1 : pe;
+				continue;
+			}
+		}
+		/* Let the last "**" take one more segment, then retry what follows it. */
+		if (star_g == NULL || star_p == pe)
 			return 0;
-		ps = memchr(p, '/', (size_t)(pe - p));
-		if (ps == NULL)
-			ps = pe;
-		if (!seg_match(g, gs, p, ps))
-			return 0;
-		g = gs < ge ? gs + 1 : ge;
-		p = ps < pe ? ps + 1 : pe;
-		if ((g == ge) != (p == pe) && !(g < ge && ge - g == 2 && g[0] == '*' && g[1] == '*'))
-			return 0;
+		ps = memchr(star_p, '/', (size_t)(pe - star_p));
+		star_p = ps != NULL ? ps + 1 : pe;
+		g = star_g;
+		p = star_p;
 	}
 }
 

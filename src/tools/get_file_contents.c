@@ -11,6 +11,7 @@
 #include "store/db.h"
 #include "store/repo.h"
 #include "tool.h"
+#include "tools/toolkit.h"
 
 #define ANSWER_CAP	(256 * 1024)	/* bytes of content per answer, stated in the description */
 #define LINES_DEFAULT	2000
@@ -182,8 +183,7 @@ get_file_contents(struct tool_ctx *ctx, struct json_object *args, struct json_ob
 	memcpy(owner, full, (size_t)(slash - full));
 	owner[slash - full] = '\0';
 	snprintf(name, sizeof name, "%s", slash + 1);
-	if ((rc = db_repo_find_visible(ctx->core->db, &repo, ctx->who->user_id, owner, name,
-	    ctx->err)) != 0)
+	if ((rc = tk_repo_find(ctx, owner, name, &repo)) != 0)
 		goto done;
 	if (ref == NULL || ref[0] == '\0')
 		ref = repo.default_branch;

@@ -18,7 +18,13 @@ struct tool_ctx;
  * invisible name, so an invisible repository looks like a missing one.
  */
 int	tk_repo(struct tool_ctx *ctx, struct json_object *args, struct db_repo *out);
-/* An integer argument (an integral number too), or def when absent. */
+/*
+ * owner/name if the caller may see it (as tk_repo, from a parsed name): a
+ * lookup this process made less than token_cache_seconds ago is reused.
+ */
+int	tk_repo_find(struct tool_ctx *ctx, const char *owner, const char *name,
+	    struct db_repo *out);
+/* An integer argument (an integral number too, saturated to int64), or def when absent. */
 int64_t	tk_int(struct json_object *args, const char *key, int64_t def);
 /* A boolean argument, or def when absent. */
 int	tk_bool(struct json_object *args, const char *key, int def);

@@ -111,7 +111,7 @@ forge_ok () {
 
 # fast_tool NAME ARGS_JSON TOKEN OUTFILE: one modern tools/call with curl
 # alone (no jq), for loops and parallel clients; the body goes to OUTFILE
-# and the HTTP status is printed.
+# (and is appended to $RESPONSES_LOG) and the HTTP status is printed.
 fast_tool () {
 	curl -sS -o "$4" -w '%{http_code}' "$BASE_URL/mcp" \
 		-H "Authorization: Bearer $3" -H 'Content-Type: application/json' \
@@ -119,4 +119,7 @@ fast_tool () {
 		-H "MCP-Protocol-Version: $MODERN_VERSION" -H 'Mcp-Method: tools/call' \
 		-H "Mcp-Name: $1" \
 		--data-binary "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"$MODERN_VERSION\",\"io.modelcontextprotocol/clientCapabilities\":{}},\"name\":\"$1\",\"arguments\":$2}}"
+	local code=$?
+	cat "$4" >>"$RESPONSES_LOG" 2>/dev/null
+	return $code
 }

@@ -4,9 +4,11 @@
 # which is only compared at 1 connection).
 def find($n; $c): map(select(.case == $n and .conns == $c)) | first;
 def ceil_of($r):
-  if ($r.case | startswith("tools/list")) then ["trivial"]
+  if ($r.case == "tools/list-legacy" or $r.case == "tools/list-2026-07-28") then ["trivial"]
   elif $r.case == "get_file_contents" then ["trivial", "static-10KB"]
+  elif $r.case == "tools/list-legacy, limit on" then ["tools/list-legacy, limit off"]
   elif $r.case == "search_code" and $r.conns == 1 then ["git grep -F -i"]
+  elif $r.case == "search_code-regex" and $r.conns == 1 then ["git grep -P -i"]
   elif $r.case == "get_pull_request" and $r.conns == 1 then ["git diff base...head"]
   elif $r.case == "list_commits-50" and $r.conns == 1 then ["git log -50"]
   elif $r.case == "get_tree-root" and $r.conns == 1 then ["git ls-tree"]

@@ -39,6 +39,26 @@ test_env(void)
 }
 
 static void
+test_repeated(void)
+{
+	static char e0[] = "HTTP_CONTENT_TYPE=application/json", e1[] = "HTTP_ORIGIN=a",
+	    e2[] = "HTTP_ORIGIN=b", e3[] = "HTTP_MCP_METHOD=tools/list",
+	    e4[] = "HTTP_MCP_METHOD=tools/call", e5[] = "HTTP_X_OTHER=1", e6[] = "HTTP_X_OTHER=2";
+	static char *const once[] = { e0, e3, e5, e6, NULL };
+	static char *const twice[] = { e0, e1, e2, e3, e4, NULL };
+	struct core_request r;
+	char msg[200] = "";
+
+	memset(&r, 0, sizeof(r));
+	r.env = once;
+	is_int(http_repeated(&r, msg, sizeof(msg)), 0, "single headers and repeated others pass");
+	r.env = twice;
+	is_int(http_repeated(&r, msg, sizeof(msg)), 1, "a repeated Mcp-Method is refused");
+	is_str(msg, "Bad Request: the Mcp-Method header is repeated; send it once",
+	    "and the message names it");
+}
+
+static void
 trim_is(const char *in, const char *want)
 {
 	char *t = http_trim(in);
@@ -362,6 +382,7 @@ int
 main(void)
 {
 	test_env();
+	test_repeated();
 	test_trim();
 	test_decode();
 	test_b64();

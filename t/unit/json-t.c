@@ -49,6 +49,12 @@ main(void)
 	is_int(PERR("{\"a\":NaN}"), JSON_PERR_SYNTAX, "NaN");
 	is_int(PERR("{\"a\":Infinity}"), JSON_PERR_SYNTAX, "Infinity");
 	is_int(PERR("{\"a\":0x10}"), JSON_PERR_SYNTAX, "hex number");
+	is_int(PERR("{\"a\":1.}"), JSON_PERR_SYNTAX, "a number ending in a point");
+	is_int(PERR("{\"a\":-01}"), JSON_PERR_SYNTAX, "a leading zero after a minus");
+	is_int(PERR("{\"a\":1.5e}"), JSON_PERR_SYNTAX, "an exponent without digits");
+	is_int(PERR("{\"a\":1e5.5}"), JSON_PERR_SYNTAX, "a point after the exponent");
+	is_int(PERR("{\"a\":[-0,0.5,-1.25E+3,7e-2,10]}"), JSON_PERR_NONE, "RFC 8259 numbers parse");
+	is_int(PERR("-12.5e3"), JSON_PERR_NONE, "a bare number with every part");
 	is_int(PERR("{\"a\":\"it's\"}"), JSON_PERR_NONE, "a quote inside a string is fine");
 	is_int(PERR("{\"a\":1}\0"), JSON_PERR_SYNTAX, "a raw NUL byte");
 	is_int(PERR("{\"a\":\"\xc3\x28\"}"), JSON_PERR_UTF8, "invalid UTF-8");
@@ -75,6 +81,19 @@ main(void)
 	is_int(PERR("{\"a\":\"x\ny\"}"), JSON_PERR_SYNTAX, "a raw newline inside a string");
 	is_int(PERR("{\"a\":\"x\ty\"}"), JSON_PERR_SYNTAX, "a raw tab inside a string");
 	is_int(PERR("{\"a\":[[[1]]]}"), JSON_PERR_NONE, "scalars inside nesting");
+	is_int(PERR("{\"a\":1,\"a\":2}"), JSON_PERR_DUPKEY, "a repeated key");
+	is_int(PERR("{\"a\":1,\"a\":1}"), JSON_PERR_DUPKEY, "a repeated key with the same value");
+	is_int(PERR("[{\"x\":{\"a\":{},\"b\":1,\"a\":{}}}]"), JSON_PERR_DUPKEY,
+	    "a repeated key deep inside");
+	is_int(PERR("{\"a\":{\"a\":{\"a\":1}},\"b\":{\"a\":1}}"), JSON_PERR_NONE,
+	    "the same key in different objects is fine");
+	is_int(PERR("{\"a:b\":\"c:d\",\"e\":[\":\"]}"), JSON_PERR_NONE,
+	    "colons inside strings are not members");
+	is_int(PERR("{\"\\u0061\":1,\"a\":2}"), JSON_PERR_DUPKEY, "a key repeated through an escape");
+	is_int(PERR("{\"method\\u0000x\":\"ping\"}"), JSON_PERR_KEYNUL, "a key holding U+0000");
+	is_int(PERR("{\"a\":{\"\\u0000\" :1}}"), JSON_PERR_KEYNUL, "a nested key of U+0000 alone");
+	is_int(PERR("{\"a\":\"x\\u0000y\",\"b\":[\"\\u0000\"]}"), JSON_PERR_NONE,
+	    "U+0000 in values is left to the schema gate");
 	ok(json_utf8_valid("abc", 3), "ascii is UTF-8");
 	ok(!json_utf8_valid("\xff", 1), "0xff is not UTF-8");
 	ok(!json_utf8_valid("\xe2\x82", 2), "truncated sequence");

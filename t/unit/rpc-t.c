@@ -107,6 +107,14 @@ main(void)
 	is_str(s, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}",
 	    "unreadable id gives id null");
 	json_object_put(r);
+	/* A message quoting request bytes that are not UTF-8 (found by t/fuzz/fuzz-http.c). */
+	r = rpc_error(NULL, RPC_INVALID_REQUEST, "version '\xd0\tx' and '\xc3", NULL);
+	s = json_dump(r, NULL);
+	is_str(s, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":"
+	    "\"version '\xef\xbf\xbd\\tx' and '\xef\xbf\xbd\"}}",
+	    "bytes that are not UTF-8 in a message become U+FFFD");
+	ok(s != NULL && json_utf8_valid(s, strlen(s)), "so the error body is UTF-8");
+	json_object_put(r);
 	r = rpc_result(id, json_object_new_object());
 	s = json_dump(r, NULL);
 	is_str(s, "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}", "result envelope");

@@ -1,0 +1,185 @@
+/*
+ * admit: a worker's token cache and the account request limit in blocks.
+ *
+ * Every request with a token would otherwise cost a database round trip
+ * for the lookup and a write for the count.  Here a token checked less
+ * than token_cache_seconds ago is answered from this process's memory, so
+ * a revoked or expired token is refused at most that long after the fact.
+ *
+ * The count lives in the shared rate_limits table so the limit holds across
+ * workers and hosts.  A worker reserves the account's requests there in
+ * blocks: one at first, doubling (up to ADMIT_BLOCK_MAX) while each block
+ * is used up within a second, and never more than an eighth of what is
+ * left under the limit.  It admits the block's requests whose numbers are
+ * within the limit and no others, so an account never gets more than
+ * rate_limit requests a window.  The cost of the block is that a block a
+ * worker reserved but did not use counts against the account: a client
+ * fast enough to earn blocks on several workers can be refused a little
+ * before the limit.  A client slower than about one request a second per
+ * worker is counted one request at a time, exactly.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/crypto.h>
+
+#include "admit.h"
+#include "auth.h"
+#include "config.h"
+#include "err.h"
+
+#define ADMIT_SLOTS		256	/* tokens remembered per process */
+#define ADMIT_PROBE		4	/* slots tried per token */
+#define ADMIT_BLOCK_MAX		64	/* largest block of requests reserved at once */
+#define ADMIT_HOT_MS		1000	/* a block used up sooner earns a larger one */
+
+struct admit_slot {
+	char		 hash[65];	/* "" when free */
+	struct principal who;
+	int64_t		 checked_ms;	/* when the token was last looked up */
+	int64_t		 window;	/* the window of the block (unix seconds) */
+	uint64_t	 left;		/* requests of the block not yet admitted */
+	uint64_t	 block;		/* the block's size */
+	uint64_t	 count;		/* the account's shared count after the block */
+	int64_t		 block_ms;	/* when the block was reserved */
+};
+
+struct admit {
+	int64_t			 ttl_ms;
+	int64_t			 window;	/* rate_window, seconds */
+	unsigned		 limit;
+	struct admit_slot	 slot[ADMIT_SLOTS];
+};
+
+static int64_t
+admit_now_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+struct admit *
+admit_new(const struct config *cfg)
+{
+	struct admit	*a;
+
+	if ((a = calloc(1, sizeof(*a))) == NULL)
+		return NULL;
+	a->ttl_ms = (int64_t)cfg->token_cache_seconds * 1000;
+	a->limit = cfg->rate_limit;
+	a->window = cfg->rate_window > 0 ? (int64_t)cfg->rate_window : 60;
+	return a;
+}
+
+void
+admit_free(struct admit *a)
+{
+	if (a != NULL)
+		explicit_bzero(a, sizeof(*a));
+	free(a);
+}
+
+/* The slot holding hash (*hit set), else the one to reuse for it. */
+static struct admit_slot *
+admit_slot(struct admit *a, const char *hash, int *hit)
+{
+	struct admit_slot	*s, *victim = NULL;
+	unsigned		 h = 0;
+	int			 i;
+
+	for (i = 0; i < 8; i++)
+		h = h * 16 + (unsigned)(hash[i] <= '9' ? hash[i] - '0' : hash[i] - 'a' + 10);
+	*hit = 0;
+	for (i = 0; i < ADMIT_PROBE; i++) {
+		s = &a->slot[(h + (unsigned)i) % ADMIT_SLOTS];
+		/* a cache hit is a final check of the digest too: constant time */
+		if (s->hash[0] != '\0' && CRYPTO_memcmp(s->hash, hash, 64) == 0) {
+			*hit = 1;
+			return s;
+		}
+		if (victim == NULL || s->hash[0] == '\0' ||
+		    (victim->hash[0] != '\0' && s->checked_ms < victim->checked_ms))
+			victim = s;
+	}
+	return victim;
+}
+
+/* The next block for a slot: doubling while the last one went within ADMIT_HOT_MS. */
+static uint64_t
+admit_block(const struct admit *a, const struct admit_slot *s, int hit, int64_t window,
+    int64_t now)
+{
+	uint64_t	 b = 1, room;
+
+	if (a->ttl_ms == 0 || !hit || s->window != window || now - s->block_ms >= ADMIT_HOT_MS)
+		return 1;
+	b = s->block * 2 < ADMIT_BLOCK_MAX ? s->block * 2 : ADMIT_BLOCK_MAX;
+	room = s->count < a->limit ? (a->limit - s->count) / 8 : 0;
+	if (b > room)
+		b = room;
+	return b < 1 ? 1 : b;
+}
+
+enum auth_result
+admit_check(struct admit *a, struct principal *out, struct db *db, const char *authorization,
+    struct admit_verdict *v, struct err *e)
+{
+	struct admit_slot	*s;
+	struct auth_window	 w;
+	enum auth_result	 r;
+	char			 hash[65];
+	int64_t			 now, wall;
+	uint64_t		 first;
+	int			 hit;
+
+	v->over = 0;
+	if ((r = auth_bearer_hash(hash, authorization)) != AUTH_OK)
+		return r;
+	wall = (int64_t)time(NULL);
+	v->length = a->window;
+	v->start = wall - wall % v->length;
+	now = admit_now_ms();
+	s = admit_slot(a, hash, &hit);
+	if (hit && now - s->checked_ms < a->ttl_ms &&
+	    (a->limit == 0 || (s->window == v->start && s->left > 0))) {
+		if (a->limit > 0)
+			s->left--;
+		*out = s->who;
+		return AUTH_OK;
+	}
+	memset(&w, 0, sizeof(w));
+	w.start = v->start;
+	w.length = v->length;
+	w.block = admit_block(a, s, hit, v->start, now);
+	r = auth_lookup(out, db, hash, a->limit > 0 ? &w : NULL, e);
+	if (r != AUTH_OK) {
+		if (hit)
+			memset(s, 0, sizeof(*s));
+		return r;
+	}
+	memset(s, 0, sizeof(*s));
+	if (a->ttl_ms > 0) {
+		memcpy(s->hash, hash, sizeof(s->hash));
+		s->who = *out;
+		s->checked_ms = now;
+	}
+	if (a->limit == 0 || w.count == 0)
+		return AUTH_OK;	/* no limit, or the count failed open (logged) */
+	first = w.count - w.block + 1;
+	if (first > a->limit) {
+		v->over = 1;
+		return AUTH_OK;
+	}
+	if (a->ttl_ms > 0) {
+		s->window = v->start;
+		s->block = w.block;
+		s->count = w.count;
+		s->block_ms = now;
+		/* this request is the block's first; the rest up to the limit stay */
+		s->left = (w.count <= a->limit ? w.count : a->limit) - first;
+	}
+	return AUTH_OK;
+}

@@ -1,0 +1,292 @@
+#!/bin/bash
+# t3300: access control for every tool, driven by tools/list: a private
+# repository is indistinguishable from a missing one for a caller who cannot
+# see it; a token without the tool's scope is refused at the gate (403, the
+# scope challenge) before any work; write rules per role are kept.
+#
+# The table below holds valid arguments, the scope and the write rule of
+# each tool; a tool tools/list serves without a row (or a row for a tool it
+# does not serve) fails the script.
+. ./test-lib.sh
+. "$TEST_DIRECTORY/lib/fixtures-forge.sh"
+
+unset SEARCH_PROVIDER BRAVE_SEARCH_API_KEY
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
+
+# Valid arguments per tool.  @REPO@ is owner/name, @NAME@ the bare name,
+# @HEAD@ a branch made fresh for each call (at the "feature" commit).
+declare -A ARGS=(
+	[add_issue_comment]='{"repo":"@REPO@","number":1,"body":"a comment"}'
+	[compare_refs]='{"repo":"@REPO@","base":"main","head":"feature"}'
+	[create_issue]='{"repo":"@REPO@","title":"an issue"}'
+	[create_pull_request]='{"repo":"@REPO@","title":"a change","head":"@HEAD@","base":"main"}'
+	[get_file_contents]='{"repo":"@REPO@","path":"README.md"}'
+	[get_issue]='{"repo":"@REPO@","number":1}'
+	[get_pull_request]='{"repo":"@REPO@","number":2}'
+	[get_tree]='{"repo":"@REPO@"}'
+	[list_branches]='{"repo":"@REPO@"}'
+	[list_commits]='{"repo":"@REPO@"}'
+	[list_issues]='{"repo":"@REPO@"}'
+	[list_pull_requests]='{"repo":"@REPO@"}'
+	[list_repositories]='{"query":"@NAME@"}'
+	[search_code]='{"repo":"@REPO@","query":"project"}'
+	[web_search]='{"query":"forgemcp"}'
+)
+# The scope each tool needs (README, "Tools").
+declare -A SCOPE=(
+	[add_issue_comment]=write [compare_refs]=read [create_issue]=write
+	[create_pull_request]=write [get_file_contents]=read [get_issue]=read
+	[get_pull_request]=read [get_tree]=read [list_branches]=read [list_commits]=read
+	[list_issues]=read [list_pull_requests]=read [list_repositories]=read
+	[search_code]=read [web_search]=read
+)
+# What names a repository: "repo" (the repo argument), "listing" (the query
+# of list_repositories), "none" (not about a repository).
+declare -A TARGET=(
+	[list_repositories]=listing [web_search]=none
+)
+# Who may use a write tool on a repository they can read (README, "Tools"):
+# "reader" (anyone who can read it), "writer" (the owner, or a writer or
+# manager collaborator).
+declare -A RULE=(
+	[add_issue_comment]=reader [create_issue]=reader [create_pull_request]=writer
+)
+
+# --- the forge: alice/vault is private, a copy of alice/project --------------
+
+KEY=bsk-access-test-key-$$
+FAKE_LOG=$TRASH/fake-brave.log
+: >"$FAKE_LOG"
+perl "$TEST_DIRECTORY/lib/fake-brave.pl" --port 0 --token "$KEY" --log "$FAKE_LOG" \
+	--port-file "$TRASH/fake.port" >"$TRASH/fake.out" 2>"$TRASH/fake.stderr" </dev/null &
+test_register_pid $!
+wait_for 10 test -s "$TRASH/fake.port" || { echo "Bail out! the fake provider did not start"; exit 1; }
+
+start_db
+config_set search_base_url "http://127.0.0.1:$(cat "$TRASH/fake.port")/res/v1/web/search"
+config_set brave_api_key "$KEY"
+start_server
+start_nginx
+
+VAULT=alice/vault
+MISSING=alice/nothere
+PUBLIC=alice/project
+
+setup_access_fixtures () {
+	setup_forge_fixtures &&
+	fm repo import "$VAULT" --from "$TRASH/project.git" --private >/dev/null &&
+	fm collaborator add "$VAULT" erin reader >/dev/null &&
+	fm collaborator add "$VAULT" dave writer >/dev/null &&
+	READ_ONLY=$(make_token alice read) &&
+	NO_SCOPES=$(head -c 30 /dev/urandom | base64 | tr "+/" "-_") &&
+	test_record_token "$NO_SCOPES" &&
+	db_sql "insert into tokens (token_hash, user_id, name, scopes) select '$(sha256_hex "$NO_SCOPES")', id, 'none', '' from users where login = 'alice'" &&
+	# issue #1 and pull request #2 on both repositories
+	for r in "$VAULT" "$PUBLIC"; do
+		tool_call create_issue "{\"repo\":\"$r\",\"title\":\"first\"}" &&
+		test_jq ".result.structuredContent.number == 1" &&
+		tool_call create_pull_request "{\"repo\":\"$r\",\"title\":\"second\",\"head\":\"feature\",\"base\":\"main\"}" &&
+		test_jq ".result.structuredContent.number == 2" || return 1
+	done
+}
+setup_access_fixtures >"$TRASH/setup.out" 2>&1 ||
+	{ echo "Bail out! fixtures"; sed 's/^/# /' "$TRASH/setup.out"; exit 1; }
+
+# Every table but the rate-limit counters (which count each request by
+# design) and the tokens (last_used_at), as one checksum list.
+STATE_SQL="CHECKSUM TABLE $(db_sql 'show tables' | grep -v -x -e rate_limits -e tokens | paste -sd, -)"
+
+# state: what a refused call must leave unchanged: every table's checksum,
+# the number of tokens, and the fake search provider's log.
+state () {
+	db_sql "$STATE_SQL; select count(*) from tokens" &&
+	wc -l <"$FAKE_LOG"
+}
+
+BRANCH_N=0
+# call TOOL REPO TOKEN: the tool with its arguments for REPO (@HEAD@ becomes
+# a new branch in both fixture repositories); the answer is in $RESP.*.
+call () {
+	local a=${ARGS[$1]} g
+	if test "${a#*@HEAD@}" != "$a"; then
+		BRANCH_N=$((BRANCH_N + 1))
+		for g in "$TRASH/repos/$VAULT.git" "$TRASH/repos/$PUBLIC.git"; do
+			git --git-dir="$g" update-ref "refs/heads/pr$BRANCH_N" \
+				"$(git --git-dir="$g" rev-parse feature)" || return 1
+		done
+		a=${a//@HEAD@/pr$BRANCH_N}
+	fi
+	a=${a//@REPO@/$2}
+	a=${a//@NAME@/${2#*/}}
+	tool_call "$1" "$a" --token "$3"
+}
+
+# succeeds: the last answer is a tool result that is not an error.
+succeeds () {
+	test_status 200 &&
+	test_jq '.result.isError != true and (.result.content | length > 0)'
+}
+
+# normalized REPO: the last answer as status and sorted JSON, with REPO (and
+# its bare name) replaced by a placeholder.
+normalized () {
+	cat "$RESP.status" && echo &&
+	grep -i -E '^(content-type|www-authenticate):' "$RESP.headers" | sort &&
+	jq -S . "$RESP.body" | sed -e "s|$1|OWNER/REPO|g" -e "s|${1#*/}|REPO|g"
+}
+
+# --- the table against the registry ------------------------------------------
+
+mcp_modern tools/list && test "$(cat "$RESP.status")" = 200 &&
+	jq -c '.result.tools' "$RESP.body" >tools.json ||
+	{ echo "Bail out! tools/list failed"; exit 1; }
+TOOLS=$(jq -r '.[].name' tools.json)
+
+test_expect_success 'tools/list serves tools, and every one has a row in the table' '
+	test -n "$TOOLS" &&
+	missing= &&
+	for t in $TOOLS; do
+		test -n "${ARGS[$t]:-}" && test -n "${SCOPE[$t]:-}" || missing="$missing $t"
+	done &&
+	if test -n "$missing"; then
+		echo "tools without a row in the table of t3300-access.t:$missing"
+		return 1
+	fi
+'
+
+test_expect_success 'the table names no tool tools/list lacks' '
+	stale= &&
+	for t in "${!ARGS[@]}" "${!SCOPE[@]}" "${!TARGET[@]}" "${!RULE[@]}"; do
+		printf "%s\n" $TOOLS | grep -qx "$t" || stale="$stale $t"
+	done &&
+	test -z "$stale" || { echo "rows for tools the server does not serve:$stale"; return 1; }
+'
+
+test_expect_success 'the table agrees with the registry: read tools are readOnlyHint, write tools are not and have a rule' '
+	for t in $TOOLS; do
+		ro=$(jq -r --arg t "$t" ".[] | select(.name == \$t) | .annotations.readOnlyHint" tools.json) &&
+		case ${SCOPE[$t]}:$ro in
+		read:true) ;;
+		write:false|execute:false|merge:false)
+			test -n "${RULE[$t]:-}" || { echo "$t: no write rule"; return 1; } ;;
+		*) echo "$t: scope ${SCOPE[$t]} but readOnlyHint $ro"; return 1 ;;
+		esac
+	done
+'
+
+test_expect_success 'the table agrees with the registry: a repo argument exactly where the table says' '
+	for t in $TOOLS; do
+		has=$(jq -r --arg t "$t" ".[] | select(.name == \$t) | .inputSchema.required // [] | index(\"repo\") != null" tools.json) &&
+		case ${TARGET[$t]:-repo}:$has in
+		repo:true|listing:false|none:false) ;;
+		*) echo "$t: target ${TARGET[$t]:-repo} but repo required: $has"; return 1 ;;
+		esac
+	done
+'
+
+test_expect_success 'README gives every tool the scope the table gives it' '
+	sed -n "s/^| \`\([a-z_]*\)\` | \(read\|write\|execute\|merge\) |.*/\1 \2/p" "$SRC_DIR/README.md" >readme-scopes &&
+	for t in $TOOLS; do
+		grep -qx "$t ${SCOPE[$t]}" readme-scopes || { echo "README: $t is not listed with scope ${SCOPE[$t]}"; return 1; }
+	done
+'
+
+# --- every tool -----------------------------------------------------------------
+
+for t in $TOOLS; do
+	scope=${SCOPE[$t]:-read}
+	target=${TARGET[$t]:-repo}
+	if test "$scope" = read; then lacking=$WRITE_ONLY_TOKEN; else lacking=$READ_ONLY; fi
+
+	test_expect_success "$t: the owner's call with the table's arguments succeeds" "
+		call $t $VAULT \"\$ALICE_TOKEN\" &&
+		succeeds &&
+		if test $target = listing; then
+			test_text_jq 'map(.full_name) | index(\"$VAULT\") != null'
+		fi
+	"
+
+	test_expect_success "$t: a token without '$scope' is refused at the gate and nothing changes" "
+		state >before &&
+		call $t $VAULT \"\$lacking\" &&
+		test_status 403 &&
+		test_header WWW-Authenticate '^Bearer realm=\"forgemcp\", error=\"insufficient_scope\", scope=\"$scope\"' &&
+		test_json .error.code -32001 &&
+		test_jq '.error.message | contains(\"$t\") and contains(\"$scope\")' &&
+		state >after &&
+		test_cmp before after
+	"
+
+	test_expect_success "$t: a token with no scope at all is refused at the gate" "
+		state >before &&
+		call $t $VAULT \"\$NO_SCOPES\" &&
+		test_status 403 &&
+		test_header WWW-Authenticate 'scope=\"$scope\"' &&
+		state >after &&
+		test_cmp before after
+	"
+
+	if test "$target" != none; then
+		test_expect_success "$t: to a stranger, private $VAULT answers exactly like missing $MISSING" "
+			state >before &&
+			call $t $VAULT \"\$FRANK_TOKEN\" &&
+			normalized $VAULT >private &&
+			call $t $MISSING \"\$FRANK_TOKEN\" &&
+			normalized $MISSING >missing &&
+			test_cmp missing private &&
+			if test $target = listing; then
+				test_json .result.isError null &&
+				test_text_jq 'length == 0'
+			else
+				test_json .result.isError true
+			fi &&
+			test_must_fail grep -i vault private &&
+			state >after &&
+			test_cmp before after
+		"
+	fi
+
+	case ${RULE[$t]:-} in
+	reader)
+		test_expect_success "$t: a reader collaborator may, as the rules say" "
+			state >before &&
+			call $t $VAULT \"\$ERIN_TOKEN\" &&
+			succeeds &&
+			state >after &&
+			test_must_fail test_cmp before after >/dev/null
+		"
+		test_expect_success "$t: anyone who can read a public repository may" "
+			call $t $PUBLIC \"\$FRANK_TOKEN\" &&
+			succeeds
+		"
+		;;
+	writer)
+		test_expect_success "$t: a reader collaborator with a read,write token may not, and nothing changes" "
+			state >before &&
+			call $t $VAULT \"\$ERIN_TOKEN\" &&
+			forge_error 'needs write access' &&
+			state >after &&
+			test_cmp before after
+		"
+		test_expect_success "$t: a user with no role on a public repository may not, and nothing changes" "
+			state >before &&
+			call $t $PUBLIC \"\$FRANK_TOKEN\" &&
+			forge_error 'needs write access' &&
+			state >after &&
+			test_cmp before after
+		"
+		test_expect_success "$t: a writer collaborator may" "
+			call $t $VAULT \"\$DAVE_TOKEN\" &&
+			succeeds
+		"
+		;;
+	esac
+done
+
+test_expect_success 'a stranger'\''s repository list never shows the private repository' '
+	tool_call list_repositories "{}" --token "$FRANK_TOKEN" &&
+	succeeds &&
+	test_text_jq "map(.full_name) | index(\"$PUBLIC\") != null and index(\"$VAULT\") == null"
+'
+
+test_done

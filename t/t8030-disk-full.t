@@ -1,0 +1,221 @@
+#!/bin/bash
+# t8030: full storage.  The rate limiter's MEMORY table full: requests are
+# served (the limiter fails open, the log says why) and limiting resumes
+# once there is room.  MariaDB's datadir on a full filesystem (root only: a
+# small tmpfs): a write gets an in-band error saying the database is out of
+# space, nothing is half written (no number consumed, no comment stored or
+# counted twice), reads go on, and writes work again once space is freed.
+. ./test-lib.sh
+. "$TEST_DIRECTORY/lib/faults.sh"
+
+start_all 2
+setup_fixtures || { echo "Bail out! fixtures"; exit 1; }
+R=alice/fixture
+FULL_MSG="the forge's database is out of space: nothing was saved; try again later"
+
+# A limit small enough to reach: 5 requests per account per hour.
+config_set rate_limit 5
+config_set rate_window 3600
+restart_server 2
+
+test_expect_success 'set-up: issue #1, two workers' '
+	tool_call create_issue "{\"repo\":\"$R\",\"title\":\"the first\"}" &&
+	test_status 200 && test_text_jq ".number == 1" &&
+	wait_for 10 worker_count_is 2 &&
+	workers >workers.before
+'
+
+# ---- the rate-limit table is full ----------------------------------------
+
+test_expect_success 'rate_limits, a MEMORY table, is made small and filled up' '
+	db_sql "SET SESSION max_heap_table_size = 16384; ALTER TABLE rate_limits ENGINE=MEMORY" &&
+	# rows of a window far ahead: no request purges them
+	for i in $(seq 1 40); do
+		db_sql "INSERT INTO rate_limits (kind, principal, window_start, n)
+			SELECT \"a\", CONCAT(\"filler-$i-\", seq), 4000000000, 1 FROM seq_1_to_100" 2>insert.err ||
+		break
+	done &&
+	grep "The table .rate_limits. is full" insert.err &&
+	note "rate_limits holds $(db_sql "SELECT COUNT(*) FROM rate_limits") rows and is full"
+'
+
+test_expect_success 'a new account is served while the table is full, past its limit (fail open)' '
+	make_user zed &&
+	ZED=$(make_token zed read,write) &&
+	for i in 1 2 3 4 5 6 7 8; do
+		tool_call list_issues "{\"repo\":\"$R\"}" --token "$ZED" &&
+		test_status 200 && test_jq ".result.isError != true" || return 1
+	done &&
+	test "$(db_sql "SELECT COUNT(*) FROM rate_limits WHERE principal NOT LIKE \"filler-%\" AND kind = \"u\" AND principal = (SELECT id FROM users WHERE login = \"zed\")")" = 0
+'
+
+test_expect_success 'without a token: 401, not an error about the table' '
+	mcp_legacy tools/list null --no-auth &&
+	test_rpc_error 401 -32001 1
+'
+
+test_expect_success 'the log says why the limit was not applied' '
+	grep "The table .rate_limits. is full" "$SERVER_LOG" &&
+	grep "rate limit not applied" "$SERVER_LOG"
+'
+
+test_expect_success 'room again: the account is counted and held to its limit' '
+	db_sql "DELETE FROM rate_limits WHERE principal LIKE \"filler-%\"" &&
+	: >statuses &&
+	for i in $(seq 1 12); do
+		mcp_legacy tools/list null --token "$ZED" &&
+		cat "$RESP.status" >>statuses && echo >>statuses || return 1
+	done &&
+	note "after the table had room: $(sort statuses | uniq -c | tr -s " \n" " ")" &&
+	grep -qx 200 statuses &&
+	grep -qx 429 statuses &&
+	test_must_fail grep -vx -e 200 -e 429 statuses
+'
+
+test_expect_success 'no worker died while the table was full' '
+	workers >workers.now &&
+	test_cmp workers.before workers.now
+'
+
+# The writes below need more than 5 requests.
+config_set rate_limit 1000000
+restart_server 2
+wait_for 10 worker_count_is 2
+workers >workers.before
+
+# ---- the datadir on a full filesystem ------------------------------------
+
+DBFS_MOUNTED=
+# umount_dbfs: stops MariaDB and unmounts the small filesystem.
+umount_dbfs () {
+	test -n "$DBFS_MOUNTED" || return 0
+	stop_db
+	umount "$TRASH/db" && DBFS_MOUNTED=
+}
+trap 'code=$?; umount_dbfs >/dev/null 2>&1; (exit $code); test_exit_' EXIT
+
+# issue_rows: "title<TAB>number" of alice/fixture's issues, sorted.
+issue_rows () {
+	db_sql "SELECT i.title, i.number FROM issues i JOIN repositories r ON r.id = i.repo_id
+		JOIN users u ON u.id = r.owner_id WHERE u.login = 'alice' AND r.name = 'fixture'" | sort
+}
+
+# check_numbering: 1..N without a gap or a double, counter at N + 1.
+check_numbering () {
+	set -- $(db_sql "SELECT COUNT(*), COUNT(DISTINCT i.number), COALESCE(MIN(i.number), 0),
+		COALESCE(MAX(i.number), 0), MAX(r.next_number) FROM repositories r
+		JOIN users u ON u.id = r.owner_id LEFT JOIN issues i ON i.repo_id = r.id
+		WHERE u.login = 'alice' AND r.name = 'fixture'")
+	if test "$1" != "$2" || test "$3" != 1 || test "$4" != "$1" || test "$5" != $(($1 + 1)); then
+		echo "numbering broken: count=$1 distinct=$2 min=$3 max=$4 next=$5"
+		return 1
+	fi
+}
+
+# Issue bodies of 60,000 bytes fill the disk fast.  Comment bodies stay
+# below half a page (6,000 bytes), stored in the row: MariaDB 10.11 aborts
+# ("Out of disk space in rollback") when it cannot roll back a row whose
+# long body went to overflow pages on a full disk.
+perl -e 'print "x" x 60000' >big
+perl -e 'print "y" x 6000' >medium
+
+# write_until_full TOOL ARGS_JSON OUT BODYFILE: up to 200 writes with that
+# body and a title from the loop; stops at the first failure (its answer in
+# OUT.failed.*).  OUT.ok gets "title<TAB>number" (issues) or "id"
+# (comments) of each success.
+write_until_full () {
+	local i
+	: >"$3.ok"
+	for i in $(seq 1 200); do
+		tool_call "$1" "$(jq -nc --argjson a "$2" --arg t "full $i" --rawfile b "$4" \
+			'$a + {body: $b} + (if $a.number then {} else {title: $t} end)')" || return 1
+		test_status 200 || return 1
+		if jq -e '.result.isError == true' "$RESP.body" >/dev/null; then
+			for f in status headers body; do cp "$RESP.$f" "$3.failed.$f"; done
+			echo "full $i" >"$3.failed-title"
+			return 0
+		fi
+		case $1 in
+		create_issue) printf 'full %s\t%s\n' "$i" "$(tool_text | jq -r .number)" >>"$3.ok" ;;
+		*) tool_text | jq -r .id >>"$3.ok" ;;
+		esac
+	done
+	echo "200 writes and the disk is still not full"
+	return 1
+}
+
+if ! is_root; then
+	say "skipped: MariaDB on a full filesystem -- mounting a small tmpfs needs root"
+else
+	test_expect_success 'MariaDB moves to a small filesystem and it is filled up' '
+		stop_db_only &&
+		mv "$TRASH/db" "$TRASH/db.disk" && mkdir "$TRASH/db" &&
+		mount -t tmpfs -o size=64m,mode=0755 forgemcp-test "$TRASH/db" &&
+		DBFS_MOUNTED=1 &&
+		cp -a "$TRASH/db.disk/." "$TRASH/db/" &&
+		start_db_again &&
+		avail=$(df --output=avail -B1 "$TRASH/db" | tail -n 1) &&
+		dd if=/dev/zero of="$TRASH/db/filler" bs=64k count=$(( (avail - 512 * 1024) / 65536 )) 2>/dev/null &&
+		note "free on the datadir filesystem: $(df --output=avail -B1 "$TRASH/db" | tail -n 1) bytes"
+	'
+
+	test_expect_success 'create_issue on the full disk: an in-band error that says so' '
+		write_until_full create_issue "{\"repo\":\"$R\"}" issues big &&
+		note "$(wc -l <issues.ok) issues stored before the disk was full" &&
+		RESP=$TRASH/issues.failed &&
+		test_jq ".result.isError == true" &&
+		test_json ".result.content[0].text" "\"$FULL_MSG\"" &&
+		grep "The table .issues. is full" "$SERVER_LOG"
+	'
+
+	test_expect_success 'nothing half written: no number consumed, the failed title absent' '
+		issue_rows >rows &&
+		test_must_fail grep "^$(cat issues.failed-title)	" rows &&
+		sort issues.ok | comm -23 - rows >missing &&
+		test_cmp /dev/null missing &&
+		check_numbering
+	'
+
+	test_expect_success 'add_issue_comment on the full disk: an in-band error, no comment stored' '
+		before=$(db_sql "SELECT COUNT(*) FROM comments") &&
+		write_until_full add_issue_comment "{\"repo\":\"$R\",\"number\":1}" comments medium &&
+		RESP=$TRASH/comments.failed &&
+		test_json ".result.content[0].text" "\"$FULL_MSG\"" &&
+		after=$(db_sql "SELECT COUNT(*) FROM comments") &&
+		note "$(wc -l <comments.ok) comments stored before the disk was full; $before -> $after rows" &&
+		test "$after" = $((before + $(wc -l <comments.ok))) &&
+		for id in $(cat comments.ok); do
+			test "$(db_sql "SELECT COUNT(*) FROM comments WHERE id = $id")" = 1 || return 1
+		done
+	'
+
+	test_expect_success 'reads go on while the disk is full' '
+		tool_call get_issue "{\"repo\":\"$R\",\"number\":1}" &&
+		test_status 200 && test_text_jq ".number == 1" &&
+		tool_call list_issues "{\"repo\":\"$R\"}" && test_status 200 &&
+		test_jq ".result.isError != true"
+	'
+
+	test_expect_success 'space freed: the next issue takes the next number' '
+		rm "$TRASH/db/filler" &&
+		n=$(db_sql "SELECT MAX(number) FROM issues i JOIN repositories r ON r.id = i.repo_id WHERE r.name = \"fixture\"") &&
+		tool_call create_issue "{\"repo\":\"$R\",\"title\":\"after the disk was full\"}" &&
+		test_status 200 &&
+		test_text_jq ".number == $((n + 1))" &&
+		check_numbering
+	'
+
+	test_expect_success 'MariaDB back on disk' '
+		umount_dbfs &&
+		rmdir "$TRASH/db" && mv "$TRASH/db.disk" "$TRASH/db"
+	'
+fi
+
+test_expect_success 'no worker died, no 5xx' '
+	workers >workers.now &&
+	test_cmp workers.before workers.now &&
+	grep -E "status=5[0-9]{2}" "$SERVER_LOG" >bad5xx
+	test_cmp /dev/null bad5xx
+'
+
+test_done
