@@ -31,7 +31,7 @@
 
 #define ADMIT_SLOTS		256	/* tokens remembered per process */
 #define ADMIT_PROBE		4	/* slots tried per token */
-#define ADMIT_BLOCK_MAX		64	/* largest block of requests reserved at once */
+#define ADMIT_BLOCK_MAX		1024	/* largest block of requests reserved at once */
 #define ADMIT_HOT_MS		1000	/* a block used up sooner earns a larger one */
 
 struct admit_slot {
