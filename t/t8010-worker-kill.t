@@ -25,23 +25,6 @@ bodies () {
 	legacy_body tools/call "{\"name\":\"list_commits\",\"arguments\":{\"repo\":\"$R\"}}"
 }
 
-issue_rows () {
-	db_sql "SELECT i.title, i.number FROM issues i JOIN repositories r ON r.id = i.repo_id
-		JOIN users u ON u.id = r.owner_id WHERE u.login = 'alice' AND r.name = 'fixture'" | sort
-}
-
-# check_numbering: alice/fixture's issues are numbered 1..N, counter at N + 1.
-check_numbering () {
-	set -- $(db_sql "SELECT COUNT(*), COUNT(DISTINCT i.number), COALESCE(MIN(i.number), 0),
-		COALESCE(MAX(i.number), 0), MAX(r.next_number) FROM repositories r
-		JOIN users u ON u.id = r.owner_id LEFT JOIN issues i ON i.repo_id = r.id
-		WHERE u.login = 'alice' AND r.name = 'fixture'")
-	if test "$1" != "$2" || test "$3" != 1 || test "$4" != "$1" || test "$5" != $(($1 + 1)); then
-		echo "numbering broken: count=$1 distinct=$2 min=$3 max=$4 next=$5"
-		return 1
-	fi
-}
-
 # acked_stored NAME: every issue acknowledged in NAME.all is stored with its number.
 acked_stored () {
 	acked_issues "$1" "$1.all" >"$1.acked" &&

@@ -94,24 +94,6 @@ umount_dbfs () {
 }
 trap 'code=$?; umount_dbfs >/dev/null 2>&1; (exit $code); test_exit_' EXIT
 
-# issue_rows: "title<TAB>number" of alice/fixture's issues, sorted.
-issue_rows () {
-	db_sql "SELECT i.title, i.number FROM issues i JOIN repositories r ON r.id = i.repo_id
-		JOIN users u ON u.id = r.owner_id WHERE u.login = 'alice' AND r.name = 'fixture'" | sort
-}
-
-# check_numbering: 1..N without a gap or a double, counter at N + 1.
-check_numbering () {
-	set -- $(db_sql "SELECT COUNT(*), COUNT(DISTINCT i.number), COALESCE(MIN(i.number), 0),
-		COALESCE(MAX(i.number), 0), MAX(r.next_number) FROM repositories r
-		JOIN users u ON u.id = r.owner_id LEFT JOIN issues i ON i.repo_id = r.id
-		WHERE u.login = 'alice' AND r.name = 'fixture'")
-	if test "$1" != "$2" || test "$3" != 1 || test "$4" != "$1" || test "$5" != $(($1 + 1)); then
-		echo "numbering broken: count=$1 distinct=$2 min=$3 max=$4 next=$5"
-		return 1
-	fi
-}
-
 # Issue bodies of 60,000 bytes fill the disk fast.  Comment bodies stay
 # below half a page (6,000 bytes), stored in the row: MariaDB 10.11 aborts
 # ("Out of disk space in rollback") when it cannot roll back a row whose

@@ -90,3 +90,28 @@ note () {
 	printf '# %s\n' "$*" >&7
 	printf '%s\n' "$*"
 }
+
+# issue_rows: "title<TAB>number" of every issue of alice/fixture, sorted.
+issue_rows () {
+	db_sql "SELECT i.title, i.number FROM issues i JOIN repositories r ON r.id = i.repo_id
+		JOIN users u ON u.id = r.owner_id WHERE u.login = 'alice' AND r.name = 'fixture'" | sort
+}
+
+# check_numbering: the numbers of alice/fixture are 1..N without a gap or a
+# double, and the counter is at N + 1.
+check_numbering () {
+	set -- $(db_sql "SELECT COUNT(*), COUNT(DISTINCT i.number), COALESCE(MIN(i.number), 0),
+		COALESCE(MAX(i.number), 0), MAX(r.next_number) FROM repositories r
+		JOIN users u ON u.id = r.owner_id LEFT JOIN issues i ON i.repo_id = r.id
+		WHERE u.login = 'alice' AND r.name = 'fixture'")
+	if test "$1" != "$2" || test "$3" != 1 || test "$4" != "$1" || test "$5" != $(($1 + 1)); then
+		echo "numbering broken: count=$1 distinct=$2 min=$3 max=$4 next=$5"
+		return 1
+	fi
+}
+
+# check_titles_once: no repository holds two issues with one title.
+check_titles_once () {
+	dups=$(db_sql "SELECT title, COUNT(*) FROM issues GROUP BY repo_id, title HAVING COUNT(*) > 1")
+	test -z "$dups" || { echo "stored twice: $dups"; return 1; }
+}
