@@ -68,14 +68,14 @@ test_expect_success 'a writer collaborator opens a pull request' '
 test_expect_success 'a reader collaborator is refused in band, taking no number' '
 	before=$(next_number) &&
 	pr "From a reader" huge main "$ERIN_TOKEN" &&
-	forge_error "^you cannot open a pull request on alice/project: that needs write access" &&
+	forge_error "^you cannot open a pull request on alice/project: that needs the writer role or more" &&
 	grep "your role is reader" errtext &&
 	test "$(next_number)" = "$before"
 '
 
 test_expect_success 'a stranger on a public repository is refused in band' '
 	pr "From a stranger" huge main "$FRANK_TOKEN" &&
-	forge_error "^you cannot open a pull request on alice/project: that needs write access" &&
+	forge_error "^you cannot open a pull request on alice/project: that needs the writer role or more" &&
 	grep "your role is none" errtext
 '
 

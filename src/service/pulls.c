@@ -63,7 +63,6 @@ pull_create(struct db *db, struct repo_cache *repos, struct service_created *out
 {
 	struct db_repo	 repo;
 	struct pull_tx	 t;
-	enum forge_role	 role = FORGE_ROLE_NONE;
 	char		*clean = NULL;
 	int		 rc;
 
@@ -72,14 +71,9 @@ pull_create(struct db *db, struct repo_cache *repos, struct service_created *out
 	memset(&t, 0, sizeof t);
 	if ((rc = db_repo_find_visible(db, &repo, user_id, owner, name, e)) != 0)
 		goto done;
-	if ((rc = forge_role(db, &role, repo.id, user_id, e)) != 0)
+	if ((rc = service_need_role(db, &repo, user_id, FORGE_ROLE_WRITER,
+	    "open a pull request", NULL, e)) != 0)
 		goto done;
-	if (role < FORGE_ROLE_WRITER) {
-		rc = err_set(e, ERR_DENIED, "you cannot open a pull request on %s/%s: that needs "
-		    "write access (the owner, or a collaborator with the writer role or more), "
-		    "and your role is %s", repo.owner, repo.name, forge_role_name(role));
-		goto done;
-	}
 	if (service_blank(title)) {
 		rc = err_set(e, ERR_INVALID, "title must not be blank: give the pull request a "
 		    "short summary");

@@ -5,6 +5,7 @@
 #include "err.h"
 #include "log.h"
 #include "service/service.h"
+#include "store/db.h"
 #include "store/forge.h"
 
 #define SERVICE_TX_ATTEMPTS	3
@@ -65,4 +66,24 @@ service_transaction(struct db *db, service_tx_fn fn, void *arg, struct err *e)
 	if (local.msg[0] != '\0')
 		return err_set(e, rc, "%s", local.msg);
 	return err_set(e, rc, "database error");
+}
+
+int
+service_need_role(struct db *db, const struct db_repo *repo, uint64_t user_id,
+    enum forge_role need, const char *action, enum forge_role *role, struct err *e)
+{
+	enum forge_role	 have = FORGE_ROLE_NONE;
+	int		 rc;
+
+	if (role != NULL)
+		*role = FORGE_ROLE_NONE;
+	if ((rc = forge_role(db, &have, repo->id, user_id, e)) != 0)
+		return rc;
+	if (role != NULL)
+		*role = have;
+	if (have >= need)
+		return 0;
+	return err_set(e, ERR_DENIED, "you cannot %s on %s/%s: that needs the %s role or more, "
+	    "and your role is %s", action, repo->owner, repo->name, forge_role_name(need),
+	    forge_role_name(have));
 }

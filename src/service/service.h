@@ -62,6 +62,18 @@ int	comment_add(struct db *db, struct service_created *out, uint64_t user_id,
 
 /* ---- shared by the service files ---- */
 
+struct db_repo;
+
+/*
+ * Refuses (ERR_DENIED) a caller whose role on repo is below need, with
+ * the message every role check uses, which tools and tests rely on:
+ * "you cannot <action> on owner/name: that needs the <need> role or more,
+ * and your role is <role>".  action is a verb phrase ("close issue #3").
+ * *role (may be NULL) receives the caller's role.
+ */
+int	service_need_role(struct db *db, const struct db_repo *repo, uint64_t user_id,
+	    enum forge_role need, const char *action, enum forge_role *role, struct err *e);
+
 /* Whether s is NULL or holds only blanks (space, tab, CR, LF, FF, VT). */
 int	service_blank(const char *s);
 /* A copy of s without leading and trailing blanks (caller frees); NULL on no memory. */

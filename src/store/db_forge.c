@@ -62,11 +62,13 @@ done:
 #define ISSUE_COLS(body) \
     "SELECT i.id, i.number, i.title, " body ", i.state, u.login, '', '', " \
     DB_DATE("i.created_at") ", " DB_DATE("i.updated_at") ", " DB_DATE("i.closed_at") \
-    ", NULL FROM issues i JOIN users u ON u.id = i.author_id "
+    ", NULL, i.author_id, i.edit_version, 0, NULL, NULL" \
+    " FROM issues i JOIN users u ON u.id = i.author_id "
 #define PULL_COLS(body) \
     "SELECT i.id, i.number, i.title, " body ", i.state, u.login, i.head_ref, i.base_ref, " \
     DB_DATE("i.created_at") ", " DB_DATE("i.updated_at") ", " DB_DATE("i.closed_at") \
-    ", " DB_DATE("i.merged_at") " FROM pull_requests i JOIN users u ON u.id = i.author_id "
+    ", " DB_DATE("i.merged_at") ", i.author_id, i.edit_version, i.draft, i.linked_issue," \
+    " i.closing_issue_numbers FROM pull_requests i JOIN users u ON u.id = i.author_id "
 #define LIST_WHERE \
     "WHERE i.repo_id = ? AND (? IS NULL OR i.state = ?) AND (? = 0 OR i.number < ?)" \
     " AND (? IS NULL OR i.title LIKE ? ESCAPE '!' OR i.body LIKE ? ESCAPE '!')" \
@@ -87,7 +89,8 @@ forge_item_release(struct forge_item *it)
 		return;
 	free(it->title);
 	free(it->body);
-	it->title = it->body = NULL;
+	free(it->closing);
+	it->title = it->body = it->closing = NULL;
 }
 
 void
@@ -106,6 +109,7 @@ static int
 item_from_row(struct forge_item *out, const struct db_rows *r, size_t i)
 {
 	const char	*title = db_rows_get(r, i, 2), *body = db_rows_get(r, i, 3);
+	const char	*closing = db_rows_get(r, i, 16);
 
 	memset(out, 0, sizeof *out);
 	out->id = db_to_u64(db_rows_get(r, i, 0));
@@ -114,6 +118,12 @@ item_from_row(struct forge_item *out, const struct db_rows *r, size_t i)
 		return ERR_NOMEM;
 	if (body != NULL && (out->body = strdup(body)) == NULL)
 		return ERR_NOMEM;
+	if (closing != NULL && closing[0] != '\0' && (out->closing = strdup(closing)) == NULL)
+		return ERR_NOMEM;
+	out->author_id = db_to_u64(db_rows_get(r, i, 12));
+	out->edit_version = (int64_t)db_to_u64(db_rows_get(r, i, 13));
+	out->draft = db_to_u64(db_rows_get(r, i, 14)) != 0;
+	out->linked_issue = (int64_t)db_to_u64(db_rows_get(r, i, 15));
 	db_copy_str(out->state, sizeof out->state, db_rows_get(r, i, 4));
 	db_copy_str(out->author, sizeof out->author, db_rows_get(r, i, 5));
 	db_copy_str(out->head, sizeof out->head, db_rows_get(r, i, 6));

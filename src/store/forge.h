@@ -25,10 +25,18 @@ enum forge_kind {
 	FORGE_KIND__MAX
 };
 
-/* An issue or a pull request (head, base and merged_at are "" for issues). */
+/*
+ * An issue or a pull request (head, base, merged_at, draft, linked_issue
+ * and closing are empty for issues).
+ */
 struct forge_item {
 	uint64_t	 id;
 	int64_t		 number;
+	uint64_t	 author_id;
+	int64_t		 edit_version;	/* counts metadata edits, from 1 */
+	int		 draft;		/* pull requests: 1 for a draft */
+	int64_t		 linked_issue;	/* pull requests: the linked issue, 0 for none */
+	char		*closing;	/* owned, may be NULL: "3,4", the declared closures */
 	char		*title;		/* owned */
 	char		*body;		/* owned, may be NULL */
 	char		 state[8];	/* open, closed, merged */

@@ -1,0 +1,1 @@
+/* closing: not written yet. */

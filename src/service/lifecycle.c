@@ -1,0 +1,1 @@
+/* lifecycle: not written yet. */

@@ -1,0 +1,1 @@
+/* notify: not written yet. */

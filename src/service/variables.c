@@ -1,0 +1,1 @@
+/* variables: not written yet. */

@@ -1,0 +1,1 @@
+/* db_activity: not written yet. */

@@ -1,0 +1,1 @@
+/* db_inbox: not written yet. */

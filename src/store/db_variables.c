@@ -1,0 +1,1 @@
+/* db_variables: not written yet. */

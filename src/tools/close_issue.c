@@ -1,0 +1,1 @@
+/* close_issue: not written yet. */

@@ -1,0 +1,1 @@
+/* delete_repository_variable: not written yet. */

@@ -1,0 +1,1 @@
+/* edit_issue: not written yet. */

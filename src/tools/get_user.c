@@ -1,0 +1,1 @@
+/* get_user: not written yet. */

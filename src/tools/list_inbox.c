@@ -1,0 +1,1 @@
+/* list_inbox: not written yet. */

@@ -1,0 +1,1 @@
+/* list_repository_variables: not written yet. */

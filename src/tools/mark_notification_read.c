@@ -1,0 +1,1 @@
+/* mark_notification_read: not written yet. */

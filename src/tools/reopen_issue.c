@@ -1,0 +1,1 @@
+/* reopen_issue: not written yet. */

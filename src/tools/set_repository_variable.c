@@ -1,0 +1,1 @@
+/* set_repository_variable: not written yet. */
