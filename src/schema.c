@@ -1010,7 +1010,12 @@ type_ok(unsigned types, struct json_object *j)
 			return 0;
 		if (types & ST_NUMBER)
 			return 1;
-		return (types & ST_INTEGER) && is_integral(j);
+		/*
+		 * An integer is an integer token: 1.0 and 1e2 are refused, so no
+		 * argument passes through a rounding.  json-c keeps integer tokens
+		 * as json_type_int (saturated past 64 bits) and the others as doubles.
+		 */
+		return (types & ST_INTEGER) && json_object_is_type(j, json_type_int);
 	default:
 		return 0;
 	}

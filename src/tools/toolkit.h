@@ -24,7 +24,7 @@ int	tk_repo(struct tool_ctx *ctx, struct json_object *args, struct db_repo *out)
  */
 int	tk_repo_find(struct tool_ctx *ctx, const char *owner, const char *name,
 	    struct db_repo *out);
-/* An integer argument (an integral number too, saturated to int64), or def when absent. */
+/* An integer argument (saturated to int64), or def when absent. */
 int64_t	tk_int(struct json_object *args, const char *key, int64_t def);
 /* A boolean argument, or def when absent. */
 int	tk_bool(struct json_object *args, const char *key, int def);
