@@ -31,6 +31,15 @@ declare -A ARGS=(
 	[list_repositories]='{"query":"@NAME@"}'
 	[search_code]='{"repo":"@REPO@","query":"project"}'
 	[web_search]='{"query":"forgemcp"}'
+	[get_user]='{}'
+	[edit_issue]='{"repo":"@REPO@","number":1,"edit_version":@EV@,"body":"edited @N@"}'
+	[close_issue]='{"repo":"@REPO@","number":1}'
+	[reopen_issue]='{"repo":"@REPO@","number":1}'
+	[list_inbox]='{}'
+	[mark_notification_read]='{"all":true}'
+	[list_repository_variables]='{"repo":"@REPO@"}'
+	[set_repository_variable]='{"repo":"@REPO@","name":"BUILD_MODE","value":"fast @N@"}'
+	[delete_repository_variable]='{"repo":"@REPO@","name":"BUILD_MODE"}'
 )
 # The scope each tool needs (README, "Tools").
 declare -A SCOPE=(
@@ -38,19 +47,37 @@ declare -A SCOPE=(
 	[create_pull_request]=write [get_file_contents]=read [get_issue]=read
 	[get_pull_request]=read [get_tree]=read [list_branches]=read [list_commits]=read
 	[list_issues]=read [list_pull_requests]=read [list_repositories]=read
-	[search_code]=read [web_search]=read
+	[search_code]=read [web_search]=read [get_user]=read [edit_issue]=write
+	[close_issue]=write [reopen_issue]=write [list_inbox]=read
+	[mark_notification_read]=write [list_repository_variables]=read
+	[set_repository_variable]=write [delete_repository_variable]=write
 )
 # What names a repository: "repo" (the repo argument), "listing" (the query
 # of list_repositories), "none" (not about a repository).
 declare -A TARGET=(
-	[list_repositories]=listing [web_search]=none
+	[list_repositories]=listing [web_search]=none [get_user]=none [list_inbox]=none
+	[mark_notification_read]=none
 )
 # Who may use a write tool on a repository they can read (README, "Tools"):
-# "reader" (anyone who can read it), "writer" (the owner, or a writer or
-# manager collaborator).
+# "reader" (anyone who can read it), or the least role it needs: "writer",
+# "manager" or "owner" (roles rank reader < writer < manager < owner); "self"
+# for a tool that acts on the caller's own data, not on a repository.
+# edit_issue, close_issue and reopen_issue also let an issue's author act on
+# it; issue #1 is the owner's, so here they follow the writer rule.
 declare -A RULE=(
 	[add_issue_comment]=reader [create_issue]=reader [create_pull_request]=writer
+	[edit_issue]=writer [close_issue]=writer [reopen_issue]=writer
+	[set_repository_variable]=manager [delete_repository_variable]=manager
+	[mark_notification_read]=self
 )
+# The role ladder: role, repository, token variable.  frank has no role on
+# the public repository; the others are collaborators on the private one.
+LADDER="none:PUBLIC_:FRANK_TOKEN reader:VAULT_:ERIN_TOKEN writer:VAULT_:DAVE_TOKEN
+	manager:VAULT_:GINA_TOKEN owner:VAULT_:ALICE_TOKEN"
+rank () {
+	case $1 in none) echo 0 ;; reader) echo 1 ;; writer) echo 2 ;; manager) echo 3 ;;
+	owner) echo 4 ;; esac
+}
 
 # --- the forge: alice/vault is private, a copy of alice/project --------------
 
@@ -77,6 +104,9 @@ setup_access_fixtures () {
 	fm repo import "$VAULT" --from "$TRASH/project.git" --private >/dev/null &&
 	fm collaborator add "$VAULT" erin reader >/dev/null &&
 	fm collaborator add "$VAULT" dave writer >/dev/null &&
+	make_user gina &&
+	fm collaborator add "$VAULT" gina manager >/dev/null &&
+	GINA_TOKEN=$(make_token gina read,write) &&
 	READ_ONLY=$(make_token alice read) &&
 	NO_SCOPES=$(head -c 30 /dev/urandom | base64 | tr "+/" "-_") &&
 	test_record_token "$NO_SCOPES" &&
@@ -116,6 +146,13 @@ call () {
 		done
 		a=${a//@HEAD@/pr$BRANCH_N}
 	fi
+	if test "${a#*@EV@}" != "$a"; then
+		tool_call get_issue "{\"repo\":\"$2\",\"number\":1}" --token "$ALICE_TOKEN" &&
+		# 1 for a repository the owner cannot read either (the missing one)
+		a=${a//@EV@/$(jq -r '.result.structuredContent.edit_version // 1' "$RESP.body")} || return 1
+	fi
+	BRANCH_N=$((BRANCH_N + 1))
+	a=${a//@N@/$BRANCH_N}
 	a=${a//@REPO@/$2}
 	a=${a//@NAME@/${2#*/}}
 	tool_call "$1" "$a" --token "$3"
@@ -260,23 +297,31 @@ for t in $TOOLS; do
 			succeeds
 		"
 		;;
-	writer)
-		test_expect_success "$t: a reader collaborator with a read,write token may not, and nothing changes" "
-			state >before &&
-			call $t $VAULT \"\$ERIN_TOKEN\" &&
-			forge_error 'needs write access' &&
-			state >after &&
-			test_cmp before after
-		"
-		test_expect_success "$t: a user with no role on a public repository may not, and nothing changes" "
-			state >before &&
-			call $t $PUBLIC \"\$FRANK_TOKEN\" &&
-			forge_error 'needs write access' &&
-			state >after &&
-			test_cmp before after
-		"
-		test_expect_success "$t: a writer collaborator may" "
-			call $t $VAULT \"\$DAVE_TOKEN\" &&
+	writer|manager|owner)
+		need=${RULE[$t]}
+		for step in $LADDER; do
+			role=${step%%:*} where=${step#*:} tokvar=${step##*:}
+			where=${where%%:*}
+			if test "$where" = PUBLIC_; then where=$PUBLIC; else where=$VAULT; fi
+			if test "$(rank "$role")" -lt "$(rank "$need")"; then
+				test_expect_success "$t: role $role on $where may not (needs $need), and nothing changes" "
+					state >before &&
+					call $t $where \"\$$tokvar\" &&
+					forge_error 'needs the $need role or more, and your role is $role' &&
+					state >after &&
+					test_cmp before after
+				"
+			else
+				test_expect_success "$t: role $role on $where may (needs $need)" "
+					call $t $where \"\$$tokvar\" &&
+					succeeds
+				"
+			fi
+		done
+		;;
+	self)
+		test_expect_success "$t: any caller may, on their own data" "
+			call $t $VAULT \"\$FRANK_TOKEN\" &&
 			succeeds
 		"
 		;;

@@ -29,6 +29,7 @@ def types: (.type // []) | if type == "string" then [.] else . end;
 def valid($name):
   if $name == "repo" then "alice/fixture"
   elif .enum then .enum[0]
+  elif .pattern then "A"
   else (types[0]) as $t
     | if $t == "string" then "a" * ([.minLength // 1, 1] | max)
       elif $t == "integer" then (.minimum // 1)
