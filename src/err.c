@@ -63,6 +63,7 @@ err_is_public(int code)
 	case ERR_TOOBIG:
 	case ERR_CONFIG:
 	case ERR_UPSTREAM:
+	case ERR_CONFLICT:
 		return 1;
 	default:
 		return 0;

@@ -23,9 +23,9 @@ enum err_code {
 
 /*
  * The error slot: the first message set wins and is passed up unchanged.
- * Messages for ERR_INVALID/NOTFOUND/DENIED/EXISTS/TOOBIG/CONFIG/UPSTREAM
- * are shown to the client; the others are logged and the client sees a
- * generic text.
+ * Messages for ERR_INVALID/NOTFOUND/DENIED/EXISTS/TOOBIG/CONFIG/UPSTREAM/
+ * CONFLICT are shown to the client (a conflict says to reload or retry);
+ * the others are logged and the client sees a generic text.
  */
 struct err {
 	int	code;

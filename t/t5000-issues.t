@@ -91,7 +91,7 @@ test_expect_success 'create_issue needs the write scope (HTTP 403 before the too
 test_expect_success 'list_issues: open issues, highest number first, with the documented fields' '
 	tool_call list_issues "{\"repo\":\"$P\"}" && forge_ok &&
 	test "$(numbers)" = "4 3 2 1" &&
-	jq -e ".truncated == false and (has(\"next_cursor\") | not)" out.json &&
+	jq -e ".page == 1 and .has_more == false" out.json &&
 	jq -e ".issues[] | select(.number == 2) | . == {number: 2, title: \"From a stranger\", state: \"open\", author: \"frank\", url: \"$BASE_URL/alice/project/issues/2\", created_at: .created_at}" out.json &&
 	jq -e "all(.issues[]; .created_at | test(\"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z$\"))" out.json
 '
@@ -116,28 +116,29 @@ test_expect_success 'list_issues query: title or body, ignoring case; wildcards 
 	tool_call list_issues "{\"repo\":\"$P\",\"state\":\"all\",\"query\":\"_\"}" && test "$(numbers)" = ""
 '
 
-test_expect_success 'list_issues pages with limit and cursor until nothing is left' '
+test_expect_success 'list_issues pages 50 issues at a time until nothing is left' '
 	for i in 5 6 7 8 9; do issue "Bulk $i" || return 1; done &&
-	tool_call list_issues "{\"repo\":\"$P\",\"state\":\"all\",\"limit\":4}" && forge_ok &&
-	test "$(numbers)" = "9 8 7 6" &&
-	jq -e ".truncated == true and .next_cursor == 6" out.json &&
-	tool_call list_issues "{\"repo\":\"$P\",\"state\":\"all\",\"limit\":4,\"cursor\":6}" && forge_ok &&
-	test "$(numbers)" = "5 4 3 2" &&
-	jq -e ".truncated == true and .next_cursor == 2" out.json &&
-	tool_call list_issues "{\"repo\":\"$P\",\"state\":\"all\",\"limit\":4,\"cursor\":2}" && forge_ok &&
-	test "$(numbers)" = "1" &&
-	jq -e ".truncated == false" out.json
-'
-
-test_expect_success 'list_issues default limit is 50' '
 	for i in $(seq 10 55); do
 		test "$(fast_tool create_issue "{\"repo\":\"$P\",\"title\":\"more $i\"}" "$ALICE_TOKEN" fast.out)" = 200 || return 1
 	done &&
 	tool_call list_issues "{\"repo\":\"$P\",\"state\":\"all\"}" && forge_ok &&
-	jq -e "(.issues | length) == 50 and .truncated == true and .next_cursor == 6" out.json
+	test "$(numbers)" = "$(seq -s " " 55 -1 6)" &&
+	jq -e ".page == 1 and .has_more == true" out.json &&
+	tool_call list_issues "{\"repo\":\"$P\",\"state\":\"all\",\"page\":2}" && forge_ok &&
+	test "$(numbers)" = "5 4 3 2 1" &&
+	jq -e ".page == 2 and .has_more == false" out.json &&
+	tool_call list_issues "{\"repo\":\"$P\",\"state\":\"all\",\"page\":3}" && forge_ok &&
+	test "$(numbers)" = "" &&
+	jq -e ".page == 3 and .has_more == false" out.json
 '
 
-for a in '{"limit":0}' '{"limit":101}' '{"limit":"5"}' '{"cursor":0}' '{"query":5}'; do
+test_expect_success 'list_issues pages what the state keeps: the closed #1 is not on the open pages' '
+	tool_call list_issues "{\"repo\":\"$P\",\"page\":2}" && forge_ok &&
+	test "$(numbers)" = "5 4 3 2" &&
+	jq -e ".has_more == false" out.json
+'
+
+for a in '{"page":0}' '{"page":2147483648}' '{"page":"2"}' '{"limit":50}' '{"cursor":6}' '{"query":5}'; do
 	test_expect_success "list_issues $a is an in-band error naming the argument" "
 		tool_call list_issues \"\$(jq -nc --argjson a '$a' '{repo: \"$P\"} + \$a')\" &&
 		forge_error '$(printf '%s' "$a" | jq -r 'keys[0]')'
@@ -149,7 +150,9 @@ test_expect_success 'get_issue: the whole issue, no comments yet' '
 	jq -e ".number == 1 and .title == \"First bug\" and .state == \"closed\" and .author == \"alice\"" out.json &&
 	jq -e ".body == \"It *breaks*.\" and .url == \"$BASE_URL/alice/project/issues/1\"" out.json &&
 	jq -e ".comments == [] and .comments_total == 0 and .comments_truncated == false" out.json &&
-	jq -e "(.closed_at | test(\"Z$\")) and (.updated_at | test(\"Z$\"))" out.json
+	jq -e "(.closed_at | test(\"Z$\")) and (.updated_at | test(\"Z$\"))" out.json &&
+	jq -e ".edit_version == 1 and .activity.page == 1 and .activity.has_more == false" out.json &&
+	jq -e "[.activity.entries[] | .type + \":\" + .actor] == [\"opened:alice\"]" out.json
 '
 
 test_expect_success 'get_issue: an issue without a body has body null' '

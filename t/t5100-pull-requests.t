@@ -45,6 +45,7 @@ test_expect_success 'get_pull_request: the real three-dot diff, as git prints it
 	jq -e ".number == 1 and .title == \"Greet the world\" and .state == \"open\" and .author == \"alice\"" out.json &&
 	jq -e ".head == \"feature\" and .base == \"main\" and .url == \"$BASE_URL/alice/project/pulls/1\"" out.json &&
 	jq -e ".body == null and .comments == [] and .diff_truncated == false and .diff_note == null" out.json &&
+	jq -e ".edit_version == 1 and (has(\"activity\") | not)" out.json &&
 	jq -j .diff out.json >got &&
 	git --git-dir="$PROJECT_GIT" diff main...feature >expect &&
 	test -s expect &&
@@ -178,7 +179,7 @@ test_expect_success 'a deleted head branch: diff null, the note names it' '
 
 test_expect_success 'list_pull_requests: open ones, highest number first, with the documented fields' '
 	tool_call list_pull_requests "{\"repo\":\"$P\"}" && forge_ok &&
-	jq -e "[.pull_requests[].number] == [5, 4, 3, 2, 1] and .truncated == false" out.json &&
+	jq -e "[.pull_requests[].number] == [5, 4, 3, 2, 1] and .page == 1 and .has_more == false" out.json &&
 	jq -e ".pull_requests[] | select(.number == 1) | .title == \"Greet the world\" and .state == \"open\" and .head == \"feature\" and .base == \"main\" and .author == \"alice\" and .url == \"$BASE_URL/alice/project/pulls/1\"" out.json
 '
 
@@ -199,13 +200,6 @@ test_expect_success 'list_pull_requests by state' '
 test_expect_success 'a merged pull request may be opened again for the same branches' '
 	pr "Greet the world, again" feature main && forge_ok &&
 	jq -e ".number == 6" out.json
-'
-
-test_expect_success 'list_pull_requests pages with limit and cursor' '
-	tool_call list_pull_requests "{\"repo\":\"$P\",\"state\":\"all\",\"limit\":4}" && forge_ok &&
-	jq -e "[.pull_requests[].number] == [6, 5, 4, 3] and .truncated == true and .next_cursor == 3" out.json &&
-	tool_call list_pull_requests "{\"repo\":\"$P\",\"state\":\"all\",\"limit\":4,\"cursor\":3}" && forge_ok &&
-	jq -e "[.pull_requests[].number] == [2, 1] and .truncated == false" out.json
 '
 
 test_expect_success 'list_pull_requests refuses an unknown state, naming it' '
@@ -258,5 +252,28 @@ test_expect_success 'a diff that is not UTF-8 still comes back as valid JSON tex
 	jq -e ".diff | contains(\"+caf\ufffd in Latin-1\")" out.json &&
 	jq -e ".diff_truncated == false" out.json
 '
+
+test_expect_success 'list_pull_requests pages 50 pull requests at a time' '
+	add_branches "$PROJECT_GIT" page 45 &&
+	for i in $(seq 1 45); do
+		test "$(fast_tool create_pull_request "{\"repo\":\"$P\",\"title\":\"page $i\",\"head\":\"page$(printf %03d $i)\",\"base\":\"main\"}" "$ALICE_TOKEN" fast.out)" = 200 &&
+		grep -q "\"state\":\"open\"" fast.out || return 1
+	done &&
+	db_sql "select p.number from pull_requests p join repositories r on r.id = p.repo_id where r.name = \"project\" order by p.number desc" | jq -s -c . >all.json &&
+	test "$(jq length all.json)" = 52 &&
+	tool_call list_pull_requests "{\"repo\":\"$P\",\"state\":\"all\"}" && forge_ok &&
+	jq -e --slurpfile all all.json "[.pull_requests[].number] == \$all[0][:50] and .page == 1 and .has_more == true" out.json &&
+	tool_call list_pull_requests "{\"repo\":\"$P\",\"state\":\"all\",\"page\":2}" && forge_ok &&
+	jq -e --slurpfile all all.json "[.pull_requests[].number] == \$all[0][50:] and .page == 2 and .has_more == false" out.json &&
+	tool_call list_pull_requests "{\"repo\":\"$P\",\"state\":\"merged\",\"page\":2}" && forge_ok &&
+	jq -e ".pull_requests == [] and .page == 2 and .has_more == false" out.json
+'
+
+for a in '{"page":0}' '{"limit":4}' '{"cursor":3}'; do
+	test_expect_success "list_pull_requests $a is an in-band error naming the argument" "
+		tool_call list_pull_requests \"\$(jq -nc --argjson a '$a' '{repo: \"$P\"} + \$a')\" &&
+		forge_error '^argument .$(printf '%s' "$a" | jq -r 'keys[0]')|unknown argument .$(printf '%s' "$a" | jq -r 'keys[0]')'
+	"
+done
 
 test_done

@@ -90,7 +90,7 @@ test_expect_success 'tools/list is served and the cases are generated from its s
 	for k in type bound accept missing null-args; do
 		awk -F "\t" -v k=$k "\$1 == k" cases.tsv >$k.tsv || return 1
 	done &&
-	for t in $(cat tools.txt); do
+	for t in $(jq -r ".result.tools[] | select(.inputSchema.properties // {} | length > 0) | .name" tools.json); do
 		grep -q "^type	$t	" type.tsv || { echo "no case for $t"; return 1; }
 	done &&
 	wc -l type.tsv bound.tsv accept.tsv missing.tsv null-args.tsv
@@ -206,12 +206,27 @@ numbers_of () {
 	jq_body -r '[.result.structuredContent.issues[].number] | map(tostring) | join(" ")'
 }
 
+test_expect_success "$FAMILY: list_issues page 1 lists from the newest" '
+	call_modern list_issues "{\"repo\":\"alice/fixture\",\"page\":1}" &&
+	expect_tool_ok &&
+	test "$(numbers_of)" = "3 2 1"
+'
+
+for c in 2 2147483647; do
+	C_C=$c
+	test_expect_success "$FAMILY: list_issues page $c, past the last one, is empty" '
+		call_modern list_issues "{\"repo\":\"alice/fixture\",\"page\":$C_C}" &&
+		expect_tool_ok &&
+		test "$(numbers_of)" = "" &&
+		jq_body -e ".result.structuredContent.has_more == false"
+	'
+done
+
 for c in 18446744073709551615 99999999999999999999 9223372036854775807; do
 	C_C=$c
-	test_expect_success "$FAMILY: list_issues cursor $c lists from the newest, like no cursor" '
-		call_modern list_issues "{\"repo\":\"alice/fixture\",\"cursor\":$C_C}" &&
-		expect_tool_ok &&
-		test "$(numbers_of)" = "3 2 1"
+	test_expect_success "$FAMILY: list_issues page $c is refused, naming page" '
+		call_modern list_issues "{\"repo\":\"alice/fixture\",\"page\":$C_C}" &&
+		expect_tool_error "^argument ${Q}page$Q must be at most 2147483647$"
 	'
 done
 

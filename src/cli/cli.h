@@ -18,7 +18,7 @@ int	cli_migrate(struct cli *cli, int argc, char **argv);
 int	cli_user(struct cli *cli, int argc, char **argv);		/* add | list */
 int	cli_token(struct cli *cli, int argc, char **argv);		/* create | list | revoke */
 int	cli_repo(struct cli *cli, int argc, char **argv);		/* create | import | list */
-int	cli_collaborator(struct cli *cli, int argc, char **argv);	/* add */
+int	cli_collaborator(struct cli *cli, int argc, char **argv);	/* add | remove | list */
 int	cli_stdio(struct cli *cli, int argc, char **argv);
 
 /*

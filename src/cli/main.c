@@ -26,7 +26,7 @@ usage(FILE *f)
 	    "  user          add or list users\n"
 	    "  token         create, list or revoke access tokens\n"
 	    "  repo          create, import or list repositories\n"
-	    "  collaborator  give a user a role on a repository\n"
+	    "  collaborator  give, take away or list the roles on a repository\n"
 	    "\n"
 	    "Run with no command under a FastCGI socket (spawn-fcgi, systemd, Apache) it\n"
 	    "serves FastCGI; run as CGI (GATEWAY_INTERFACE set) it serves one request.\n"

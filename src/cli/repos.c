@@ -1,7 +1,8 @@
-/* repos: `forgemcp repo create|import|list` and `forgemcp collaborator add`. */
+/* repos: `forgemcp repo create|import|list` and `forgemcp collaborator add|remove|list`. */
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../config.h"	/* src/config.h, not the autoconf header */
@@ -24,8 +25,15 @@ static const char repo_usage[] =
 
 static const char collab_usage[] =
     "usage: forgemcp collaborator add OWNER/NAME USER reader|writer|manager\n"
+    "       forgemcp collaborator remove OWNER/NAME USER\n"
+    "       forgemcp collaborator list OWNER/NAME\n"
     "\n"
-    "Gives USER a role on a repository, replacing an earlier one.\n";
+    "  add      gives USER a role on a repository, replacing an earlier one\n"
+    "  remove   takes USER's role away; when USER had none it says so and\n"
+    "           succeeds (exit 0), so it can be repeated; the owner's role\n"
+    "           cannot be removed\n"
+    "  list     prints login and role, tab-separated: the owner first (role\n"
+    "           owner), then the collaborators by login\n";
 
 /* The option getopt just refused, for the message. */
 static const char *
@@ -200,40 +208,113 @@ cli_repo(struct cli *cli, int argc, char **argv)
 	return cli_usage("repo: unknown subcommand '%s'", argv[1]);
 }
 
-int
-cli_collaborator(struct cli *cli, int argc, char **argv)
+static int
+collab_add(struct cli *cli, int argc, char **argv)
 {
 	char		 owner[65], name[101];
 	struct db	*db = NULL;
 	struct err	 e;
 	const char	*role;
-	int		 rc, i;
+	int		 rc;
 
 	err_clear(&e);
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			fputs(collab_usage, stdout);
-			return 0;
-		}
-	if (argc < 2 || strcmp(argv[1], "add") != 0)
-		return cli_usage("collaborator: expected 'add'");
-	if (argc != 5)
+	if (argc != 4)
 		return cli_usage("collaborator add: expected OWNER/NAME USER ROLE");
-	if ((rc = split_full(owner, sizeof owner, name, sizeof name, argv[2])) != 0)
+	if ((rc = split_full(owner, sizeof owner, name, sizeof name, argv[1])) != 0)
 		return rc;
-	role = argv[4];
+	role = argv[3];
 	if (strcmp(role, "reader") != 0 && strcmp(role, "writer") != 0 &&
 	    strcmp(role, "manager") != 0)
 		return cli_usage("unknown role '%s' (use reader, writer or manager)", role);
 	rc = 1;
 	if (db_new(&db, &cli->cfg, &e) != 0 ||
-	    db_collaborator_set(db, owner, name, argv[3], role, &e) != 0) {
+	    db_collaborator_set(db, owner, name, argv[2], role, &e) != 0) {
 		rc = cli_fail("%s", e.msg);
 		goto done;
 	}
-	printf("'%s' is now %s on %s/%s\n", argv[3], role, owner, name);
+	printf("'%s' is now %s on %s/%s\n", argv[2], role, owner, name);
 	rc = 0;
 done:
 	db_free(db);
 	return rc;
+}
+
+static int
+collab_remove(struct cli *cli, int argc, char **argv)
+{
+	char		 owner[65], name[101];
+	struct db	*db = NULL;
+	struct err	 e;
+	int		 removed = 0, rc;
+
+	err_clear(&e);
+	if (argc != 3)
+		return cli_usage("collaborator remove: expected OWNER/NAME USER");
+	if ((rc = split_full(owner, sizeof owner, name, sizeof name, argv[1])) != 0)
+		return rc;
+	rc = 1;
+	if (db_new(&db, &cli->cfg, &e) != 0 ||
+	    db_collaborator_remove(db, &removed, owner, name, argv[2], &e) != 0) {
+		rc = cli_fail("%s", e.msg);
+		goto done;
+	}
+	if (removed)
+		printf("'%s' no longer has a role on %s/%s\n", argv[2], owner, name);
+	else
+		printf("'%s' had no role on %s/%s; nothing changed\n", argv[2], owner, name);
+	rc = 0;
+done:
+	db_free(db);
+	return rc;
+}
+
+static int
+collab_list(struct cli *cli, int argc, char **argv)
+{
+	char			 owner[65], name[101];
+	struct db		*db = NULL;
+	struct db_collaborator	*v = NULL;
+	struct err		 e;
+	size_t			 n = 0, i;
+	int			 rc;
+
+	err_clear(&e);
+	if (argc != 2)
+		return cli_usage("collaborator list: expected one OWNER/NAME");
+	if ((rc = split_full(owner, sizeof owner, name, sizeof name, argv[1])) != 0)
+		return rc;
+	rc = 1;
+	if (db_new(&db, &cli->cfg, &e) != 0 ||
+	    db_collaborator_list(db, &v, &n, owner, name, &e) != 0) {
+		rc = cli_fail("%s", e.msg);
+		goto done;
+	}
+	for (i = 0; i < n; i++)
+		printf("%s\t%s\n", v[i].login, v[i].role);
+	rc = 0;
+done:
+	free(v);
+	db_free(db);
+	return rc;
+}
+
+int
+cli_collaborator(struct cli *cli, int argc, char **argv)
+{
+	int	 i;
+
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(collab_usage, stdout);
+			return 0;
+		}
+	if (argc < 2)
+		return cli_usage("collaborator: expected a subcommand (add, remove, list)");
+	if (strcmp(argv[1], "add") == 0)
+		return collab_add(cli, argc - 1, argv + 1);
+	if (strcmp(argv[1], "remove") == 0)
+		return collab_remove(cli, argc - 1, argv + 1);
+	if (strcmp(argv[1], "list") == 0)
+		return collab_list(cli, argc - 1, argv + 1);
+	return cli_usage("collaborator: unknown subcommand '%s'", argv[1]);
 }

@@ -29,7 +29,12 @@ comment_tx(struct db *db, void *arg, struct err *e)
 		return err_set(e, ERR_NOTFOUND, "no issue or pull request #%lld in %s: "
 		    "list_issues and list_pull_requests give the numbers", (long long)t->number,
 		    t->full);
-	return forge_comment_insert(db, &t->id, t->kind, parent, t->user_id, t->body, e);
+	if ((rc = forge_comment_insert(db, &t->id, t->kind, parent, t->user_id, t->body, e)) != 0)
+		return rc;
+	if ((rc = forge_event_insert(db, t->kind, parent, t->user_id, FORGE_EVENT_COMMENTED,
+	    FORGE_CAUSE_USER, 0, t->id, e)) != 0)
+		return rc;
+	return notify_commented(db, t->repo_id, t->kind, parent, t->user_id, t->id, t->body, e);
 }
 
 int

@@ -22,8 +22,13 @@ issue_tx(struct db *db, void *arg, struct err *e)
 
 	if ((rc = forge_number_next(db, &t->number, t->repo_id, e)) != 0)
 		return rc;
-	return forge_issue_insert(db, &t->id, t->repo_id, t->number, t->user_id, t->title,
-	    t->body, e);
+	if ((rc = forge_issue_insert(db, &t->id, t->repo_id, t->number, t->user_id, t->title,
+	    t->body, e)) != 0)
+		return rc;
+	if ((rc = forge_event_insert(db, FORGE_KIND_ISSUE, t->id, t->user_id, FORGE_EVENT_OPENED,
+	    FORGE_CAUSE_USER, 0, 0, e)) != 0)
+		return rc;
+	return notify_opened(db, t->repo_id, FORGE_KIND_ISSUE, t->id, t->user_id, t->body, e);
 }
 
 int

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "service/closing.h"
 #include "service/service.h"
 #include "store/db.h"
 #include "store/forge.h"
@@ -12,6 +13,9 @@
 struct pull_tx {
 	uint64_t	 repo_id, user_id;
 	const char	*title, *body, *head, *base;
+	int		 draft;
+	int64_t		 issue;		/* the linked issue, 0 for none */
+	const char	*closing;	/* the declared closures ("3,4"), NULL for none */
 	int64_t		 number;
 	uint64_t	 id;
 };
@@ -32,8 +36,13 @@ pull_tx(struct db *db, void *arg, struct err *e)
 		return err_set(e, ERR_EXISTS, "a pull request from '%s' into '%s' is already "
 		    "open: #%lld (comment on it with add_issue_comment)", t->head, t->base,
 		    (long long)open);
-	return forge_pull_insert(db, &t->id, t->repo_id, t->number, t->user_id, t->title, t->body,
-	    t->head, t->base, e);
+	if ((rc = forge_pull_insert(db, &t->id, t->repo_id, t->number, t->user_id, t->title,
+	    t->body, t->head, t->base, t->draft, t->issue, t->closing, e)) != 0)
+		return rc;
+	if ((rc = forge_event_insert(db, FORGE_KIND_PULL, t->id, t->user_id, FORGE_EVENT_OPENED,
+	    FORGE_CAUSE_USER, 0, 0, e)) != 0)
+		return rc;
+	return notify_opened(db, t->repo_id, FORGE_KIND_PULL, t->id, t->user_id, t->body, e);
 }
 
 /* Checks that branch (the "head" or "base" argument) exists in the repository. */
@@ -56,15 +65,37 @@ branch_check(struct repo_cache *repos, const struct db_repo *repo, const char *w
 	return 0;
 }
 
+/* Checks that number (the "issue" argument) is an issue of repo, not a pull request. */
+static int
+linked_issue_check(struct db *db, const struct db_repo *repo, int64_t number, struct err *e)
+{
+	enum forge_kind	 kind;
+	uint64_t	 id;
+	int		 rc;
+
+	if ((rc = forge_number_kind(db, &kind, &id, repo->id, number, e)) != 0)
+		return rc;
+	if (kind == FORGE_KIND_PULL)
+		return err_set(e, ERR_INVALID, "#%lld in %s/%s is a pull request, not an issue: "
+		    "the issue argument must name an existing issue of this repository",
+		    (long long)number, repo->owner, repo->name);
+	if (kind != FORGE_KIND_ISSUE)
+		return err_set(e, ERR_INVALID, "issue #%lld not found in %s/%s: the issue "
+		    "argument must name an existing issue of this repository", (long long)number,
+		    repo->owner, repo->name);
+	return 0;
+}
+
 int
 pull_create(struct db *db, struct repo_cache *repos, struct service_created *out,
     uint64_t user_id, const char *owner, const char *name, const char *title, const char *body,
-    const char *head, const char *base, struct err *e)
+    const char *head, const char *base, int draft, int64_t issue, struct err *e)
 {
-	struct db_repo	 repo;
-	struct pull_tx	 t;
-	char		*clean = NULL;
-	int		 rc;
+	struct db_repo		 repo;
+	struct pull_tx		 t;
+	struct closing_list	 decl;
+	char			*clean = NULL, closing[CLOSING_TEXT_MAX];
+	int			 rc;
 
 	memset(out, 0, sizeof *out);
 	memset(&repo, 0, sizeof repo);
@@ -91,7 +122,10 @@ pull_create(struct db *db, struct repo_cache *repos, struct service_created *out
 	if ((rc = branch_check(repos, &repo, "head", head, e)) != 0 ||
 	    (rc = branch_check(repos, &repo, "base", base, e)) != 0)
 		goto done;
-	if ((clean = service_trim(title)) == NULL) {
+	if (issue != 0 && (rc = linked_issue_check(db, &repo, issue, e)) != 0)
+		goto done;
+	if ((clean = service_trim(title)) == NULL ||
+	    closing_parse(&decl, body, body != NULL ? strlen(body) : 0) != 0) {
 		rc = err_set(e, ERR_NOMEM, "out of memory");
 		goto done;
 	}
@@ -101,6 +135,9 @@ pull_create(struct db *db, struct repo_cache *repos, struct service_created *out
 	t.body = body;
 	t.head = head;
 	t.base = base;
+	t.draft = draft != 0;
+	t.issue = issue;
+	t.closing = closing_format(closing, sizeof closing, &decl);
 	if ((rc = service_transaction(db, pull_tx, &t, e)) != 0)
 		goto done;
 	out->id = t.id;

@@ -158,7 +158,8 @@ db_fail(struct db *db, unsigned no, const char *what, const char *msg, struct er
 	}
 	/* Deadlocks, lock waits and Galera certification failures are worth a retry. */
 	if (no == ER_LOCK_DEADLOCK || no == ER_LOCK_WAIT_TIMEOUT || no == ER_CHECKREAD)
-		return e != NULL ? err_set(e, ERR_CONFLICT, "transaction conflict") : ERR_CONFLICT;
+		return e != NULL ? err_set(e, ERR_CONFLICT, "the change collided with a "
+		    "concurrent one and was not made; try again") : ERR_CONFLICT;
 	/* A full table or disk: the statement changed nothing; say so, it is no bug. */
 	if (no == ER_RECORD_FILE_FULL || no == ER_DISK_FULL)
 		return e != NULL ? err_set(e, ERR_TOOBIG, "the forge's database is out of space: "
@@ -1128,6 +1129,85 @@ db_collaborator_set(struct db *db, const char *owner, const char *name, const ch
 	if (rc == ERR_EXISTS)
 		rc = err_set(e, rc, "collaborator already exists");
 done:
+	db_repo_release(&repo);
+	return rc;
+}
+
+static const char SQL_COLLAB_OWNER[] =
+    "SELECT owner_id = ? FROM repositories WHERE id = ?";
+static const char SQL_COLLAB_REMOVE[] =
+    "DELETE FROM collaborators WHERE repo_id = ? AND user_id = ?";
+/* The owner first, then the collaborators by login (a row for the owner is moot). */
+static const char SQL_COLLAB_LIST[] =
+    "SELECT u.login, 'owner', 0 FROM repositories r JOIN users u ON u.id = r.owner_id"
+    " WHERE r.id = ?"
+    " UNION ALL SELECT u.login, c.role, 1 FROM collaborators c"
+    " JOIN users u ON u.id = c.user_id JOIN repositories r ON r.id = c.repo_id"
+    " WHERE c.repo_id = ? AND c.user_id <> r.owner_id ORDER BY 3, 1";
+
+int
+db_collaborator_remove(struct db *db, int *removed, const char *owner, const char *name,
+    const char *user, struct err *e)
+{
+	struct db_repo	 repo;
+	struct db_rows	 r = { 0 };
+	uint64_t	 uid, affected = 0;
+	int		 rc;
+
+	*removed = 0;
+	memset(&repo, 0, sizeof repo);
+	if ((rc = db_repo_find(db, &repo, owner, name, e)) != 0)
+		goto done;
+	if ((rc = db_user_find(db, &uid, user, e)) != 0)
+		goto done;
+	if ((rc = db_run(db, DB_RETRY, SQL_COLLAB_OWNER, &r, NULL, NULL, e, "uu", uid,
+	    repo.id)) != 0)
+		goto done;
+	if (r.n > 0 && db_to_u64(db_rows_get(&r, 0, 0)) != 0) {
+		rc = err_set(e, ERR_INVALID, "'%s' owns %s/%s: the owner's role cannot be removed",
+		    user, repo.owner, repo.name);
+		goto done;
+	}
+	if ((rc = db_run(db, DB_RETRY, SQL_COLLAB_REMOVE, NULL, &affected, NULL, e, "uu", repo.id,
+	    uid)) != 0)
+		goto done;
+	*removed = affected > 0;
+done:
+	db_rows_release(&r);
+	db_repo_release(&repo);
+	return rc;
+}
+
+int
+db_collaborator_list(struct db *db, struct db_collaborator **out, size_t *n, const char *owner,
+    const char *name, struct err *e)
+{
+	struct db_repo		 repo;
+	struct db_rows		 r = { 0 };
+	struct db_collaborator	*v = NULL;
+	size_t			 i;
+	int			 rc;
+
+	*out = NULL;
+	*n = 0;
+	memset(&repo, 0, sizeof repo);
+	if ((rc = db_repo_find(db, &repo, owner, name, e)) != 0)
+		goto done;
+	if ((rc = db_run(db, DB_RETRY, SQL_COLLAB_LIST, &r, NULL, NULL, e, "uu", repo.id,
+	    repo.id)) != 0 || r.n == 0)
+		goto done;
+	if ((v = calloc(r.n, sizeof *v)) == NULL) {
+		rc = err_set(e, ERR_NOMEM, "out of memory");
+		goto done;
+	}
+	for (i = 0; i < r.n; i++) {
+		db_copy_str(v[i].login, sizeof v[i].login, db_rows_get(&r, i, 0));
+		db_copy_str(v[i].role, sizeof v[i].role, db_rows_get(&r, i, 1));
+	}
+	*out = v;
+	*n = r.n;
+done:
+	db_rows_release(&r);
 	db_repo_release(&repo);
 	return rc;
 }

@@ -158,5 +158,25 @@ int	db_repo_find(struct db *db, struct db_repo *out, const char *owner, const ch
  */
 int	db_collaborator_set(struct db *db, const char *owner, const char *name, const char *user,
 	    const char *role, struct err *e);
+/*
+ * Takes user's role on owner/name away; *removed is 0 when user had none.
+ * ERR_NOTFOUND naming the missing repository or user, ERR_INVALID when user
+ * owns the repository (an owner's role cannot be removed).
+ */
+int	db_collaborator_remove(struct db *db, int *removed, const char *owner, const char *name,
+	    const char *user, struct err *e);
+
+/* A repository role as listed: the owner's is "owner". */
+struct db_collaborator {
+	char	 login[65];
+	char	 role[16];	/* owner, manager, writer, reader */
+};
+
+/*
+ * The owner of owner/name, then its collaborators by login; the caller
+ * frees *out with free().  ERR_NOTFOUND when the repository is missing.
+ */
+int	db_collaborator_list(struct db *db, struct db_collaborator **out, size_t *n,
+	    const char *owner, const char *name, struct err *e);
 
 #endif

@@ -70,9 +70,9 @@ done:
     ", " DB_DATE("i.merged_at") ", i.author_id, i.edit_version, i.draft, i.linked_issue," \
     " i.closing_issue_numbers FROM pull_requests i JOIN users u ON u.id = i.author_id "
 #define LIST_WHERE \
-    "WHERE i.repo_id = ? AND (? IS NULL OR i.state = ?) AND (? = 0 OR i.number < ?)" \
+    "WHERE i.repo_id = ? AND (? IS NULL OR i.state = ?)" \
     " AND (? IS NULL OR i.title LIKE ? ESCAPE '!' OR i.body LIKE ? ESCAPE '!')" \
-    " ORDER BY i.number DESC LIMIT ?"
+    " ORDER BY i.number DESC LIMIT ? OFFSET ?"
 
 static const char SQL_ISSUE_LIST[] = ISSUE_COLS("NULL") LIST_WHERE;
 static const char SQL_PULL_LIST[] = PULL_COLS("NULL") LIST_WHERE;
@@ -158,7 +158,7 @@ like_pattern(const char *q)
 
 int
 forge_item_list(struct db *db, struct forge_item **out, size_t *n, enum forge_kind kind,
-    uint64_t repo_id, const char *state, const char *query, int64_t before, int limit,
+    uint64_t repo_id, const char *state, const char *query, int64_t offset, int limit,
     struct err *e)
 {
 	struct db_rows		 r = { 0 };
@@ -169,15 +169,15 @@ forge_item_list(struct db *db, struct forge_item **out, size_t *n, enum forge_ki
 
 	*out = NULL;
 	*n = 0;
-	if (before < 0)
-		before = 0;
+	if (offset < 0)
+		offset = 0;
 	if (query != NULL && query[0] != '\0' && (pat = like_pattern(query)) == NULL) {
 		rc = err_set(e, ERR_NOMEM, "out of memory");
 		goto done;
 	}
 	rc = db_run(db, DB_RETRY, kind == FORGE_KIND_PULL ? SQL_PULL_LIST : SQL_ISSUE_LIST, &r,
-	    NULL, NULL, e, "ussiisssi", repo_id, state, state, before, before, pat, pat, pat,
-	    (int64_t)limit);
+	    NULL, NULL, e, "usssssii", repo_id, state, state, pat, pat, pat, (int64_t)limit,
+	    offset);
 	if (rc != 0 || r.n == 0)
 		goto done;
 	if ((v = calloc(r.n, sizeof *v)) == NULL) {
@@ -349,8 +349,9 @@ static const char SQL_ISSUE_INSERT[] =
     " updated_at) VALUES (?, ?, ?, ?, ?, 'open', UTC_TIMESTAMP(), UTC_TIMESTAMP())";
 static const char SQL_PULL_INSERT[] =
     "INSERT INTO pull_requests (repo_id, number, author_id, title, body, state, head_ref,"
-    " base_ref, created_at, updated_at)"
-    " VALUES (?, ?, ?, ?, ?, 'open', ?, ?, UTC_TIMESTAMP(), UTC_TIMESTAMP())";
+    " base_ref, draft, linked_issue, closing_issue_numbers, created_at, updated_at)"
+    " VALUES (?, ?, ?, ?, ?, 'open', ?, ?, ?, NULLIF(?, 0), ?, UTC_TIMESTAMP(),"
+    " UTC_TIMESTAMP())";
 static const char SQL_PULL_FIND_OPEN[] =
     "SELECT number FROM pull_requests WHERE repo_id = ? AND head_ref = ? AND base_ref = ?"
     " AND state = 'open' ORDER BY number LIMIT 1";
@@ -407,11 +408,12 @@ forge_issue_insert(struct db *db, uint64_t *id, uint64_t repo_id, int64_t number
 int
 forge_pull_insert(struct db *db, uint64_t *id, uint64_t repo_id, int64_t number,
     uint64_t author_id, const char *title, const char *body, const char *head,
-    const char *base, struct err *e)
+    const char *base, int draft, int64_t linked_issue, const char *closing, struct err *e)
 {
 	*id = 0;
-	return insert_failed(db_run(db, DB_ONCE, SQL_PULL_INSERT, NULL, NULL, id, e, "uiussss",
-	    repo_id, number, author_id, title, body, head, base), e);
+	return insert_failed(db_run(db, DB_ONCE, SQL_PULL_INSERT, NULL, NULL, id, e,
+	    "uiussssiis", repo_id, number, author_id, title, body, head, base,
+	    (int64_t)(draft != 0), linked_issue, closing), e);
 }
 
 int

@@ -66,11 +66,11 @@ const char *forge_role_name(enum forge_role r);
  * Issues (kind FORGE_KIND_ISSUE) or pull requests (FORGE_KIND_PULL) of a
  * repository, highest number first.  state NULL means every state; query
  * (may be NULL) keeps those whose title or body contains it, ignoring
- * case; before > 0 keeps numbers below it.  At most limit rows; *out is
+ * case; the first offset rows are skipped.  At most limit rows; *out is
  * freed with forge_item_list_free.
  */
 int	forge_item_list(struct db *db, struct forge_item **out, size_t *n, enum forge_kind kind,
-	    uint64_t repo_id, const char *state, const char *query, int64_t before, int limit,
+	    uint64_t repo_id, const char *state, const char *query, int64_t offset, int limit,
 	    struct err *e);
 void	forge_item_list_free(struct forge_item *v, size_t n);
 /*
@@ -113,15 +113,203 @@ int	forge_number_next(struct db *db, int64_t *out, uint64_t repo_id, struct err 
 /* Inserts an open issue; *id receives its row id. */
 int	forge_issue_insert(struct db *db, uint64_t *id, uint64_t repo_id, int64_t number,
 	    uint64_t author_id, const char *title, const char *body, struct err *e);
-/* Inserts an open pull request from head into base; *id receives its row id. */
+/*
+ * Inserts an open pull request from head into base; *id receives its row
+ * id.  draft is 0 or 1; linked_issue is 0 for none; closing is the stored
+ * form of the declared closures ("3,4"), NULL for none.
+ */
 int	forge_pull_insert(struct db *db, uint64_t *id, uint64_t repo_id, int64_t number,
 	    uint64_t author_id, const char *title, const char *body, const char *head,
-	    const char *base, struct err *e);
+	    const char *base, int draft, int64_t linked_issue, const char *closing,
+	    struct err *e);
 /* The number of an open pull request from head into base, or 0 in *out. */
 int	forge_pull_find_open(struct db *db, int64_t *out, uint64_t repo_id, const char *head,
 	    const char *base, struct err *e);
 /* Adds a comment to the issue or pull request parent_id; *id receives its id. */
 int	forge_comment_insert(struct db *db, uint64_t *id, enum forge_kind kind, uint64_t parent_id,
 	    uint64_t author_id, const char *body, struct err *e);
+
+/* ---- notifications ---- */
+
+/* Why a user is notified (notifications.reason). */
+enum forge_reason {
+	FORGE_REASON_MENTION,		/* FORGE_REASON_MENTION: @login in a body or comment */
+	FORGE_REASON_COMMENT,		/* FORGE_REASON_COMMENT: on the user's issue or pull request */
+	FORGE_REASON_REPLY,		/* FORGE_REASON_REPLY: in a discussion the user started */
+	FORGE_REASON_MERGED,		/* FORGE_REASON_MERGED: the user's pull request */
+	FORGE_REASON_REVIEW_REQUESTED,	/* FORGE_REASON_REVIEW_REQUESTED */
+	FORGE_REASON__MAX
+};
+
+/* One entry of a user's inbox, with its subject (an issue or a pull request). */
+struct forge_notification {
+	uint64_t	 id;
+	char		 reason[20];	/* "mention", "comment", ... */
+	char		 owner[65];	/* the repository */
+	char		 name[101];
+	enum forge_kind	 kind;		/* ISSUE or PULL */
+	int64_t		 number;
+	char		*title;		/* owned: the subject's title */
+	char		 actor[65];	/* who caused it */
+	uint64_t	 comment_id;	/* the comment that caused it, 0 for none */
+	char		 created_at[32];
+	char		 read_at[32];	/* "" while unread */
+};
+
+/* The name of a reason ("mention", ...). */
+const char *forge_reason_name(enum forge_reason r);
+/* The id of the user login, 0 in *out when there is none (for use in a transaction). */
+int	forge_user_id(struct db *db, uint64_t *out, const char *login, struct err *e);
+/* The author of the issue or pull request (kind) id, 0 in *out when there is none. */
+int	forge_item_author(struct db *db, uint64_t *out, enum forge_kind kind, uint64_t id,
+	    struct err *e);
+/*
+ * Notifies user_id of something actor_id did to the issue or pull request
+ * (kind) parent_id of repo_id, caused by comment_id (0 for none) -- only
+ * when user_id can see the repository (public, owned or shared);
+ * otherwise nothing is stored and *id is 0.  Call inside a transaction.
+ */
+int	forge_notification_insert(struct db *db, uint64_t *id, uint64_t user_id,
+	    enum forge_reason reason, uint64_t repo_id, enum forge_kind kind, uint64_t parent_id,
+	    uint64_t actor_id, uint64_t comment_id, struct err *e);
+/*
+ * user_id's notifications, newest (highest id) first, skipping offset and
+ * returning at most limit; unread_only keeps the unread ones.  Only those
+ * whose repository the user can still see.  *out is freed with
+ * forge_notification_list_free.
+ */
+int	forge_notification_list(struct db *db, struct forge_notification **out, size_t *n,
+	    uint64_t user_id, int unread_only, int64_t offset, int limit, struct err *e);
+void	forge_notification_list_free(struct forge_notification *v, size_t n);
+/* How many of user_id's notifications that forge_notification_list shows are unread. */
+int	forge_notification_unread(struct db *db, int64_t *out, uint64_t user_id, struct err *e);
+/*
+ * Marks user_id's notification id read (id 0: all of them that are
+ * listed); *changed counts those unread until now.  A notification read
+ * before keeps its read_at.  ERR_NOTFOUND ("notification N not found")
+ * when id is not one of user_id's listed notifications.  Call inside a
+ * transaction.
+ */
+int	forge_notification_mark(struct db *db, uint64_t *changed, uint64_t user_id, uint64_t id,
+	    struct err *e);
+
+/* ---- repository variables ---- */
+
+/* One repository variable (public configuration, never a credential). */
+struct forge_variable {
+	char		 name[65];	/* [A-Z_][A-Z0-9_]*, at most 64 */
+	char		*value;		/* owned; text of at most 4096 bytes */
+	char		 updated_at[32];	/* "YYYY-MM-DDTHH:MM:SSZ" */
+	char		 updated_by[65];	/* the login, "" when that user is gone */
+};
+
+/*
+ * The variables of repo_id by name, skipping offset and returning at most
+ * limit; *out is freed with forge_variable_list_free.
+ */
+int	forge_variable_list(struct db *db, struct forge_variable **out, size_t *n,
+	    uint64_t repo_id, int64_t offset, int limit, struct err *e);
+void	forge_variable_list_free(struct forge_variable *v, size_t n);
+/* One variable by name; ERR_NOTFOUND (no message) when repo_id has none by that name. */
+int	forge_variable_get(struct db *db, struct forge_variable *out, uint64_t repo_id,
+	    const char *name, struct err *e);
+void	forge_variable_release(struct forge_variable *v);
+/* How many variables repo_id has. */
+int	forge_variable_count(struct db *db, int64_t *out, uint64_t repo_id, struct err *e);
+/*
+ * Locks repo_id's row until the transaction ends, so variable writers of
+ * one repository (and its count) are serialised.  ERR_NOTFOUND when the
+ * repository is gone.
+ */
+int	forge_variable_lock(struct db *db, uint64_t repo_id, struct err *e);
+/*
+ * Creates or replaces the variable name of repo_id, recording user_id as
+ * its last writer; *created is 1 when it did not exist.  The caller has
+ * validated name and value.  Call inside a transaction.
+ */
+int	forge_variable_set(struct db *db, int *created, uint64_t repo_id, const char *name,
+	    const char *value, uint64_t user_id, struct err *e);
+/* Deletes the variable name of repo_id; *deleted is 1 when it existed. */
+int	forge_variable_delete(struct db *db, int *deleted, uint64_t repo_id, const char *name,
+	    struct err *e);
+
+/* ---- events ---- */
+
+/* What happened to an issue or a pull request (events.kind). */
+enum forge_event_kind {
+	FORGE_EVENT_OPENED,	/* FORGE_EVENT_OPENED */
+	FORGE_EVENT_EDITED,	/* FORGE_EVENT_EDITED: the title or the body changed */
+	FORGE_EVENT_CLOSED,	/* FORGE_EVENT_CLOSED */
+	FORGE_EVENT_REOPENED,	/* FORGE_EVENT_REOPENED */
+	FORGE_EVENT_COMMENTED,	/* FORGE_EVENT_COMMENTED: comment_id names the comment */
+	FORGE_EVENT_MERGED,	/* FORGE_EVENT_MERGED */
+	FORGE_EVENT__MAX
+};
+
+/* Why a state changed (events.cause). */
+enum forge_cause {
+	FORGE_CAUSE_USER,	/* FORGE_CAUSE_USER: a tool call by the actor */
+	FORGE_CAUSE_MERGE,	/* FORGE_CAUSE_MERGE: the merge of pull request source_number */
+	FORGE_CAUSE__MAX
+};
+
+#define FORGE_EVENTS_PAGE	50	/* activity entries per page */
+
+/* One entry of an issue's or a pull request's activity. */
+struct forge_event {
+	uint64_t	 id;
+	char		 kind[12];	/* "opened", "edited", ... */
+	char		 cause[8];	/* "user" or "merge" */
+	char		 actor[65];	/* the login */
+	int64_t		 source_number;	/* the merged pull request, 0 for none */
+	uint64_t	 comment_id;	/* 0 for none */
+	char		*body;		/* owned: a "commented" entry's comment, else NULL */
+	char		 created_at[32];	/* "YYYY-MM-DDTHH:MM:SSZ" */
+};
+
+/* The name of an event kind ("opened", ...) and of a cause ("user", "merge"). */
+const char *forge_event_name(enum forge_event_kind k);
+const char *forge_cause_name(enum forge_cause c);
+/*
+ * Records that actor_id did what to the issue or pull request (kind)
+ * parent_id, for cause; source_number (0 for none) is the pull request
+ * whose merge caused it, comment_id (0 for none) the comment a
+ * "commented" entry shows.  Call inside the transaction of the action.
+ */
+int	forge_event_insert(struct db *db, enum forge_kind kind, uint64_t parent_id,
+	    uint64_t actor_id, enum forge_event_kind what, enum forge_cause cause,
+	    int64_t source_number, uint64_t comment_id, struct err *e);
+/*
+ * Page page (from 1) of the activity of the issue or pull request (kind)
+ * parent_id, oldest first, FORGE_EVENTS_PAGE entries a page; *has_more
+ * says whether a later page has entries.  *out is freed with
+ * forge_event_list_free.
+ */
+int	forge_event_list(struct db *db, struct forge_event **out, size_t *n, int *has_more,
+	    enum forge_kind kind, uint64_t parent_id, int64_t page, struct err *e);
+void	forge_event_list_free(struct forge_event *v, size_t n);
+
+/*
+ * Reads issue number of repo_id and locks its row until the transaction
+ * ends, so edits and state changes of one issue are serialised.  Fills
+ * id, number, author_id, edit_version, title, body and state of *out
+ * (released with forge_item_release).  ERR_NOTFOUND (no message) when
+ * repo_id has no such issue.
+ */
+int	forge_issue_lock(struct db *db, struct forge_item *out, uint64_t repo_id, int64_t number,
+	    struct err *e);
+/*
+ * Replaces the title and body (may be NULL) of issue id and advances its
+ * edit_version, provided it is still expect: otherwise nothing changes
+ * and *stale is 1.  Call inside a transaction.
+ */
+int	forge_issue_update(struct db *db, int *stale, uint64_t id, int64_t expect,
+	    const char *title, const char *body, struct err *e);
+/* Sets issue id open (closed 0) or closed (closed 1, closed_at now). */
+int	forge_issue_set_state(struct db *db, uint64_t id, int closed, struct err *e);
+
+/* The login and name (NULL when unset; caller frees) of user_id; ERR_NOTFOUND. */
+int	forge_user_get(struct db *db, char login[65], char **name, uint64_t user_id,
+	    struct err *e);
 
 #endif

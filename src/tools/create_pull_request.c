@@ -23,7 +23,17 @@ static const char schema[] =
     "\"base\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
     "\"description\":\"The branch to merge the changes into, e.g. main.\"},"
     "\"body\":{\"type\":\"string\",\"maxLength\":65536,"
-    "\"description\":\"The description, in Markdown.\"}"
+    "\"description\":\"The description, in Markdown. To close issues when the pull request "
+    "is merged, write Closes #N, Fixes #N or Resolves #N here (a list too: Closes #1, #2 and "
+    "#3); only the description declares closures, not the title, comments, code or "
+    "references to other repositories. The issue argument only links an issue and never "
+    "closes it.\"},"
+    "\"draft\":{\"type\":\"boolean\",\"default\":false,"
+    "\"description\":\"Open it as a draft (default false).\"},"
+    "\"issue\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
+    "\"description\":\"The number of an existing issue of this repository to link. It only "
+    "links the issue and never closes it; to close an issue on merge, write Closes #N in "
+    "the body.\"}"
     "}}";
 
 static int
@@ -45,7 +55,8 @@ create_pull_request(struct tool_ctx *ctx, struct json_object *args, struct json_
 		    "title, body, head and base must not contain NUL bytes");
 	if ((rc = pull_create(ctx->core->db, ctx->core->repos, &made, ctx->who->user_id, owner,
 	    name, json_get_str(args, "title"), json_get_str(args, "body"),
-	    json_get_str(args, "head"), json_get_str(args, "base"), ctx->err)) != 0)
+	    json_get_str(args, "head"), json_get_str(args, "base"), tk_bool(args, "draft", 0),
+	    tk_int(args, "issue", 0), ctx->err)) != 0)
 		return rc;
 	fout_item_url(url, sizeof url, ctx->core->cfg->base_url, made.owner, made.name,
 	    FORGE_KIND_PULL, made.number);
@@ -68,7 +79,10 @@ const struct tool tool_create_pull_request = {
 	    "repository. Needs write access (the owner, or a collaborator with the writer "
 	    "role or more). Both branches must exist and differ, the title must not be blank, "
 	    "and only one pull request per head and base may be open. Issues and pull "
-	    "requests share one number sequence per repository. Returns {number, state, url}.",
+	    "requests share one number sequence per repository. Closes #N in the body declares "
+	    "issues to close when the pull request is merged; `issue` only links an issue and "
+	    "never closes it. get_pull_request shows the declarations as closing_issue_numbers. "
+	    "`draft` opens it as a draft. Returns {number, state, url}.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_WRITE,
 	.hints = 0,

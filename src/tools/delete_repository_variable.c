@@ -1,1 +1,66 @@
-/* delete_repository_variable: not written yet. */
+/* delete_repository_variable: deletes a repository variable, idempotently (spec: repository variables). */
+#include <json-c/json.h>
+
+#include "auth.h"
+#include "core.h"
+#include "err.h"
+#include "json.h"
+#include "service/service.h"
+#include "tool.h"
+#include "tools/forge_out.h"
+
+static const char schema[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\",\"name\"],"
+    "\"properties\":{"
+    "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
+    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"name\":{\"type\":\"string\","
+    "\"description\":\"The variable name, matching [A-Z_][A-Z0-9_]* (at most 64 "
+    "characters).\"}"
+    "}}";
+
+static int
+delete_repository_variable(struct tool_ctx *ctx, struct json_object *args,
+    struct json_object **out)
+{
+	struct json_object	*o = NULL;
+	const char		*full = json_get_str(args, "repo"), *var = json_get_str(args, "name");
+	char			 owner[65], name[101];
+	int			 deleted = 0, rc;
+
+	*out = NULL;
+	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
+	    fout_split(full, owner, name) != 0)
+		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
+	if (json_str_has_nul(json_get(args, "name")))
+		return err_set(ctx->err, ERR_INVALID, "the variable name must not contain NUL "
+		    "bytes: a name matches [A-Z_][A-Z0-9_]*");
+	if ((rc = variable_delete(ctx->core->db, &deleted, ctx->who->user_id, owner, name, var,
+	    ctx->err)) != 0)
+		return rc;
+	if ((o = json_object_new_object()) == NULL ||
+	    tk_add(o, "name", json_object_new_string(var)) != 0 ||
+	    tk_add(o, "deleted", json_object_new_boolean(deleted)) != 0) {
+		json_object_put(o);
+		return err_set(ctx->err, ERR_NOMEM, "out of memory");
+	}
+	*out = o;
+	return 0;
+}
+
+const struct tool tool_delete_repository_variable = {
+	.name = "delete_repository_variable",
+	.title = "Delete repository variable",
+	.description =
+	    "Delete a repository variable. Needs a write token and the manager role or more on "
+	    "the repository (the owner, or a manager collaborator). Deleting a variable that "
+	    "does not exist succeeds and changes nothing. Variables are public configuration, "
+	    "readable by anyone who can read the repository, and never hold credentials "
+	    "(tokens, passwords, keys). Returns {name, deleted}: deleted is false when there "
+	    "was no such variable.",
+	.input_schema = schema,
+	.scope = AUTH_SCOPE_WRITE,
+	.hints = TOOL_DESTRUCTIVE | TOOL_IDEMPOTENT,
+	.toolset = "repos",
+	.handler = delete_repository_variable,
+};

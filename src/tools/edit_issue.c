@@ -1,1 +1,87 @@
-/* edit_issue: not written yet. */
+/* edit_issue: edits an issue's title and/or body through the lifecycle service (spec: edit_issue). */
+#include <string.h>
+#include <json-c/json.h>
+
+#include "../config.h"	/* src/config.h, not the autoconf header */
+#include "auth.h"
+#include "core.h"
+#include "err.h"
+#include "json.h"
+#include "service/service.h"
+#include "tool.h"
+#include "tools/forge_out.h"
+
+static const char schema[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,"
+    "\"required\":[\"repo\",\"number\",\"edit_version\"],"
+    "\"properties\":{"
+    "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
+    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
+    "\"description\":\"The issue number.\"},"
+    "\"edit_version\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4294967295,"
+    "\"description\":\"The edit_version get_issue showed you. If the issue was edited "
+    "since, the call is refused and changes nothing: read it again and retry.\"},"
+    "\"title\":{\"type\":\"string\",\"maxLength\":256,"
+    "\"description\":\"The new title; must not be blank. Omit it to keep the title.\"},"
+    "\"body\":{\"type\":\"string\",\"maxLength\":65536,"
+    "\"description\":\"The new description, in Markdown, replacing the old one. Omit it "
+    "to keep the body.\"}"
+    "}}";
+
+static int
+edit_issue(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
+{
+	static const char *const strs[] = { "title", "body", NULL };
+	struct service_issue	 is;
+	struct json_object	*o = NULL;
+	const char		*full = json_get_str(args, "repo");
+	char			 owner[65], name[101], url[2048];
+	int			 rc;
+
+	*out = NULL;
+	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
+	    fout_split(full, owner, name) != 0)
+		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
+	if (fout_has_nul(args, strs))
+		return err_set(ctx->err, ERR_INVALID, "title and body must not contain NUL bytes");
+	rc = issue_edit(ctx->core->db, &is, ctx->who->user_id, owner, name,
+	    tk_int(args, "number", 0), tk_int(args, "edit_version", 0),
+	    json_get_str(args, "title"), json_get_str(args, "body"), ctx->err);
+	if (rc != 0)
+		goto done;
+	fout_item_url(url, sizeof url, ctx->core->cfg->base_url, is.owner, is.name,
+	    FORGE_KIND_ISSUE, is.number);
+	if ((o = json_object_new_object()) == NULL ||
+	    tk_add(o, "number", json_object_new_int64(is.number)) != 0 ||
+	    tk_add(o, "title", json_new_string_repaired(is.title, strlen(is.title))) != 0 ||
+	    tk_add(o, "state", json_object_new_string(is.state)) != 0 ||
+	    tk_add(o, "edit_version", json_object_new_int64(is.edit_version)) != 0 ||
+	    tk_add(o, "changed", json_object_new_boolean(is.changed)) != 0 ||
+	    tk_add(o, "url", json_object_new_string(url)) != 0) {
+		json_object_put(o);
+		rc = err_set(ctx->err, ERR_NOMEM, "out of memory");
+		goto done;
+	}
+	*out = o;
+done:
+	service_issue_release(&is);
+	return rc;
+}
+
+const struct tool tool_edit_issue = {
+	.name = "edit_issue",
+	.title = "Edit issue",
+	.description =
+	    "Change the title and/or the body of an issue (give at least one; what you omit "
+	    "is kept). Pass the edit_version you read with get_issue: if someone edited the "
+	    "issue since, the call is refused, changes nothing, and says to reload. Needs "
+	    "the writer role or more on the repository, or being the issue's author. An edit "
+	    "to the same text changes nothing (changed false). Returns {number, title, "
+	    "state, edit_version, changed, url} with the new edit_version.",
+	.input_schema = schema,
+	.scope = AUTH_SCOPE_WRITE,
+	.hints = 0,
+	.toolset = "issues",
+	.handler = edit_issue,
+};

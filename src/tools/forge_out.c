@@ -8,13 +8,12 @@
 #include "core.h"
 #include "err.h"
 #include "json.h"
+#include "service/closing.h"
 #include "store/db.h"
 #include "store/forge.h"
 #include "tool.h"
 #include "tools/forge_out.h"
 
-#define LIST_DEFAULT		50
-#define LIST_MAX		100
 #define COMMENTS_DEFAULT	50
 #define COMMENTS_MAX		100
 
@@ -87,7 +86,35 @@ nomem(struct tool_ctx *ctx)
 	return err_set(ctx->err, ERR_NOMEM, "out of memory");
 }
 
-/* {number, title, state, author, url} plus head and base for pull requests. */
+/* A pull request's draft, issue (the linked one, or null) and closing_issue_numbers ([] for none). */
+static int
+pull_meta_json(struct json_object *o, const struct forge_item *it)
+{
+	struct closing_list	 decl;
+	struct json_object	*arr, *v;
+	size_t			 i;
+
+	closing_read(&decl, it->closing);
+	if (tk_add(o, "draft", json_object_new_boolean(it->draft)) != 0 ||
+	    (it->linked_issue > 0 ?
+	    tk_add(o, "issue", json_object_new_int64(it->linked_issue)) != 0 :
+	    json_object_object_add(o, "issue", NULL) != 0))
+		return ERR_NOMEM;
+	if ((arr = json_object_new_array()) == NULL || tk_add(o, "closing_issue_numbers", arr) != 0)
+		return ERR_NOMEM;
+	for (i = 0; i < decl.n; i++)
+		if ((v = json_object_new_int64(decl.numbers[i])) == NULL ||
+		    json_object_array_add(arr, v) != 0) {
+			json_object_put(v);
+			return ERR_NOMEM;
+		}
+	return 0;
+}
+
+/*
+ * {number, title, state, author, url} plus head, base, draft, issue and
+ * closing_issue_numbers for pull requests.
+ */
 static struct json_object *
 summary_json(const struct forge_item *it, enum forge_kind kind, const char *url)
 {
@@ -101,7 +128,8 @@ summary_json(const struct forge_item *it, enum forge_kind kind, const char *url)
 	    tk_add(o, "author", json_object_new_string(it->author)) != 0 ||
 	    (kind == FORGE_KIND_PULL &&
 	    (tk_add(o, "head", json_new_string_repaired(it->head, strlen(it->head))) != 0 ||
-	    tk_add(o, "base", json_new_string_repaired(it->base, strlen(it->base))) != 0)) ||
+	    tk_add(o, "base", json_new_string_repaired(it->base, strlen(it->base))) != 0 ||
+	    pull_meta_json(o, it) != 0)) ||
 	    tk_add(o, "url", json_object_new_string(url)) != 0 ||
 	    tk_add(o, "created_at", json_object_new_string(it->created_at)) != 0) {
 		json_object_put(o);
@@ -121,8 +149,7 @@ fout_list(struct tool_ctx *ctx, struct json_object *args, enum forge_kind kind,
 	const char		*query = json_get_str(args, "query");
 	const char		*base = ctx->core->cfg->base_url;
 	const char		*const strs[] = { "query", NULL };
-	int64_t			 limit = tk_int(args, "limit", LIST_DEFAULT);
-	int64_t			 cursor = tk_int(args, "cursor", 0);
+	int64_t			 page = tk_int(args, "page", 1);
 	size_t			 n = 0, i, shown;
 	char			 url[2048];
 	int			 rc;
@@ -134,15 +161,16 @@ fout_list(struct tool_ctx *ctx, struct json_object *args, enum forge_kind kind,
 		rc = err_set(ctx->err, ERR_INVALID, "query must not contain NUL bytes");
 		goto done;
 	}
-	if (limit < 1 || limit > LIST_MAX)
-		limit = limit < 1 ? 1 : LIST_MAX;
+	/* The schema bounds page; past this the offset would not fit. */
+	if (page < 1 || page > INT64_MAX / FOUT_PAGE)
+		page = page < 1 ? 1 : INT64_MAX / FOUT_PAGE;
 	if (state == NULL)
 		state = "open";
 	if ((rc = forge_item_list(ctx->core->db, &v, &n, kind, repo.id,
-	    strcmp(state, "all") == 0 ? NULL : state, query, cursor, (int)limit + 1,
-	    ctx->err)) != 0)
+	    strcmp(state, "all") == 0 ? NULL : state, query, (page - 1) * FOUT_PAGE,
+	    FOUT_PAGE + 1, ctx->err)) != 0)
 		goto done;
-	shown = n > (size_t)limit ? (size_t)limit : n;
+	shown = n > FOUT_PAGE ? FOUT_PAGE : n;
 	if ((res = json_object_new_object()) == NULL || (arr = json_object_new_array()) == NULL) {
 		rc = nomem(ctx);
 		goto done;
@@ -158,9 +186,8 @@ fout_list(struct tool_ctx *ctx, struct json_object *args, enum forge_kind kind,
 	}
 	rc = tk_add(res, kind == FORGE_KIND_PULL ? "pull_requests" : "issues", arr);
 	arr = NULL;
-	if (rc != 0 || tk_add(res, "truncated", json_object_new_boolean(n > shown)) != 0 ||
-	    (n > shown && tk_add(res, "next_cursor",
-	    json_object_new_int64(v[shown - 1].number)) != 0)) {
+	if (rc != 0 || tk_add(res, "page", json_object_new_int64(page)) != 0 ||
+	    tk_add(res, "has_more", json_object_new_boolean(n > shown)) != 0) {
 		rc = nomem(ctx);
 		goto done;
 	}
@@ -231,6 +258,78 @@ done:
 	return rc;
 }
 
+/* One activity entry: cause on state changes, the comment and its body on comments. */
+static struct json_object *
+event_json(const struct forge_event *ev)
+{
+	struct json_object	*o;
+	int			 state = strcmp(ev->kind, "closed") == 0 ||
+				    strcmp(ev->kind, "reopened") == 0 ||
+				    strcmp(ev->kind, "merged") == 0;
+
+	if ((o = json_object_new_object()) == NULL)
+		return NULL;
+	if (tk_add(o, "id", json_object_new_int64((int64_t)ev->id)) != 0 ||
+	    tk_add(o, "type", json_object_new_string(ev->kind)) != 0 ||
+	    tk_add(o, "actor", json_object_new_string(ev->actor)) != 0 ||
+	    tk_add(o, "created_at", json_object_new_string(ev->created_at)) != 0 ||
+	    (state && tk_add(o, "cause", json_object_new_string(ev->cause)) != 0) ||
+	    (ev->source_number > 0 &&
+	    tk_add(o, "source_number", json_object_new_int64(ev->source_number)) != 0) ||
+	    (ev->comment_id != 0 &&
+	    tk_add(o, "comment_id", json_object_new_int64((int64_t)ev->comment_id)) != 0) ||
+	    (ev->body != NULL &&
+	    tk_add(o, "body", json_new_string_repaired(ev->body, strlen(ev->body))) != 0)) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Adds activity {entries, page, has_more}: the page "page" of parent_id's events. */
+static int
+add_activity(struct tool_ctx *ctx, struct json_object *o, struct json_object *args,
+    enum forge_kind kind, uint64_t parent_id)
+{
+	struct forge_event	*v = NULL;
+	struct json_object	*act = NULL, *arr = NULL, *en;
+	int64_t			 page = tk_int(args, "page", 1);
+	size_t			 n = 0, i;
+	int			 more = 0, rc;
+
+	if (page < 1)
+		page = 1;
+	if ((rc = forge_event_list(ctx->core->db, &v, &n, &more, kind, parent_id, page,
+	    ctx->err)) != 0)
+		goto done;
+	if ((act = json_object_new_object()) == NULL || (arr = json_object_new_array()) == NULL) {
+		rc = nomem(ctx);
+		goto done;
+	}
+	for (i = 0; i < n; i++)
+		if ((en = event_json(&v[i])) == NULL || json_object_array_add(arr, en) != 0) {
+			json_object_put(en);
+			rc = nomem(ctx);
+			goto done;
+		}
+	rc = tk_add(act, "entries", arr);
+	arr = NULL;
+	if (rc != 0 || tk_add(act, "page", json_object_new_int64(page)) != 0 ||
+	    tk_add(act, "has_more", json_object_new_boolean(more)) != 0) {
+		rc = nomem(ctx);
+		goto done;
+	}
+	rc = tk_add(o, "activity", act);
+	act = NULL;
+	if (rc != 0)
+		rc = nomem(ctx);
+done:
+	json_object_put(arr);
+	json_object_put(act);
+	forge_event_list_free(v, n);
+	return rc;
+}
+
 int
 fout_item(struct tool_ctx *ctx, struct json_object *args, const struct db_repo *repo,
     const struct forge_item *it, enum forge_kind kind, struct json_object **out)
@@ -246,11 +345,14 @@ fout_item(struct tool_ctx *ctx, struct json_object *args, const struct db_repo *
 	    fout_add_str_or_null(o, "body", it->body) != 0 ||
 	    tk_add(o, "updated_at", json_object_new_string(it->updated_at)) != 0 ||
 	    fout_add_str_or_null(o, "closed_at", it->closed_at) != 0 ||
+	    tk_add(o, "edit_version", json_object_new_int64(it->edit_version)) != 0 ||
 	    (kind == FORGE_KIND_PULL && fout_add_str_or_null(o, "merged_at", it->merged_at) != 0)) {
 		rc = nomem(ctx);
 		goto done;
 	}
 	if ((rc = add_comments(ctx, o, args, kind, it->id, url)) != 0)
+		goto done;
+	if (kind == FORGE_KIND_ISSUE && (rc = add_activity(ctx, o, args, kind, it->id)) != 0)
 		goto done;
 	*out = o;
 	o = NULL;

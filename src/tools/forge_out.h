@@ -12,6 +12,8 @@ struct db_repo;
 struct tool_ctx;
 
 
+#define FOUT_PAGE	50	/* list entries per page */
+
 /* Splits "owner/name"; -1 when it is not exactly that. */
 int	fout_split(const char *full, char owner[65], char name[101]);
 /*
@@ -30,19 +32,20 @@ int	fout_has_nul(struct json_object *args, const char *const *keys);
 
 /*
  * Lists issues or pull requests for list_issues / list_pull_requests:
- * arguments repo, state, query, limit and cursor; the result object is
- * {<key>: [{number, title, state, author, url, ...}], truncated,
- * next_cursor}.
+ * arguments repo, state, query and page (from 1, FOUT_PAGE a page); the
+ * result object is {<key>: [{number, title, state, author, url, ...}],
+ * page, has_more}.
  */
 int	fout_list(struct tool_ctx *ctx, struct json_object *args, enum forge_kind kind,
 	    struct json_object **out);
 
 /*
  * Builds the common part of get_issue / get_pull_request into *out:
- * number, title, state, author, body, url, dates (head and base for pull
- * requests), then the comments oldest first, at most comments_limit from
- * comments_offset, with comments_total, comments_truncated and
- * next_comments_offset.
+ * number, title, state, author, body, url, dates, edit_version (head and
+ * base for pull requests), then the comments oldest first, at most
+ * comments_limit from comments_offset, with comments_total,
+ * comments_truncated and next_comments_offset; for issues also activity
+ * {entries, page, has_more}, the page of the argument page.
  */
 int	fout_item(struct tool_ctx *ctx, struct json_object *args, const struct db_repo *repo,
 	    const struct forge_item *it, enum forge_kind kind, struct json_object **out);
@@ -53,5 +56,13 @@ int	fout_item(struct tool_ctx *ctx, struct json_object *args, const struct db_re
  */
 int	fout_find(struct tool_ctx *ctx, struct forge_item *out, const struct db_repo *repo,
 	    enum forge_kind kind, int64_t number);
+
+/*
+ * close_issue (close 1) and reopen_issue (close 0): arguments repo and
+ * number; the result object is {number, state, changed, url}.  In
+ * close_issue.c.
+ */
+int	fout_issue_state(struct tool_ctx *ctx, struct json_object *args, int close,
+	    struct json_object **out);
 
 #endif

@@ -19,7 +19,10 @@ static const char schema[] =
     "\"description\":\"Skip this many comments (the next_comments_offset of the previous "
     "answer).\"},"
     "\"comments_limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":50,"
-    "\"description\":\"How many comments to return at most (1 to 100, default 50).\"}"
+    "\"description\":\"How many comments to return at most (1 to 100, default 50).\"},"
+    "\"page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,\"default\":1,"
+    "\"description\":\"Which page of the activity (50 entries a page, oldest first, from 1); "
+    "when activity.has_more is true, ask for the next page.\"}"
     "}}";
 
 static int
@@ -47,12 +50,18 @@ const struct tool tool_get_issue = {
 	.name = "get_issue",
 	.title = "Get issue",
 	.description =
-	    "Read one issue of a repository by number, with its comments oldest first. "
-	    "Returns {number, title, state, author, body, url, created_at, updated_at, "
-	    "closed_at, comments: [{id, author, body, created_at, url}], comments_total, "
-	    "comments_truncated}: at most comments_limit comments (default 50); when "
-	    "comments_truncated is true, pass next_comments_offset as comments_offset to "
-	    "read the next ones.",
+	    "Read one issue of a repository by number, with its comments and its activity, "
+	    "oldest first. Returns {number, title, state, author, body, url, created_at, "
+	    "updated_at, closed_at, edit_version, comments: [{id, author, body, created_at, "
+	    "url}], comments_total, comments_truncated, activity: {entries: [{id, type, actor, "
+	    "created_at, cause, source_number, comment_id, body}], page, has_more}}. "
+	    "edit_version is what edit_issue needs. comments: at most comments_limit (default "
+	    "50); when comments_truncated is true, pass next_comments_offset as "
+	    "comments_offset to read the next ones. activity: what happened, 50 entries a "
+	    "page (argument page); type is opened, edited, closed, reopened or commented (with "
+	    "comment_id and the comment's body); closed and reopened entries carry cause: "
+	    "\"user\" when someone called close_issue or reopen_issue, \"merge\" when the "
+	    "merge of pull request #source_number closed the issue.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,

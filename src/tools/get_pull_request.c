@@ -139,12 +139,16 @@ const struct tool tool_get_pull_request = {
 	.title = "Get pull request",
 	.description =
 	    "Read one pull request of a repository by number: {number, title, state, author, "
-	    "head, base, body, url, created_at, updated_at, closed_at, merged_at, comments "
+	    "head, base, draft, issue, closing_issue_numbers, body, url, created_at, "
+	    "updated_at, closed_at, edit_version, merged_at, comments "
 	    "(oldest first, paged like get_issue), diff, diff_truncated, diff_note}. diff is "
 	    "the three-dot diff (from the merge base of base and head to head, what `git diff "
 	    "base...head` prints), capped at 100 kB: past the cap diff_truncated is true and "
 	    "diff_note says how to read the rest with compare_refs. When a branch no longer "
-	    "exists, diff is null and diff_note names it.",
+	    "exists, diff is null and diff_note names it. closing_issue_numbers lists the "
+	    "issues the description declares closed (Closes #N, Fixes #N, Resolves #N): the "
+	    "merge closes them; issue is the linked issue (or null), which only links and is "
+	    "never closed by the merge.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,

@@ -14,10 +14,9 @@ static const char schema[] =
     "\"description\":\"Which issues: open (default), closed or all.\"},"
     "\"query\":{\"type\":\"string\",\"maxLength\":256,"
     "\"description\":\"Only issues whose title or body contains this text (case-insensitive).\"},"
-    "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":50,"
-    "\"description\":\"How many issues to return at most (1 to 100, default 50).\"},"
-    "\"cursor\":{\"type\":\"integer\",\"minimum\":1,"
-    "\"description\":\"The next_cursor of the previous answer, to get the next page.\"}"
+    "\"page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,\"default\":1,"
+    "\"description\":\"Which page of issues (50 a page, from 1); when has_more is true, "
+    "ask for the next page.\"}"
     "}}";
 
 static int
@@ -32,9 +31,9 @@ const struct tool tool_list_issues = {
 	.description =
 	    "List the issues of a repository, highest number first, optionally by state "
 	    "(open, closed or all; default open) and by a text the title or body contains. "
-	    "Returns {issues: [{number, title, state, author, url, created_at}], truncated, "
-	    "next_cursor}: at most limit issues (default 50); when truncated is true, pass "
-	    "next_cursor as cursor to get the next page. Read one issue with get_issue.",
+	    "Returns {issues: [{number, title, state, author, url, created_at}], page, "
+	    "has_more}: 50 issues a page; when has_more is true, pass page + 1 as page to get "
+	    "the next ones. Read one issue with get_issue.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,

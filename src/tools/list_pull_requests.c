@@ -16,10 +16,9 @@ static const char schema[] =
     "\"query\":{\"type\":\"string\",\"maxLength\":256,"
     "\"description\":\"Only pull requests whose title or body contains this text "
     "(case-insensitive).\"},"
-    "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":50,"
-    "\"description\":\"How many pull requests to return at most (1 to 100, default 50).\"},"
-    "\"cursor\":{\"type\":\"integer\",\"minimum\":1,"
-    "\"description\":\"The next_cursor of the previous answer, to get the next page.\"}"
+    "\"page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,\"default\":1,"
+    "\"description\":\"Which page of pull requests (50 a page, from 1); when has_more is "
+    "true, ask for the next page.\"}"
     "}}";
 
 static int
@@ -34,10 +33,10 @@ const struct tool tool_list_pull_requests = {
 	.description =
 	    "List the pull requests of a repository, highest number first, optionally by "
 	    "state (open, closed, merged or all; default open). Returns {pull_requests: "
-	    "[{number, title, state, author, head, base, url, created_at}], truncated, "
-	    "next_cursor}: at most limit pull requests (default 50); when truncated is true, "
-	    "pass next_cursor as cursor to get the next page. Read one, with its diff, with "
-	    "get_pull_request.",
+	    "[{number, title, state, author, head, base, draft, issue, closing_issue_numbers, "
+	    "url, created_at}], page, has_more}: "
+	    "50 pull requests a page; when has_more is true, pass page + 1 as page to get the "
+	    "next ones. Read one, with its diff, with get_pull_request.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,

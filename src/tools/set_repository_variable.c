@@ -1,1 +1,80 @@
-/* set_repository_variable: not written yet. */
+/* set_repository_variable: creates or replaces a repository variable (spec: repository variables). */
+#include <json-c/json.h>
+
+#include "auth.h"
+#include "core.h"
+#include "err.h"
+#include "json.h"
+#include "service/service.h"
+#include "tool.h"
+#include "tools/forge_out.h"
+
+static const char schema[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,"
+    "\"required\":[\"repo\",\"name\",\"value\"],"
+    "\"properties\":{"
+    "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
+    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"name\":{\"type\":\"string\","
+    "\"description\":\"The variable name: 1 to 64 characters matching [A-Z_][A-Z0-9_]* "
+    "(upper-case letters, digits and underscores, not starting with a digit).\"},"
+    "\"value\":{\"type\":\"string\","
+    "\"description\":\"The value: text of at most 4096 bytes, readable by anyone who can "
+    "read the repository. Never a credential (token, password, key).\"}"
+    "}}";
+
+static int
+set_repository_variable(struct tool_ctx *ctx, struct json_object *args,
+    struct json_object **out)
+{
+	struct forge_variable	 v = { 0 };
+	struct json_object	*o = NULL, *value = json_get(args, "value");
+	const char		*full = json_get_str(args, "repo");
+	char			 owner[65], name[101];
+	int			 created = 0, rc;
+
+	*out = NULL;
+	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
+	    fout_split(full, owner, name) != 0)
+		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
+	if (json_str_has_nul(json_get(args, "name")))
+		return err_set(ctx->err, ERR_INVALID, "the variable name must not contain NUL "
+		    "bytes: a name matches [A-Z_][A-Z0-9_]*");
+	if ((rc = variable_set(ctx->core->db, &v, &created, ctx->who->user_id, owner, name,
+	    json_get_str(args, "name"), json_get_str(args, "value"),
+	    value != NULL ? (size_t)json_object_get_string_len(value) : 0, ctx->err)) != 0)
+		goto done;
+	if ((o = json_object_new_object()) == NULL ||
+	    tk_add(o, "name", json_object_new_string(v.name)) != 0 ||
+	    tk_add(o, "value", json_object_new_string(v.value)) != 0 ||
+	    tk_add(o, "created", json_object_new_boolean(created)) != 0 ||
+	    tk_add(o, "updated_at", json_object_new_string(v.updated_at)) != 0) {
+		rc = err_set(ctx->err, ERR_NOMEM, "out of memory");
+		goto done;
+	}
+	*out = o;
+	o = NULL;
+done:
+	json_object_put(o);
+	forge_variable_release(&v);
+	return rc;
+}
+
+const struct tool tool_set_repository_variable = {
+	.name = "set_repository_variable",
+	.title = "Set repository variable",
+	.description =
+	    "Create a repository variable, or replace its value. Needs a write token and the "
+	    "manager role or more on the repository (the owner, or a manager collaborator). "
+	    "Variables are public configuration: anyone who can read the repository can read "
+	    "every value, so values must never hold credentials (tokens, passwords, keys). "
+	    "Names match [A-Z_][A-Z0-9_]* in at most 64 characters; a value is text of at most "
+	    "4096 bytes; a repository has at most 100 variables. Returns {name, value, created, "
+	    "updated_at}: created is true for a new variable, false when an existing one was "
+	    "replaced.",
+	.input_schema = schema,
+	.scope = AUTH_SCOPE_WRITE,
+	.hints = TOOL_DESTRUCTIVE | TOOL_IDEMPOTENT,
+	.toolset = "repos",
+	.handler = set_repository_variable,
+};

@@ -106,7 +106,7 @@ function request()
 	elseif slot == 1 or slot == 6 then
 		return call(seq, "tools/call", "get_issue", "{" .. r .. ',"number":' .. (seq % 5 + 1) .. "}")
 	elseif slot == 2 then
-		return call(seq, "tools/call", "list_issues", "{" .. r .. ',"limit":10}')
+		return call(seq, "tools/call", "list_issues", "{" .. r .. ',"page":1}')
 	elseif slot == 3 or slot == 8 then
 		return call(seq, "tools/call", "get_file_contents", "{" .. r .. ',"path":"README.md"}')
 	elseif slot == 4 or slot == 9 then

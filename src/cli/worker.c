@@ -1,0 +1,1 @@
+/* worker: not written yet. */

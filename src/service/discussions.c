@@ -1,0 +1,1 @@
+/* discussions: not written yet. */

@@ -1,0 +1,1 @@
+/* merge: not written yet. */

@@ -1,0 +1,1 @@
+/* revisions: not written yet. */

@@ -1,0 +1,1 @@
+/* db_checks: not written yet. */

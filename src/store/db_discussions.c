@@ -1,0 +1,1 @@
+/* db_discussions: not written yet. */

@@ -1,0 +1,1 @@
+/* db_merges: not written yet. */

@@ -1,0 +1,1 @@
+/* db_revisions: not written yet. */

@@ -1,0 +1,1 @@
+/* approve_pull_request_checks: not written yet. */

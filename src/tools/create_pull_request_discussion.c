@@ -1,0 +1,1 @@
+/* create_pull_request_discussion: not written yet. */

@@ -1,0 +1,1 @@
+/* edit_pull_request: not written yet. */

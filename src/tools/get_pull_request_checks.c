@@ -1,0 +1,1 @@
+/* get_pull_request_checks: not written yet. */

@@ -1,0 +1,1 @@
+/* get_pull_request_diff: not written yet. */

@@ -1,0 +1,1 @@
+/* list_pull_request_discussions: not written yet. */

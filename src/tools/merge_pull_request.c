@@ -1,0 +1,1 @@
+/* merge_pull_request: not written yet. */

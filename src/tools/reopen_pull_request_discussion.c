@@ -1,0 +1,1 @@
+/* reopen_pull_request_discussion: not written yet. */

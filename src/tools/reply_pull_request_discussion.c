@@ -1,0 +1,1 @@
+/* reply_pull_request_discussion: not written yet. */

@@ -1,0 +1,1 @@
+/* resolve_pull_request_discussion: not written yet. */
