@@ -48,26 +48,36 @@ struct tool {
 
 /* The tools, one per file under src/tools/. */
 extern const struct tool tool_add_issue_comment;
+extern const struct tool tool_approve_pull_request_checks;
 extern const struct tool tool_close_issue;
 extern const struct tool tool_compare_refs;
 extern const struct tool tool_create_issue;
 extern const struct tool tool_create_pull_request;
+extern const struct tool tool_create_pull_request_discussion;
 extern const struct tool tool_delete_repository_variable;
 extern const struct tool tool_edit_issue;
+extern const struct tool tool_edit_pull_request;
 extern const struct tool tool_get_file_contents;
 extern const struct tool tool_get_issue;
 extern const struct tool tool_get_pull_request;
+extern const struct tool tool_get_pull_request_checks;
+extern const struct tool tool_get_pull_request_diff;
 extern const struct tool tool_get_tree;
 extern const struct tool tool_get_user;
 extern const struct tool tool_list_branches;
 extern const struct tool tool_list_commits;
 extern const struct tool tool_list_inbox;
 extern const struct tool tool_list_issues;
+extern const struct tool tool_list_pull_request_discussions;
 extern const struct tool tool_list_pull_requests;
 extern const struct tool tool_list_repositories;
 extern const struct tool tool_list_repository_variables;
 extern const struct tool tool_mark_notification_read;
+extern const struct tool tool_merge_pull_request;
 extern const struct tool tool_reopen_issue;
+extern const struct tool tool_reopen_pull_request_discussion;
+extern const struct tool tool_reply_pull_request_discussion;
+extern const struct tool tool_resolve_pull_request_discussion;
 extern const struct tool tool_search_code;
 extern const struct tool tool_set_repository_variable;
 extern const struct tool tool_web_search;

@@ -19,7 +19,8 @@ test_expect_success 'forgemcp --help succeeds and lists the subcommands' '
 
 for sub in migrate user token repo collaborator stdio fcgi \
 	"user add" "user list" "token create" "token list" "token revoke" \
-	"repo create" "repo import" "repo list" "collaborator add"; do
+	"repo create" "repo import" "repo list" "collaborator add" \
+	"collaborator remove" "collaborator list"; do
 	test_expect_success "forgemcp $sub --help exits 0 and prints usage" "
 		fm $sub --help >out 2>err &&
 		test -s out &&

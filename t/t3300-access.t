@@ -40,6 +40,14 @@ declare -A ARGS=(
 	[list_repository_variables]='{"repo":"@REPO@"}'
 	[set_repository_variable]='{"repo":"@REPO@","name":"BUILD_MODE","value":"fast @N@"}'
 	[delete_repository_variable]='{"repo":"@REPO@","name":"BUILD_MODE"}'
+	[get_pull_request_checks]='{"repo":"@REPO@","number":2}'
+	[approve_pull_request_checks]='{"repo":"@REPO@","number":2}'
+	[merge_pull_request]='{"repo":"@REPO@","number":@PR@,"version":1}'
+	[list_pull_request_discussions]='{"repo":"@REPO@","number":2,"discussion":@DISC@}'
+	[create_pull_request_discussion]='{"repo":"@REPO@","number":2,"body":"look @N@","path":"src/app.c","line":6}'
+	[reply_pull_request_discussion]='{"repo":"@REPO@","number":2,"discussion":@DISC@,"body":"a reply @N@"}'
+	[resolve_pull_request_discussion]='{"repo":"@REPO@","number":2,"discussion":@DISC@,"state_version":@SV@}'
+	[reopen_pull_request_discussion]='{"repo":"@REPO@","number":2,"discussion":@DISC@,"state_version":@SV@}'
 )
 # The scope each tool needs (README, "Tools").
 declare -A SCOPE=(
@@ -51,6 +59,10 @@ declare -A SCOPE=(
 	[close_issue]=write [reopen_issue]=write [list_inbox]=read
 	[mark_notification_read]=write [list_repository_variables]=read
 	[set_repository_variable]=write [delete_repository_variable]=write
+	[get_pull_request_checks]=read [approve_pull_request_checks]=execute
+	[list_pull_request_discussions]=read [create_pull_request_discussion]=write
+	[reply_pull_request_discussion]=write [resolve_pull_request_discussion]=write
+	[reopen_pull_request_discussion]=write [merge_pull_request]=merge
 )
 # What names a repository: "repo" (the repo argument), "listing" (the query
 # of list_repositories), "none" (not about a repository).
@@ -63,12 +75,17 @@ declare -A TARGET=(
 # "manager" or "owner" (roles rank reader < writer < manager < owner); "self"
 # for a tool that acts on the caller's own data, not on a repository.
 # edit_issue, close_issue and reopen_issue also let an issue's author act on
-# it; issue #1 is the owner's, so here they follow the writer rule.
+# it; issue #1 is the owner's, so here they follow the writer rule.  So do
+# resolve/reopen_pull_request_discussion: the discussion (@DISC@, on pull
+# request #2) and the pull request are the owner's.
 declare -A RULE=(
 	[add_issue_comment]=reader [create_issue]=reader [create_pull_request]=writer
 	[edit_issue]=writer [close_issue]=writer [reopen_issue]=writer
 	[set_repository_variable]=manager [delete_repository_variable]=manager
-	[mark_notification_read]=self
+	[mark_notification_read]=self [approve_pull_request_checks]=manager
+	[create_pull_request_discussion]=reader [reply_pull_request_discussion]=reader
+	[resolve_pull_request_discussion]=writer [reopen_pull_request_discussion]=writer
+	[merge_pull_request]=manager
 )
 # The role ladder: role, repository, token variable.  frank has no role on
 # the public repository; the others are collaborators on the private one.
@@ -107,6 +124,10 @@ setup_access_fixtures () {
 	make_user gina &&
 	fm collaborator add "$VAULT" gina manager >/dev/null &&
 	GINA_TOKEN=$(make_token gina read,write) &&
+	# for the tools that need execute or merge: the same callers with every scope
+	for u in ALICE DAVE ERIN FRANK GINA; do
+		printf -v "${u}_ALL" %s "$(make_token "${u,,}" read,write,execute,merge)" || return 1
+	done &&
 	READ_ONLY=$(make_token alice read) &&
 	NO_SCOPES=$(head -c 30 /dev/urandom | base64 | tr "+/" "-_") &&
 	test_record_token "$NO_SCOPES" &&
@@ -116,9 +137,22 @@ setup_access_fixtures () {
 		tool_call create_issue "{\"repo\":\"$r\",\"title\":\"first\"}" &&
 		test_jq ".result.structuredContent.number == 1" &&
 		tool_call create_pull_request "{\"repo\":\"$r\",\"title\":\"second\",\"head\":\"feature\",\"base\":\"main\"}" &&
-		test_jq ".result.structuredContent.number == 2" || return 1
+		test_jq ".result.structuredContent.number == 2" &&
+		# a general discussion on pull request #2, the owner's
+		tool_call create_pull_request_discussion "{\"repo\":\"$r\",\"number\":2,\"body\":\"a thread\"}" &&
+		DISC[$r]=$(jq -r '.result.structuredContent.id' "$RESP.body") &&
+		test -n "${DISC[$r]}" || return 1
+		# pull requests #3 to #6 for merge_pull_request (@PR@): each call that
+		# succeeds queues one of them
+		for i in 3 4 5 6; do
+			git --git-dir="$TRASH/repos/$r.git" update-ref "refs/heads/mq$i" \
+				"$(git --git-dir="$TRASH/repos/$r.git" rev-parse feature)" &&
+			tool_call create_pull_request "{\"repo\":\"$r\",\"title\":\"merge $i\",\"head\":\"mq$i\",\"base\":\"main\"}" &&
+			test_jq ".result.structuredContent.number == $i" || return 1
+		done
 	done
 }
+declare -A DISC=()
 setup_access_fixtures >"$TRASH/setup.out" 2>&1 ||
 	{ echo "Bail out! fixtures"; sed 's/^/# /' "$TRASH/setup.out"; exit 1; }
 
@@ -145,6 +179,20 @@ call () {
 				"$(git --git-dir="$g" rev-parse feature)" || return 1
 		done
 		a=${a//@HEAD@/pr$BRANCH_N}
+	fi
+	if test "${a#*@DISC@}" != "$a"; then
+		# 1 for the missing repository
+		a=${a//@DISC@/${DISC[$2]:-1}}
+	fi
+	if test "${a#*@SV@}" != "$a"; then
+		tool_call list_pull_request_discussions "{\"repo\":\"$2\",\"number\":2,\"discussion\":${DISC[$2]:-1}}" --token "$ALICE_TOKEN" &&
+		a=${a//@SV@/$(jq -r '.result.structuredContent.discussion.state_version // 1' "$RESP.body")} || return 1
+	fi
+	if test "${a#*@PR@}" != "$a"; then
+		# the first pull request with no merge queued yet (2 for the missing repository)
+		a=${a//@PR@/$(db_sql "select ifnull(min(p.number), 2) from pull_requests p
+			join repositories r on r.id = p.repo_id join users u on u.id = r.owner_id
+			where concat(u.login, '/', r.name) = '$2' and p.number > 2 and p.merge_state = 'none'")} || return 1
 	fi
 	if test "${a#*@EV@}" != "$a"; then
 		tool_call get_issue "{\"repo\":\"$2\",\"number\":1}" --token "$ALICE_TOKEN" &&
@@ -234,9 +282,13 @@ for t in $TOOLS; do
 	scope=${SCOPE[$t]:-read}
 	target=${TARGET[$t]:-repo}
 	if test "$scope" = read; then lacking=$WRITE_ONLY_TOKEN; else lacking=$READ_ONLY; fi
+	# An execute or merge tool is called with the *_ALL tokens (every
+	# scope); the owner's read,write token is the one lacking its scope.
+	tok=TOKEN
+	case $scope in execute|merge) tok=ALL lacking=$ALICE_TOKEN ;; esac
 
 	test_expect_success "$t: the owner's call with the table's arguments succeeds" "
-		call $t $VAULT \"\$ALICE_TOKEN\" &&
+		call $t $VAULT \"\$ALICE_$tok\" &&
 		succeeds &&
 		if test $target = listing; then
 			test_text_jq 'map(.full_name) | index(\"$VAULT\") != null'
@@ -266,9 +318,9 @@ for t in $TOOLS; do
 	if test "$target" != none; then
 		test_expect_success "$t: to a stranger, private $VAULT answers exactly like missing $MISSING" "
 			state >before &&
-			call $t $VAULT \"\$FRANK_TOKEN\" &&
+			call $t $VAULT \"\$FRANK_$tok\" &&
 			normalized $VAULT >private &&
-			call $t $MISSING \"\$FRANK_TOKEN\" &&
+			call $t $MISSING \"\$FRANK_$tok\" &&
 			normalized $MISSING >missing &&
 			test_cmp missing private &&
 			if test $target = listing; then
@@ -301,6 +353,7 @@ for t in $TOOLS; do
 		need=${RULE[$t]}
 		for step in $LADDER; do
 			role=${step%%:*} where=${step#*:} tokvar=${step##*:}
+			tokvar=${tokvar%_TOKEN}_$tok
 			where=${where%%:*}
 			if test "$where" = PUBLIC_; then where=$PUBLIC; else where=$VAULT; fi
 			if test "$(rank "$role")" -lt "$(rank "$need")"; then

@@ -10,6 +10,8 @@
 
 start_all "$HOSTILE_WORKERS"
 setup_fixtures || { echo "Bail out! fixtures"; exit 1; }
+# every scope, so the execute and merge tools are reached past the gate
+TOKEN=$(make_token alice read,write,execute,merge)
 
 # alice/links: a public repository whose tree holds symlinks pointing out.
 make_links_repo () {

@@ -27,6 +27,8 @@ config_set search_hourly_limit 100000
 start_server "$HOSTILE_WORKERS"
 start_nginx
 setup_forge_fixtures || { echo "Bail out! fixtures"; exit 1; }
+# every scope, so the execute and merge tools are reached past the gate
+TOKEN=$(make_token alice read,write,execute,merge)
 
 test_expect_success "the server runs $HOSTILE_WORKERS workers; their pids are recorded" '
 	workers_record

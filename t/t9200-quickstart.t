@@ -108,6 +108,7 @@ test_expect_success 'status says what runs' '
 	cat status.out &&
 	grep -E "^  mariadb +running" status.out &&
 	grep -E "^  fcgi +running" status.out &&
+	grep -E "^  worker +running" status.out &&
 	grep -E "^  nginx +running" status.out &&
 	grep "answers" status.out
 '

@@ -1,5 +1,6 @@
 #!/bin/bash
-# t9400: the systemd deployment: etc/forgemcp.socket and etc/forgemcp.service
+# t9400: the systemd deployment: etc/forgemcp.socket, etc/forgemcp.service and
+# etc/forgemcp-worker.service
 # pass `systemd-analyze verify`, and socket activation with
 # systemd-socket-activate (Debian's systemd package) hands the listening
 # socket to `forgemcp fcgi` (LISTEN_FDS, fd 3) behind nginx.  spawn-fcgi with
@@ -20,6 +21,7 @@ else
 	mkdir -p units
 	sed "s|/usr/local/bin/forgemcp|$FORGEMCP|g" "$SRC_DIR/etc/forgemcp.service" >units/forgemcp.service
 	cp "$SRC_DIR/etc/forgemcp.socket" units/forgemcp.socket
+	sed "s|/usr/local/bin/forgemcp|$FORGEMCP|g" "$SRC_DIR/etc/forgemcp-worker.service" >units/forgemcp-worker.service
 	# A trivial unit tells whether verify can run in this environment at all.
 	printf '[Unit]\nDescription=probe\n[Service]\nExecStart=/bin/true\n' >probe.service
 	if systemd-analyze verify ./probe.service >/dev/null 2>verify-probe.err; then
@@ -35,6 +37,19 @@ else
 			sed "s|^ExecStart=.*|ExecStart=$TRASH/no-such-forgemcp fcgi|" units/forgemcp.service >bad/forgemcp.service &&
 			cp units/forgemcp.socket bad/ &&
 			test_must_fail systemd-analyze verify bad/forgemcp.socket bad/forgemcp.service
+		'
+		test_expect_success 'systemd-analyze verify accepts the merge worker unit' '
+			systemd-analyze verify units/forgemcp-worker.service >verify-worker.out 2>&1
+			code=$?
+			cat verify-worker.out
+			test "$code" = 0 &&
+			test_must_fail grep -iE "unknown|invalid|ignoring|not executable" verify-worker.out &&
+			grep -x "ExecStart=$FORGEMCP --config /etc/forgemcp.conf worker --interval 1" units/forgemcp-worker.service
+		'
+		test_expect_success 'systemd-analyze verify catches a broken worker ExecStart' '
+			mkdir -p bad &&
+			sed "s|^ExecStart=.*|ExecStart=$TRASH/no-such-forgemcp worker|" units/forgemcp-worker.service >bad/forgemcp-worker.service &&
+			test_must_fail systemd-analyze verify bad/forgemcp-worker.service
 		'
 	else
 		say "skipping the unit checks: systemd-analyze verify cannot run here: $(head -n 1 verify-probe.err)"

@@ -20,6 +20,9 @@ int	cli_token(struct cli *cli, int argc, char **argv);		/* create | list | revok
 int	cli_repo(struct cli *cli, int argc, char **argv);		/* create | import | list */
 int	cli_collaborator(struct cli *cli, int argc, char **argv);	/* add | remove | list */
 int	cli_stdio(struct cli *cli, int argc, char **argv);
+int	cli_branch_rule(struct cli *cli, int argc, char **argv);	/* set | list */
+int	cli_check(struct cli *cli, int argc, char **argv);		/* report */
+int	cli_worker(struct cli *cli, int argc, char **argv);		/* the merge queue */
 
 /*
  * Prints one tab-separated field of a listing: tabs and line breaks become

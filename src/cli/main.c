@@ -27,6 +27,9 @@ usage(FILE *f)
 	    "  token         create, list or revoke access tokens\n"
 	    "  repo          create, import or list repositories\n"
 	    "  collaborator  give, take away or list the roles on a repository\n"
+	    "  branch-rule   set or list the checks a branch requires\n"
+	    "  check         report a check result on a commit\n"
+	    "  worker        do the queued merges (a long-running process)\n"
 	    "\n"
 	    "Run with no command under a FastCGI socket (spawn-fcgi, systemd, Apache) it\n"
 	    "serves FastCGI; run as CGI (GATEWAY_INTERFACE set) it serves one request.\n"
@@ -79,12 +82,15 @@ static const struct {
 	const char	*name;
 	int		(*fn)(struct cli *, int, char **);
 } commands[] = {
+	{ "branch-rule", cli_branch_rule },
+	{ "check", cli_check },
 	{ "collaborator", cli_collaborator },
 	{ "migrate", cli_migrate },
 	{ "repo", cli_repo },
 	{ "stdio", cli_stdio },
 	{ "token", cli_token },
 	{ "user", cli_user },
+	{ "worker", cli_worker },
 };
 
 int

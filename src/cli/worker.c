@@ -1,1 +1,143 @@
-/* worker: not written yet. */
+/* worker: `forgemcp worker`, the process that does the queued merges. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../config.h"	/* src/config.h, not the autoconf header */
+#include "cli/cli.h"
+#include "err.h"
+#include "log.h"
+#include "service/service.h"
+#include "store/db.h"
+#include "store/repo.h"
+
+static const char worker_usage[] =
+    "usage: forgemcp worker [--once] [--interval SECONDS]\n"
+    "\n"
+    "Does the merges merge_pull_request queues, oldest first, one repository at a\n"
+    "time, and takes up merges a stopped worker left running.\n"
+    "\n"
+    "  --once              do what is queued now, then exit (tests, cron)\n"
+    "  --interval SECONDS  how long to sleep when the queue is empty (default 1)\n"
+    "\n"
+    "SIGTERM or SIGINT: the merge under way finishes, then the worker exits.\n";
+
+static volatile sig_atomic_t stopping;
+
+static void
+on_stop(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+/* Sleeps seconds, or less when a stop signal arrives. */
+static void
+nap(double seconds)
+{
+	struct timespec	 ts;
+
+	ts.tv_sec = (time_t)seconds;
+	ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
+	if (!stopping)
+		nanosleep(&ts, NULL);
+}
+
+/* Recovers abandoned merges, then does queued ones until the queue is empty. */
+static int
+drain(struct merge_worker *w)
+{
+	struct err	 e;
+	size_t		 recovered = 0;
+	int		 did = 1, rc;
+
+	err_clear(&e);
+	if ((rc = merge_worker_recover(w, &recovered, &e)) != 0) {
+		log_error("worker: recovering merges: %s", e.msg);
+		return rc;
+	}
+	while (did && !stopping) {
+		err_clear(&e);
+		if ((rc = merge_worker_run_one(w, &did, &e)) != 0) {
+			log_error("worker: %s", e.msg);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int
+cli_worker(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "once", no_argument, NULL, 'o' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sigaction	 sa;
+	struct merge_worker	 w;
+	struct db		*db = NULL;
+	struct repo_cache	*repos = NULL;
+	struct err		 e;
+	double			 interval = 1.0;
+	char			*end;
+	int			 c, once = 0, rc = 0;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			once = 1;
+			break;
+		case 'i':
+			interval = strtod(optarg, &end);
+			if (*end != '\0' || end == optarg || !(interval >= 0.05 && interval <= 3600))
+				return cli_usage("--interval takes seconds from 0.05 to 3600, "
+				    "not '%s'", optarg);
+			break;
+		case 'h':
+			fputs(worker_usage, stdout);
+			return 0;
+		default:
+			return cli_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc)
+		return cli_usage("unexpected argument '%s'", argv[optind]);
+	log_set_quiet(0);
+	log_set_prog("forgemcp-worker");
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	err_clear(&e);
+	if (db_new(&db, &cli->cfg, &e) != 0 || db_schema_check(db, &e) != 0 ||
+	    repo_cache_new(&repos, cli->cfg.repo_root, &e) != 0) {
+		rc = cli_fail("%s", e.msg);
+		goto done;
+	}
+	merge_worker_init(&w, db, repos, cli->cfg.base_url);
+	log_info("worker %s started%s", w.claimed_by, once ? " (--once)" : "");
+	if (once) {
+		rc = drain(&w) != 0 ? 1 : 0;
+		goto done;
+	}
+	while (!stopping) {
+		/* A failure (the database away) is logged; the next round tries again. */
+		drain(&w);
+		/* Cached repositories would keep stale packs open between rounds. */
+		repo_cache_close_all(repos);
+		nap(interval);
+	}
+	log_info("worker %s stopped", w.claimed_by);
+done:
+	repo_cache_free(repos);
+	db_free(db);
+	return rc;
+}

@@ -1,1 +1,267 @@
-/* checks: not written yet. */
+/* checks: the checks of a pull request's current revision and their approval (spec: get_merge_request_checks, approve_merge_checks). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "err.h"
+#include "service/service.h"
+#include "store/db.h"
+#include "store/forge.h"
+
+void
+service_checks_release(struct service_checks *c)
+{
+	size_t	 i;
+
+	if (c == NULL)
+		return;
+	for (i = 0; i < c->n; i++)
+		free(c->v[i].details);
+	free(c->v);
+	c->v = NULL;
+	c->n = 0;
+}
+
+/*
+ * The checks of rev: the required ones of its target branch by name
+ * (status "expected" when unreported), then the other reported ones.
+ * *v is freed like service_checks_release frees it.
+ */
+static int
+checks_build(struct db *db, uint64_t repo_id, const struct pull_revision *rev,
+    struct service_check **out, size_t *n, int *passing, struct err *e)
+{
+	struct forge_branch_rule	*rules = NULL;
+	struct forge_check		*rep = NULL;
+	struct service_check		*v = NULL, *c;
+	unsigned char			*used = NULL;
+	size_t				 n_rules = 0, n_rep = 0, k = 0, i, j;
+	int				 rc;
+
+	*out = NULL;
+	*n = 0;
+	*passing = 1;
+	if ((rc = forge_branch_rule_list(db, &rules, &n_rules, repo_id, rev->base_ref, e)) != 0)
+		goto done;
+	if ((rc = forge_check_list(db, &rep, &n_rep, repo_id, rev->head_commit, e)) != 0)
+		goto done;
+	if (n_rules + n_rep == 0)
+		goto done;
+	if ((v = calloc(n_rules + n_rep, sizeof *v)) == NULL ||
+	    (used = calloc(n_rep + 1, 1)) == NULL) {
+		rc = err_set(e, ERR_NOMEM, "out of memory");
+		goto done;
+	}
+	for (i = 0; i < n_rules; i++) {
+		c = &v[k++];
+		snprintf(c->name, sizeof c->name, "%s", rules[i].check_name);
+		c->required = 1;
+		snprintf(c->status, sizeof c->status, "expected");
+		for (j = 0; j < n_rep; j++)
+			if (!used[j] && strcmp(rep[j].name, c->name) == 0)
+				break;
+		if (j < n_rep) {
+			used[j] = 1;
+			snprintf(c->status, sizeof c->status, "%s", rep[j].status);
+			snprintf(c->updated_at, sizeof c->updated_at, "%s", rep[j].updated_at);
+			c->details = rep[j].details;
+			rep[j].details = NULL;
+		}
+		if (strcmp(c->status, "success") != 0)
+			*passing = 0;
+	}
+	for (j = 0; j < n_rep; j++) {
+		if (used[j])
+			continue;
+		c = &v[k++];
+		snprintf(c->name, sizeof c->name, "%s", rep[j].name);
+		snprintf(c->status, sizeof c->status, "%s", rep[j].status);
+		snprintf(c->updated_at, sizeof c->updated_at, "%s", rep[j].updated_at);
+		c->details = rep[j].details;
+		rep[j].details = NULL;
+	}
+	*out = v;
+	*n = k;
+	v = NULL;
+done:
+	if (v != NULL) {
+		for (i = 0; i < n_rules + n_rep; i++)
+			free(v[i].details);
+		free(v);
+	}
+	free(used);
+	free(rules);
+	forge_check_list_free(rep, n_rep);
+	return rc;
+}
+
+/* The pull request number of repo, or ERR_NOTFOUND saying what the number is. */
+static int
+find_pull(struct db *db, struct forge_item *out, const struct db_repo *repo, int64_t number,
+    struct err *e)
+{
+	enum forge_kind	 kind;
+	uint64_t	 id;
+	int		 rc;
+
+	rc = forge_item_get(db, out, FORGE_KIND_PULL, repo->id, number, e);
+	if (rc != ERR_NOTFOUND)
+		return rc;
+	if ((rc = forge_number_kind(db, &kind, &id, repo->id, number, e)) != 0)
+		return rc;
+	if (kind == FORGE_KIND_ISSUE)
+		return err_set(e, ERR_NOTFOUND, "#%lld in %s/%s is an issue, not a pull request: "
+		    "issues have no checks", (long long)number, repo->owner, repo->name);
+	return err_set(e, ERR_NOTFOUND, "pull request #%lld not found in %s/%s: "
+	    "list_pull_requests gives the numbers", (long long)number, repo->owner, repo->name);
+}
+
+int
+checks_get(struct db *db, struct repo_cache *repos, struct service_checks *out,
+    uint64_t user_id, const char *owner, const char *name, int64_t number, struct err *e)
+{
+	struct db_repo		 repo;
+	struct forge_item	 pr;
+	int			 rc;
+
+	memset(out, 0, sizeof *out);
+	memset(&repo, 0, sizeof repo);
+	memset(&pr, 0, sizeof pr);
+	if ((rc = db_repo_find_visible(db, &repo, user_id, owner, name, e)) != 0)
+		goto done;
+	if ((rc = find_pull(db, &pr, &repo, number, e)) != 0)
+		goto done;
+	if ((rc = pull_revision_current(db, repos, &repo, &pr, &out->rev, e)) != 0)
+		goto done;
+	if ((rc = checks_build(db, repo.id, &out->rev, &out->v, &out->n, &out->passing,
+	    e)) != 0)
+		goto done;
+	rc = forge_check_approval_get(db, &out->approval, pr.id, out->rev.version, e);
+done:
+	forge_item_release(&pr);
+	db_repo_release(&repo);
+	return rc;
+}
+
+struct approve_tx {
+	uint64_t		 pull_request_id, user_id;
+	int64_t			 version;
+	struct service_approval	*out;
+};
+
+static int
+approve_tx(struct db *db, void *arg, struct err *e)
+{
+	struct approve_tx	*t = arg;
+	int			 rc;
+
+	if ((rc = forge_check_approve(db, &t->out->changed, t->pull_request_id, t->version,
+	    t->user_id, e)) != 0)
+		return rc;
+	if ((rc = forge_check_approval_get(db, &t->out->approval, t->pull_request_id,
+	    t->version, e)) != 0)
+		return rc;
+	if (!t->out->approval.approved)
+		return err_set(e, ERR_INTERNAL, "the approval vanished after it was recorded");
+	return 0;
+}
+
+int
+checks_approve(struct db *db, struct repo_cache *repos, struct service_approval *out,
+    uint64_t user_id, const char *owner, const char *name, int64_t number, int64_t version,
+    struct err *e)
+{
+	struct db_repo		 repo;
+	struct forge_item	 pr;
+	struct pull_revision	 rev;
+	struct approve_tx	 t;
+	char			 action[80];
+	int			 rc;
+
+	memset(out, 0, sizeof *out);
+	memset(&repo, 0, sizeof repo);
+	memset(&pr, 0, sizeof pr);
+	memset(&rev, 0, sizeof rev);
+	if ((rc = db_repo_find_visible(db, &repo, user_id, owner, name, e)) != 0)
+		goto done;
+	snprintf(action, sizeof action, "approve the checks of pull request #%lld",
+	    (long long)number);
+	if ((rc = service_need_role(db, &repo, user_id, FORGE_ROLE_MANAGER, action, NULL,
+	    e)) != 0)
+		goto done;
+	if ((rc = find_pull(db, &pr, &repo, number, e)) != 0)
+		goto done;
+	if (strcmp(pr.state, "open") != 0) {
+		rc = err_set(e, ERR_INVALID, "pull request #%lld of %s/%s is %s: only the checks "
+		    "of an open pull request can be approved", (long long)number, repo.owner,
+		    repo.name, pr.state);
+		goto done;
+	}
+	if ((rc = pull_revision_current(db, repos, &repo, &pr, &rev, e)) != 0)
+		goto done;
+	if (version != 0 && version != rev.version) {
+		rc = err_set(e, ERR_CONFLICT, "pull request #%lld of %s/%s is at revision %lld, "
+		    "not the revision %lld you passed: reload its checks with "
+		    "get_pull_request_checks and retry with version %lld", (long long)number,
+		    repo.owner, repo.name, (long long)rev.version, (long long)version,
+		    (long long)rev.version);
+		goto done;
+	}
+	memset(&t, 0, sizeof t);
+	t.pull_request_id = pr.id;
+	t.user_id = user_id;
+	t.version = rev.version;
+	t.out = out;
+	if ((rc = service_transaction(db, approve_tx, &t, e)) != 0)
+		goto done;
+	out->version = rev.version;
+done:
+	forge_item_release(&pr);
+	db_repo_release(&repo);
+	return rc;
+}
+
+int
+pull_checks_passing(struct db *db, const struct db_repo *repo, const struct forge_item *pr,
+    const struct pull_revision *rev, int *ok, char **failing, struct err *e)
+{
+	struct service_check	*v = NULL;
+	struct buf		 b;
+	size_t			 n = 0, i;
+	int			 passing = 0, first = 1, rc;
+
+	*ok = 0;
+	*failing = NULL;
+	buf_init(&b);
+	if ((rc = checks_build(db, repo->id, rev, &v, &n, &passing, e)) != 0)
+		goto done;
+	if (passing) {
+		*ok = 1;
+		goto done;
+	}
+	if (buf_printf(&b, "the required checks of branch '%s' have not all passed on revision "
+	    "%lld of pull request #%lld of %s/%s (commit %.12s):", rev->base_ref,
+	    (long long)rev->version, (long long)pr->number, repo->owner, repo->name,
+	    rev->head_commit) != 0)
+		goto nomem;
+	for (i = 0; i < n; i++) {
+		if (!v[i].required || strcmp(v[i].status, "success") == 0)
+			continue;
+		if (buf_printf(&b, "%s %s is %s", first ? "" : ",", v[i].name, v[i].status) != 0)
+			goto nomem;
+		first = 0;
+	}
+	if (buf_printf(&b, "; see get_pull_request_checks") != 0 ||
+	    (*failing = buf_steal(&b, NULL)) == NULL)
+		goto nomem;
+	goto done;
+nomem:
+	rc = err_set(e, ERR_NOMEM, "out of memory");
+done:
+	for (i = 0; i < n; i++)
+		free(v[i].details);
+	free(v);
+	buf_release(&b);
+	return rc;
+}

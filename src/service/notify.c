@@ -43,15 +43,12 @@ told_already(const struct notify_event *ev, uint64_t user_id)
 	return 0;
 }
 
-int
-notify_one(struct db *db, struct notify_event *ev, uint64_t user_id, enum forge_reason reason,
-    struct err *e)
+static int
+told_add(struct notify_event *ev, uint64_t user_id, struct err *e)
 {
-	uint64_t	*v, id;
+	uint64_t	*v;
 	size_t		 cap;
 
-	if (user_id == 0 || user_id == ev->actor_id || told_already(ev, user_id))
-		return 0;
 	if (ev->n_told == ev->cap_told) {
 		cap = ev->cap_told == 0 ? 8 : ev->cap_told * 2;
 		if ((v = realloc(ev->told, cap * sizeof *v)) == NULL)
@@ -60,6 +57,20 @@ notify_one(struct db *db, struct notify_event *ev, uint64_t user_id, enum forge_
 		ev->cap_told = cap;
 	}
 	ev->told[ev->n_told++] = user_id;
+	return 0;
+}
+
+int
+notify_one(struct db *db, struct notify_event *ev, uint64_t user_id, enum forge_reason reason,
+    struct err *e)
+{
+	uint64_t	 id;
+	int		 rc;
+
+	if (user_id == 0 || user_id == ev->actor_id || told_already(ev, user_id))
+		return 0;
+	if ((rc = told_add(ev, user_id, e)) != 0)
+		return rc;
 	return forge_notification_insert(db, &id, user_id, reason, ev->repo_id, ev->kind,
 	    ev->parent_id, ev->actor_id, ev->comment_id, e);
 }
@@ -273,8 +284,10 @@ done:
 	return rc;
 }
 
-int
-notify_mentions(struct db *db, struct notify_event *ev, const char *text, struct err *e)
+/* notify_mentions (store 1) and notify_mentions_known (store 0). */
+static int
+mentions_each(struct db *db, struct notify_event *ev, const char *text, int store,
+    struct err *e)
 {
 	struct mention	*v = NULL;
 	uint64_t	 user;
@@ -291,11 +304,30 @@ notify_mentions(struct db *db, struct notify_event *ev, const char *text, struct
 		if (user == 0 && v[i].trimmed[0] != '\0' &&
 		    (rc = forge_user_id(db, &user, v[i].trimmed, e)) != 0)
 			break;
-		if (user != 0 && (rc = notify_one(db, ev, user, FORGE_REASON_MENTION, e)) != 0)
+		if (user == 0)
+			continue;
+		if (store)
+			rc = notify_one(db, ev, user, FORGE_REASON_MENTION, e);
+		else if (!told_already(ev, user))
+			rc = told_add(ev, user, e);
+		if (rc != 0)
 			break;
 	}
 	free(v);
 	return rc;
+}
+
+int
+notify_mentions(struct db *db, struct notify_event *ev, const char *text, struct err *e)
+{
+	return mentions_each(db, ev, text, 1, e);
+}
+
+int
+notify_mentions_known(struct db *db, struct notify_event *ev, const char *text,
+    struct err *e)
+{
+	return mentions_each(db, ev, text, 0, e);
 }
 
 int

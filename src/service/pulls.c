@@ -16,6 +16,7 @@ struct pull_tx {
 	int		 draft;
 	int64_t		 issue;		/* the linked issue, 0 for none */
 	const char	*closing;	/* the declared closures ("3,4"), NULL for none */
+	struct forge_revision rev;	/* revision 1, when both branches could be read */
 	int64_t		 number;
 	uint64_t	 id;
 };
@@ -38,6 +39,8 @@ pull_tx(struct db *db, void *arg, struct err *e)
 		    (long long)open);
 	if ((rc = forge_pull_insert(db, &t->id, t->repo_id, t->number, t->user_id, t->title,
 	    t->body, t->head, t->base, t->draft, t->issue, t->closing, e)) != 0)
+		return rc;
+	if (t->rev.version == 1 && (rc = forge_revision_insert(db, t->id, &t->rev, e)) != 0)
 		return rc;
 	if ((rc = forge_event_insert(db, FORGE_KIND_PULL, t->id, t->user_id, FORGE_EVENT_OPENED,
 	    FORGE_CAUSE_USER, 0, 0, e)) != 0)
@@ -95,7 +98,7 @@ pull_create(struct db *db, struct repo_cache *repos, struct service_created *out
 	struct pull_tx		 t;
 	struct closing_list	 decl;
 	char			*clean = NULL, closing[CLOSING_TEXT_MAX];
-	int			 rc;
+	int			 rc, gone = 0;
 
 	memset(out, 0, sizeof *out);
 	memset(&repo, 0, sizeof repo);
@@ -138,6 +141,12 @@ pull_create(struct db *db, struct repo_cache *repos, struct service_created *out
 	t.draft = draft != 0;
 	t.issue = issue;
 	t.closing = closing_format(closing, sizeof closing, &decl);
+	if ((rc = pull_revision_resolve(repos, &repo, head, base, &t.rev, &gone, e)) != 0)
+		goto done;
+	if (gone == 0) {
+		t.rev.version = 1;
+		snprintf(t.rev.reason, sizeof t.rev.reason, "opened");
+	}
 	if ((rc = service_transaction(db, pull_tx, &t, e)) != 0)
 		goto done;
 	out->id = t.id;

@@ -181,6 +181,13 @@ int	notify_one(struct db *db, struct notify_event *ev, uint64_t user_id,
 int	notify_mentions(struct db *db, struct notify_event *ev, const char *text,
 	    struct err *e);
 /*
+ * Counts the users text mentions (as notify_mentions finds them) as told
+ * of ev without notifying them: an edited text then tells only the users
+ * it newly mentions.
+ */
+int	notify_mentions_known(struct db *db, struct notify_event *ev, const char *text,
+	    struct err *e);
+/*
  * The notifications of an opened issue or pull request (kind, parent_id)
  * whose text is body: its mentions.
  */
@@ -204,6 +211,288 @@ int	notify_commented(struct db *db, uint64_t repo_id, enum forge_kind kind,
  */
 int	notify_mark_read(struct db *db, uint64_t *marked, int64_t *unread, uint64_t user_id,
 	    uint64_t id, struct err *e);
+
+/* ---- pull request revisions ---- */
+
+struct db_repo;
+
+/*
+ * One numbered revision of a pull request: what its head and its target
+ * were when it was recorded.  merge_base is "" when the two histories
+ * share no commit.
+ */
+struct pull_revision {
+	int64_t		 version;
+	char		 head_commit[41];
+	char		 base_ref[256];
+	char		 base_commit[41];
+	char		 merge_base[41];	/* "" when none */
+	char		 reason[8];		/* opened, push, target */
+	char		 created_at[21];	/* YYYY-MM-DDTHH:MM:SSZ */
+	int		 head_gone;		/* pull_revision_current: the head branch no longer exists */
+	int		 base_gone;		/* pull_revision_current: the base branch no longer exists */
+};
+
+/*
+ * Records a new revision of pull request pr of repo if its head branch
+ * moved since the latest one (or none exists yet: reason "opened" then,
+ * "push" otherwise) and returns the current one in *out.  When the head
+ * branch is gone the latest revision is kept and out->head_gone is set.
+ * Runs in its own transaction (the pull request row is locked, so two
+ * readers noticing one push add one revision); safe to call on every read.
+ */
+int	pull_revision_current(struct db *db, struct repo_cache *repos, const struct db_repo *repo,
+	    const struct forge_item *pr, struct pull_revision *out, struct err *e);
+/*
+ * Revision version of pull request pull_request_id (version 0: the
+ * latest).  ERR_NOTFOUND names the version asked for and the versions
+ * that exist.
+ */
+int	pull_revision_get(struct db *db, uint64_t pull_request_id, int64_t version,
+	    struct pull_revision *out, struct err *e);
+
+#define PULL_HEAD_GONE	1	/* pull_revision_resolve: the head branch does not exist */
+#define PULL_BASE_GONE	2	/* pull_revision_resolve: the base branch does not exist */
+/*
+ * The revision branches head and base of repo make now (head and base
+ * commits, merge base and base_ref; version and reason are left to the
+ * caller) into *out.  *gone receives PULL_HEAD_GONE and/or PULL_BASE_GONE
+ * for a missing branch (then *out is empty and 0 is returned).
+ */
+int	pull_revision_resolve(struct repo_cache *repos, const struct db_repo *repo,
+	    const char *head, const char *base, struct forge_revision *out, int *gone,
+	    struct err *e);
+
+/* A pull request after pull_edit. */
+struct service_pull {
+	int64_t		 number;
+	int64_t		 edit_version;
+	int64_t		 version;	/* current revision */
+	int		 changed;	/* 0: nothing differed (nothing recorded) */
+	int		 target_changed;	/* a new revision was recorded for the target */
+	char		 owner[65];	/* the repository as stored (canonical spelling) */
+	char		 name[101];
+};
+
+/*
+ * Edits pull request number of owner/name as user_id (spec:
+ * edit_pull_request): title, description and/or target (NULL: keep; at
+ * least one given).  Needs the writer role or more, or being its author.
+ * A stale edit_version is ERR_CONFLICT ("reload ... and retry").  A new
+ * description replaces the closing declarations.  A target change needs
+ * an open pull request with no merge queued or running, an existing
+ * branch other than the head, and records a revision (reason "target").
+ * Values equal to the current ones change nothing (changed 0).
+ */
+int	pull_edit(struct db *db, struct repo_cache *repos, struct service_pull *out,
+	    uint64_t user_id, const char *owner, const char *name, int64_t number,
+	    int64_t edit_version, const char *title, const char *body, const char *target,
+	    struct err *e);
+
+/* ---- checks (checks.c) ---- */
+
+/*
+ * One check of a pull request's revision.  A required check nobody has
+ * reported on the head commit yet has status "expected" (and no details
+ * or updated_at); otherwise status is the reported pending, running,
+ * success, failure or cancelled.
+ */
+struct service_check {
+	char		 name[FORGE_CHECK_NAME_MAX + 1];
+	char		 status[12];
+	int		 required;	/* named by the target branch's rule */
+	char		*details;	/* owned, may be NULL */
+	char		 updated_at[32];	/* "" for an expected check */
+};
+
+/* The checks of a pull request's current revision (checks_get). */
+struct service_checks {
+	struct pull_revision		 rev;
+	struct service_check		*v;		/* owned: required ones by name, then the others */
+	size_t				 n;
+	int				 passing;	/* every required check is success */
+	struct forge_check_approval	 approval;
+};
+
+void	service_checks_release(struct service_checks *c);
+
+/*
+ * The checks of the current revision of pull request number of
+ * owner/name (spec: get_merge_request_checks): for each check the target
+ * branch's rule requires, its status on the head commit ("expected" when
+ * unreported), then every other check reported on it (not required);
+ * passing; and whether (by whom, when) a manager approved this
+ * revision's checks.  Anyone who can read the repository may.  Records a
+ * new revision when the head branch moved (pull_revision_current).
+ * Released with service_checks_release, also on error.  Returns 0,
+ * ERR_NOTFOUND, or ERR_DB/ERR_UNAVAILABLE/ERR_NOMEM/ERR_GIT.
+ */
+int	checks_get(struct db *db, struct repo_cache *repos, struct service_checks *out,
+	    uint64_t user_id, const char *owner, const char *name, int64_t number,
+	    struct err *e);
+
+/* What checks_approve did. */
+struct service_approval {
+	int64_t				 version;	/* the revision approved */
+	int				 changed;	/* 0: it was approved already */
+	struct forge_check_approval	 approval;	/* who approved it first, and when */
+};
+
+/*
+ * Approves the checks of the current revision of open pull request
+ * number of owner/name as user_id (spec: approve_merge_checks).  Needs
+ * the manager role or more (ERR_DENIED from service_need_role; the
+ * execute scope is the tool gate's).  version (0: not given) is the
+ * revision the caller observed: a stale one is ERR_CONFLICT naming the
+ * current one ("reload ... and retry").  Idempotent: approving an
+ * approved revision changes nothing (changed 0) and keeps the first
+ * approver.  A new revision (a push, a target change) is not approved.
+ * Returns 0, ERR_NOTFOUND, ERR_DENIED, ERR_INVALID (not open),
+ * ERR_CONFLICT, or ERR_DB/ERR_UNAVAILABLE/ERR_NOMEM/ERR_GIT.
+ */
+int	checks_approve(struct db *db, struct repo_cache *repos, struct service_approval *out,
+	    uint64_t user_id, const char *owner, const char *name, int64_t number,
+	    int64_t version, struct err *e);
+
+/*
+ * Whether every check the rule of rev's target branch requires succeeded
+ * on rev's head commit (*ok 1; also when the branch has no rule).  When
+ * not, *failing (caller frees) is a public sentence naming each failing
+ * check and its status, for the merge's refusal; NULL when *ok.
+ * repo and pr name the pull request in that sentence.
+ */
+int	pull_checks_passing(struct db *db, const struct db_repo *repo,
+	    const struct forge_item *pr, const struct pull_revision *rev, int *ok,
+	    char **failing, struct err *e);
+
+/* ---- review discussions (discussions.c) ---- */
+
+#define DISCUSSION_CONTEXT_LINES	3	/* diff lines saved either side of an anchor */
+
+/* A discussion after a discussions call. */
+struct service_discussion {
+	uint64_t	 id;		/* the discussion */
+	uint64_t	 pull_request_id;
+	uint64_t	 reply_id;	/* discussion_reply: the new reply */
+	int64_t		 number;	/* the pull request */
+	int64_t		 version;	/* the revision it was made on */
+	char		 state[9];	/* open, resolved */
+	int64_t		 state_version;
+	int		 changed;	/* resolve/reopen: 0 when it already was so */
+	char		 owner[65];	/* the repository as stored (canonical spelling) */
+	char		 name[101];
+};
+
+/*
+ * Opens a review discussion on pull request number of owner/name as
+ * user_id (spec: create_pull_request_discussion).  Anyone who can read
+ * the repository may.  body must not be blank.  path NULL makes a
+ * general thread (line must be 0 and side NULL then); otherwise it is
+ * anchored to line (from 1) of side "old" or "new" (NULL: "new") of the
+ * diff of revision version (0: the current one, pull_revision_current),
+ * the diff from its merge base to its head: the path must be in that
+ * diff and the line shown in one of its hunks on that side (ERR_INVALID
+ * names the valid lines otherwise), and the diff lines around it are
+ * saved with the discussion.  Mentions in body, and the pull request's
+ * author (reason "comment"), are notified.  Returns 0, ERR_NOTFOUND,
+ * ERR_INVALID, or ERR_DB/ERR_GIT/ERR_UNAVAILABLE/ERR_NOMEM.
+ */
+int	discussion_create(struct db *db, struct repo_cache *repos, struct service_discussion *out,
+	    uint64_t user_id, const char *owner, const char *name, int64_t number,
+	    const char *body, const char *path, int64_t line, const char *side, int64_t version,
+	    struct err *e);
+/*
+ * Replies to discussion id of pull request number of owner/name (spec:
+ * reply_pull_request_discussion); anyone who can read the repository
+ * may, also in a resolved discussion.  The discussion's author hears of
+ * it (reason "reply"), and the people body mentions.  ERR_NOTFOUND when
+ * that pull request has no such discussion.
+ */
+int	discussion_reply(struct db *db, struct service_discussion *out, uint64_t user_id,
+	    const char *owner, const char *name, int64_t number, uint64_t id, const char *body,
+	    struct err *e);
+/*
+ * Resolves (discussion_resolve) or reopens (discussion_reopen) discussion
+ * id of pull request number (spec: resolve_pull_request_discussion,
+ * reopen_pull_request_discussion).  Needs the writer role or more, or
+ * being the discussion's or the pull request's author.  A discussion
+ * already in that state is left as it is (changed 0, success); otherwise
+ * state_version must be the caller's observed one (else ERR_CONFLICT
+ * "reload ... and retry", nothing changes), and it advances.
+ */
+int	discussion_resolve(struct db *db, struct service_discussion *out, uint64_t user_id,
+	    const char *owner, const char *name, int64_t number, uint64_t id,
+	    int64_t state_version, struct err *e);
+int	discussion_reopen(struct db *db, struct service_discussion *out, uint64_t user_id,
+	    const char *owner, const char *name, int64_t number, uint64_t id,
+	    int64_t state_version, struct err *e);
+
+/* ---- the merge queue (merge.c) ---- */
+
+#define MERGE_STALE_SECONDS	60	/* a running merge without a heartbeat this long is recovered */
+#define MERGE_MAX_ATTEMPTS	5	/* claims of one merge before it is failed */
+
+/* What merge_queue queued. */
+struct service_merge_queued {
+	uint64_t	 merge_id;
+	int64_t		 number;
+	int64_t		 version;
+	char		 strategy[16];
+	char		 closing[1200];		/* the declared closures as stored, "" for none */
+	char		 owner[65];		/* the repository as stored (canonical spelling) */
+	char		 name[101];
+};
+
+/*
+ * Queues the merge of pull request number of owner/name as user_id (spec:
+ * merge_merge_request).  Needs the manager role or more.  Refused, with
+ * nothing changed: a pull request that is not open, a draft, one with a
+ * merge already queued or running; version not the current revision
+ * (pull_revision_current notices a push first; ERR_CONFLICT "reload ...
+ * and retry"); a description declaring closures without edit_version (0:
+ * not given; ERR_INVALID naming the issues) or with a stale one
+ * (ERR_CONFLICT); required checks not passing on that revision
+ * (ERR_INVALID naming them).  strategy is merge, squash or fast_forward.
+ * One transaction inserts the merges row and sets merge_state queued;
+ * nothing is merged or closed here.
+ */
+int	merge_queue(struct db *db, struct repo_cache *repos, struct service_merge_queued *out,
+	    uint64_t user_id, const char *owner, const char *name, int64_t number,
+	    int64_t version, int64_t edit_version, const char *strategy, struct err *e);
+
+/* A merge worker: its connections and who it is. */
+struct merge_worker {
+	struct db		*db;
+	struct repo_cache	*repos;
+	char			 host[256];		/* this host's name */
+	char			 claimed_by[300];	/* "host:pid" */
+	const char		*mail_host;		/* e-mail domain of commit identities */
+	int			 stale_seconds;		/* MERGE_STALE_SECONDS, or less in tests */
+};
+
+/* Fills w's identity (host, pid) and mail host from base_url ("localhost" when none). */
+void	merge_worker_init(struct merge_worker *w, struct db *db, struct repo_cache *repos,
+	    const char *base_url);
+/*
+ * Claims the oldest queued merge and does it (spec: the merge queue):
+ * under the repository's merge lock, builds the result on the target's
+ * current commit, records it, moves the target ref by compare-and-swap
+ * (rebuilding up to three times when the target moved), then completes in
+ * one transaction (pull request merged, declared issues closed, author
+ * notified); a merge that cannot be made is marked failed with a public
+ * reason.  *did is 0 when nothing was queued.  Errors are the database's
+ * or the storage's: the merge then stays running and merge_worker_recover
+ * takes it up later.
+ */
+int	merge_worker_run_one(struct merge_worker *w, int *did, struct err *e);
+/*
+ * Takes up running merges whose worker is gone (its heartbeat is older
+ * than stale_seconds, or its pid on this host is dead) and whose
+ * repository lock is free: a recorded result the target already contains
+ * is completed; otherwise the merge is built again on the current target.
+ * *recovered counts them.
+ */
+int	merge_worker_recover(struct merge_worker *w, size_t *recovered, struct err *e);
 
 /* ---- shared by the service files ---- */
 

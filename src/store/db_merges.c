@@ -1,1 +1,307 @@
-/* db_merges: not written yet. */
+/* db_merges: the MySQL queries behind the merge queue (merge_pull_request and `forgemcp worker`). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "store/db-internal.h"
+#include "store/forge.h"
+
+#define MERGE_COLS \
+    "SELECT m.id, m.repo_id, m.pull_request_id, m.requested_by, m.version, m.attempts," \
+    " IFNULL(TIMESTAMPDIFF(SECOND, m.heartbeat_at, UTC_TIMESTAMP()), -1), p.number," \
+    " m.strategy, m.state, m.base_commit, m.result_commit, m.claimed_by, u.login, r.name" \
+    " FROM merges m JOIN pull_requests p ON p.id = m.pull_request_id" \
+    " JOIN repositories r ON r.id = m.repo_id JOIN users u ON u.id = r.owner_id "
+
+static const char SQL_QUEUE[] =
+    "INSERT INTO merges (repo_id, pull_request_id, version, strategy, requested_by)"
+    " VALUES (?, ?, ?, ?, ?)";
+static const char SQL_PULL_STATE[] =
+    "UPDATE pull_requests SET merge_state = ?, updated_at = UTC_TIMESTAMP() WHERE id = ?";
+static const char SQL_OLDEST[] =
+    "SELECT id FROM merges WHERE state = 'queued' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED";
+static const char SQL_CLAIM[] =
+    "UPDATE merges SET state = 'running', claimed_by = ?, heartbeat_at = UTC_TIMESTAMP(),"
+    " attempts = attempts + 1 WHERE id = ? AND state = 'queued'";
+static const char SQL_GET[] = MERGE_COLS "WHERE m.id = ?";
+static const char SQL_RUNNING[] =
+    MERGE_COLS "WHERE m.state = 'running' ORDER BY m.id LIMIT 100";
+static const char SQL_TAKE_OVER[] =
+    "UPDATE merges SET claimed_by = ?, heartbeat_at = UTC_TIMESTAMP(), attempts = attempts + 1"
+    " WHERE id = ? AND state = 'running' AND claimed_by <=> ?";
+static const char SQL_RESULT[] =
+    "UPDATE merges SET base_commit = ?, result_commit = ?, heartbeat_at = UTC_TIMESTAMP()"
+    " WHERE id = ? AND state = 'running'";
+static const char SQL_MERGED[] =
+    "UPDATE merges SET state = 'merged', finished_at = UTC_TIMESTAMP(), error = NULL"
+    " WHERE id = ? AND state = 'running'";
+static const char SQL_PULL_MERGED[] =
+    "UPDATE pull_requests SET state = 'merged', merged_at = UTC_TIMESTAMP(),"
+    " merge_state = 'merged', merge_commit = ?, updated_at = UTC_TIMESTAMP() WHERE id = ?";
+static const char SQL_FAILED[] =
+    "UPDATE merges SET state = 'failed', error = ?, finished_at = UTC_TIMESTAMP()"
+    " WHERE id = ? AND state = 'running'";
+static const char SQL_LAST_ERROR[] =
+    "SELECT state, error FROM merges WHERE pull_request_id = ? ORDER BY id DESC LIMIT 1";
+static const char SQL_LOCK[] = "SELECT GET_LOCK(?, ?)";
+static const char SQL_UNLOCK[] = "SELECT RELEASE_LOCK(?)";
+
+int
+forge_merge_queue(struct db *db, uint64_t *id, uint64_t repo_id, uint64_t pull_request_id,
+    int64_t version, const char *strategy, uint64_t user_id, struct err *e)
+{
+	int	 rc;
+
+	*id = 0;
+	if ((rc = db_run(db, DB_ONCE, SQL_QUEUE, NULL, NULL, id, e, "uuisu", repo_id,
+	    pull_request_id, version, strategy, user_id)) != 0)
+		return rc;
+	return db_run(db, DB_ONCE, SQL_PULL_STATE, NULL, NULL, NULL, e, "su", "queued",
+	    pull_request_id);
+}
+
+static void
+merge_from(struct forge_merge *out, const struct db_rows *r, size_t row)
+{
+	const char	*s;
+
+	memset(out, 0, sizeof *out);
+	out->id = db_to_u64(db_rows_get(r, row, 0));
+	out->repo_id = db_to_u64(db_rows_get(r, row, 1));
+	out->pull_request_id = db_to_u64(db_rows_get(r, row, 2));
+	out->requested_by = db_to_u64(db_rows_get(r, row, 3));
+	out->version = (int64_t)db_to_u64(db_rows_get(r, row, 4));
+	out->attempts = (int64_t)db_to_u64(db_rows_get(r, row, 5));
+	s = db_rows_get(r, row, 6);
+	out->heartbeat_age = s != NULL ? strtoll(s, NULL, 10) : -1;
+	out->number = (int64_t)db_to_u64(db_rows_get(r, row, 7));
+	db_copy_str(out->strategy, sizeof out->strategy, db_rows_get(r, row, 8));
+	db_copy_str(out->state, sizeof out->state, db_rows_get(r, row, 9));
+	s = db_rows_get(r, row, 10);
+	db_copy_str(out->base_commit, sizeof out->base_commit, s != NULL ? s : "");
+	s = db_rows_get(r, row, 11);
+	db_copy_str(out->result_commit, sizeof out->result_commit, s != NULL ? s : "");
+	s = db_rows_get(r, row, 12);
+	db_copy_str(out->claimed_by, sizeof out->claimed_by, s != NULL ? s : "");
+	db_copy_str(out->owner, sizeof out->owner, db_rows_get(r, row, 13));
+	db_copy_str(out->name, sizeof out->name, db_rows_get(r, row, 14));
+}
+
+int
+forge_merge_get(struct db *db, struct forge_merge *out, uint64_t id, struct err *e)
+{
+	struct db_rows	 r = { 0 };
+	int		 rc;
+
+	memset(out, 0, sizeof *out);
+	if ((rc = db_run(db, db->in_tx ? DB_ONCE : DB_RETRY, SQL_GET, &r, NULL, NULL, e, "u",
+	    id)) != 0)
+		goto done;
+	if (r.n == 0) {
+		rc = ERR_NOTFOUND;
+		goto done;
+	}
+	merge_from(out, &r, 0);
+done:
+	db_rows_release(&r);
+	return rc;
+}
+
+int
+forge_merge_claim(struct db *db, struct forge_merge *out, int *found, const char *claimed_by,
+    struct err *e)
+{
+	struct db_rows	 r = { 0 };
+	uint64_t	 id = 0, n = 0;
+	int		 rc;
+
+	*found = 0;
+	memset(out, 0, sizeof *out);
+	if ((rc = db_begin(db, e)) != 0)
+		return rc;
+	if ((rc = db_run(db, DB_ONCE, SQL_OLDEST, &r, NULL, NULL, e, "")) != 0)
+		goto fail;
+	if (r.n == 0) {
+		db_rows_release(&r);
+		return db_commit(db, e);
+	}
+	id = db_to_u64(db_rows_get(&r, 0, 0));
+	if ((rc = db_run(db, DB_ONCE, SQL_CLAIM, NULL, &n, NULL, e, "su", claimed_by, id)) != 0)
+		goto fail;
+	if (n != 1) {
+		rc = err_set(e, ERR_DB, "merge %llu: claim lost", (unsigned long long)id);
+		goto fail;
+	}
+	if ((rc = forge_merge_get(db, out, id, e)) != 0)
+		goto fail;
+	if ((rc = db_run(db, DB_ONCE, SQL_PULL_STATE, NULL, NULL, NULL, e, "su", "running",
+	    out->pull_request_id)) != 0)
+		goto fail;
+	if ((rc = db_commit(db, e)) != 0)
+		goto fail;
+	db_rows_release(&r);
+	*found = 1;
+	return 0;
+fail:
+	db_rows_release(&r);
+	db_rollback(db);
+	return rc;
+}
+
+int
+forge_merge_running(struct db *db, struct forge_merge **out, size_t *n, struct err *e)
+{
+	struct db_rows	 r = { 0 };
+	struct forge_merge *v = NULL;
+	size_t		 i;
+	int		 rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = db_run(db, DB_RETRY, SQL_RUNNING, &r, NULL, NULL, e, "")) != 0)
+		goto done;
+	if (r.n > 0 && (v = calloc(r.n, sizeof *v)) == NULL) {
+		rc = err_set(e, ERR_NOMEM, "out of memory");
+		goto done;
+	}
+	for (i = 0; i < r.n; i++)
+		merge_from(&v[i], &r, i);
+	*out = v;
+	*n = r.n;
+done:
+	db_rows_release(&r);
+	return rc;
+}
+
+int
+forge_merge_take_over(struct db *db, int *taken, uint64_t id, const char *old,
+    const char *claimed_by, struct err *e)
+{
+	uint64_t	 n = 0;
+	int		 rc;
+
+	*taken = 0;
+	if ((rc = db_run(db, DB_ONCE, SQL_TAKE_OVER, NULL, &n, NULL, e, "sus", claimed_by, id,
+	    old != NULL && old[0] != '\0' ? old : NULL)) != 0)
+		return rc;
+	*taken = n == 1;
+	return 0;
+}
+
+int
+forge_merge_set_result(struct db *db, uint64_t id, const char *base_commit,
+    const char *result_commit, struct err *e)
+{
+	uint64_t	 n = 0;
+	int		 rc;
+
+	if ((rc = db_run(db, DB_ONCE, SQL_RESULT, NULL, &n, NULL, e, "ssu", base_commit,
+	    result_commit, id)) != 0)
+		return rc;
+	if (n != 1)
+		return err_set(e, ERR_DB, "merge %llu is no longer running",
+		    (unsigned long long)id);
+	return 0;
+}
+
+int
+forge_merge_mark_merged(struct db *db, int *done, uint64_t id, uint64_t pull_request_id,
+    const char *merge_commit, struct err *e)
+{
+	uint64_t	 n = 0;
+	int		 rc;
+
+	*done = 0;
+	if ((rc = db_run(db, DB_ONCE, SQL_MERGED, NULL, &n, NULL, e, "u", id)) != 0)
+		return rc;
+	if (n != 1)
+		return 0;
+	if ((rc = db_run(db, DB_ONCE, SQL_PULL_MERGED, NULL, NULL, NULL, e, "su", merge_commit,
+	    pull_request_id)) != 0)
+		return rc;
+	*done = 1;
+	return 0;
+}
+
+int
+forge_merge_mark_failed(struct db *db, uint64_t id, uint64_t pull_request_id,
+    const char *error, struct err *e)
+{
+	uint64_t	 n = 0;
+	int		 rc;
+
+	if ((rc = db_begin(db, e)) != 0)
+		return rc;
+	if ((rc = db_run(db, DB_ONCE, SQL_FAILED, NULL, &n, NULL, e, "su", error, id)) != 0)
+		goto fail;
+	if (n == 1 && (rc = db_run(db, DB_ONCE, SQL_PULL_STATE, NULL, NULL, NULL, e, "su",
+	    "failed", pull_request_id)) != 0)
+		goto fail;
+	return db_commit(db, e);
+fail:
+	db_rollback(db);
+	return rc;
+}
+
+int
+forge_merge_last_error(struct db *db, char **out, uint64_t pull_request_id, struct err *e)
+{
+	struct db_rows	 r = { 0 };
+	const char	*s;
+	int		 rc;
+
+	*out = NULL;
+	if ((rc = db_run(db, DB_RETRY, SQL_LAST_ERROR, &r, NULL, NULL, e, "u",
+	    pull_request_id)) != 0)
+		goto done;
+	if (r.n == 0 || strcmp(db_rows_get(&r, 0, 0), "failed") != 0 ||
+	    (s = db_rows_get(&r, 0, 1)) == NULL)
+		goto done;
+	if ((*out = strdup(s)) == NULL)
+		rc = err_set(e, ERR_NOMEM, "out of memory");
+done:
+	db_rows_release(&r);
+	return rc;
+}
+
+/* The lock's name: one per repository, shared by every worker of one database. */
+static void
+lock_name(char *buf, size_t len, uint64_t repo_id)
+{
+	snprintf(buf, len, "forgemcp-merge-%llu", (unsigned long long)repo_id);
+}
+
+int
+forge_merge_lock(struct db *db, int *got, uint64_t repo_id, int wait, struct err *e)
+{
+	struct db_rows	 r = { 0 };
+	char		 name[64];
+	const char	*s;
+	int		 rc;
+
+	*got = 0;
+	lock_name(name, sizeof name, repo_id);
+	if ((rc = db_run(db, DB_ONCE, SQL_LOCK, &r, NULL, NULL, e, "si", name,
+	    (int64_t)wait)) != 0)
+		goto done;
+	s = r.n > 0 ? db_rows_get(&r, 0, 0) : NULL;
+	*got = s != NULL && strcmp(s, "1") == 0;
+done:
+	db_rows_release(&r);
+	return rc;
+}
+
+int
+forge_merge_unlock(struct db *db, uint64_t repo_id, struct err *e)
+{
+	struct db_rows	 r = { 0 };
+	char		 name[64];
+	int		 rc;
+
+	lock_name(name, sizeof name, repo_id);
+	rc = db_run(db, DB_ONCE, SQL_UNLOCK, &r, NULL, NULL, e, "s", name);
+	db_rows_release(&r);
+	return rc;
+}

@@ -312,4 +312,307 @@ int	forge_issue_set_state(struct db *db, uint64_t id, int closed, struct err *e)
 int	forge_user_get(struct db *db, char login[65], char **name, uint64_t user_id,
 	    struct err *e);
 
+/* ---- discussions ---- */
+
+#define FORGE_DISCUSSIONS_PAGE	50	/* discussions, and replies of one, per page */
+#define FORGE_PREVIEW_CHARS	200	/* characters of a body in a preview */
+#define FORGE_RECENT_REPLIES	3	/* replies shown with each listed discussion */
+
+/* One reply in a discussion. */
+struct forge_reply {
+	uint64_t	 id;
+	char		 author[65];
+	char		*body;		/* owned: the body, or its preview in a list */
+	int		 cut;		/* body is a preview of a longer one */
+	char		 created_at[32];
+};
+
+/* A review discussion of a pull request: a general thread, or one anchored to a diff line. */
+struct forge_discussion {
+	uint64_t	 id;
+	uint64_t	 author_id;
+	char		 author[65];
+	int64_t		 version;	/* the revision it was made on */
+	char		*path;		/* owned; NULL for a general thread */
+	int64_t		 line;		/* 0 for a general thread */
+	char		 side[4];	/* "old", "new"; "" for a general thread */
+	char		*anchor_context;	/* owned, NULL in lists and for a general thread */
+	char		*body;		/* owned: the body, or its preview in a list */
+	int		 cut;		/* body is a preview of a longer one */
+	char		 state[9];	/* open, resolved */
+	int64_t		 state_version;	/* from 1; advances with each resolve or reopen */
+	int64_t		 replies_count;
+	struct forge_reply *recent;	/* owned: lists only, the newest replies, oldest first */
+	size_t		 n_recent;
+	char		 created_at[32];	/* "YYYY-MM-DDTHH:MM:SSZ" */
+	char		 updated_at[32];
+};
+
+void	forge_discussion_release(struct forge_discussion *d);
+void	forge_discussion_list_free(struct forge_discussion *v, size_t n);
+void	forge_reply_list_free(struct forge_reply *v, size_t n);
+/*
+ * The discussions of pull request pull_request_id, oldest first, skipping
+ * offset and returning at most limit, each with the preview of its body
+ * (FORGE_PREVIEW_CHARS characters), its reply count and its
+ * FORGE_RECENT_REPLIES newest replies (previews, oldest first).  *out is
+ * freed with forge_discussion_list_free.
+ */
+int	forge_discussion_list(struct db *db, struct forge_discussion **out, size_t *n,
+	    uint64_t pull_request_id, int64_t offset, int limit, struct err *e);
+/*
+ * Discussion id of pull request pull_request_id in full (body and anchor
+ * context; no replies).  ERR_NOTFOUND (no message) when that pull request
+ * has no such discussion.  Released with forge_discussion_release.
+ */
+int	forge_discussion_get(struct db *db, struct forge_discussion *out,
+	    uint64_t pull_request_id, uint64_t id, struct err *e);
+/*
+ * The replies of discussion id, oldest first, skipping offset and
+ * returning at most limit; *out is freed with forge_reply_list_free.
+ */
+int	forge_reply_list(struct db *db, struct forge_reply **out, size_t *n, uint64_t id,
+	    int64_t offset, int limit, struct err *e);
+/*
+ * Inserts an open discussion; path NULL makes a general thread (line and
+ * side are then ignored), else side is "old" or "new" and
+ * anchor_context the saved context.  *id receives its id.  Call inside a
+ * transaction.
+ */
+int	forge_discussion_insert(struct db *db, uint64_t *id, uint64_t pull_request_id,
+	    uint64_t author_id, int64_t version, const char *path, int64_t line,
+	    const char *side, const char *anchor_context, const char *body, struct err *e);
+/*
+ * Reads discussion id of pull request pull_request_id and locks its row
+ * until the transaction ends (fills id, author_id, author, state,
+ * state_version, path, line, side, version and dates; no body).
+ * ERR_NOTFOUND (no message) when there is no such discussion.
+ */
+int	forge_discussion_lock(struct db *db, struct forge_discussion *out,
+	    uint64_t pull_request_id, uint64_t id, struct err *e);
+/* Adds a reply to discussion id (and touches its updated_at); *out receives the reply's id. */
+int	forge_reply_insert(struct db *db, uint64_t *out, uint64_t id, uint64_t author_id,
+	    const char *body, struct err *e);
+/*
+ * Sets discussion id resolved (resolved 1) or open, by user_id, and
+ * advances its state_version, provided it is still expect: otherwise
+ * nothing changes and *stale is 1.  Call inside a transaction.
+ */
+int	forge_discussion_set_state(struct db *db, int *stale, uint64_t id, int64_t expect,
+	    int resolved, uint64_t user_id, struct err *e);
+
+/* ---- pull request revisions (db_revisions.c) ---- */
+
+/* One row of pull_request_revisions. */
+struct forge_revision {
+	int64_t	 version;
+	char	 head_commit[41];
+	char	 base_ref[256];
+	char	 base_commit[41];
+	char	 merge_base[41];	/* "" when the histories share no commit */
+	char	 reason[8];		/* opened, push, target */
+	char	 created_at[32];
+};
+
+/* What pull_requests holds beyond struct forge_item: the revision and the merge. */
+struct forge_pull_status {
+	int64_t	 version;		/* the current revision, 0 before the first */
+	char	 merge_state[8];	/* none, queued, running, merged, failed */
+	char	 merge_commit[41];	/* "" until merged */
+};
+
+int	forge_pull_status_get(struct db *db, struct forge_pull_status *out, uint64_t pull_id,
+	    struct err *e);
+/*
+ * Revision version of pull request pull_id, or the latest one when
+ * version is 0.  ERR_NOTFOUND (no message) when there is no such one.
+ */
+int	forge_revision_get(struct db *db, struct forge_revision *out, uint64_t pull_id,
+	    int64_t version, struct err *e);
+/*
+ * Locks pull request pull_id's row until the transaction ends and reads
+ * its status; ERR_NOTFOUND (no message) when it is gone.
+ */
+int	forge_revision_lock(struct db *db, struct forge_pull_status *out, uint64_t pull_id,
+	    struct err *e);
+/*
+ * Adds rev (rev->version the next number) to pull request pull_id and
+ * makes it the current version, inside a transaction that holds
+ * forge_revision_lock (or that inserted the pull request).
+ */
+int	forge_revision_insert(struct db *db, uint64_t pull_id, const struct forge_revision *rev,
+	    struct err *e);
+/*
+ * Reads pull request number of repo_id as forge_item_get does and locks
+ * its row until the transaction ends; *st receives its status.
+ * ERR_NOTFOUND (no message) when repo_id has no such pull request.
+ */
+int	forge_pull_lock(struct db *db, struct forge_item *out, struct forge_pull_status *st,
+	    uint64_t repo_id, int64_t number, struct err *e);
+/*
+ * Replaces title, body (may be NULL), base_ref and closing_issue_numbers
+ * (closing NULL for none) of pull request id and advances edit_version,
+ * provided it is still expect: otherwise nothing changes and *stale is 1.
+ */
+int	forge_pull_update(struct db *db, int *stale, uint64_t id, int64_t expect,
+	    const char *title, const char *body, const char *base, const char *closing,
+	    struct err *e);
+
+/* ---- checks ---- */
+
+#define FORGE_CHECK_NAME_MAX	100	/* bytes of a check name */
+#define FORGE_CHECK_DETAILS_MAX	4096	/* bytes of a check result's details */
+
+/* One required check of a branch (branch_rules). */
+struct forge_branch_rule {
+	char		 branch[256];
+	char		 check_name[FORGE_CHECK_NAME_MAX + 1];
+};
+
+/* One reported check result of a commit (check_results). */
+struct forge_check {
+	char		 name[FORGE_CHECK_NAME_MAX + 1];
+	char		 status[12];	/* pending, running, success, failure, cancelled */
+	char		*details;	/* owned, may be NULL */
+	char		 updated_at[32];	/* "YYYY-MM-DDTHH:MM:SSZ" */
+};
+
+/* The approval of one revision's checks (check_approvals). */
+struct forge_check_approval {
+	int		 approved;	/* 0: none recorded (the rest is empty) */
+	char		 by[65];	/* the approver's login */
+	char		 at[32];	/* "YYYY-MM-DDTHH:MM:SSZ" */
+};
+
+/*
+ * Whether name is a usable check name: 1 to FORGE_CHECK_NAME_MAX bytes of
+ * UTF-8 text without control characters, not starting or ending with a
+ * blank.  ERR_INVALID with a message quoting it otherwise.
+ */
+int	forge_check_name_valid(const char *name, struct err *e);
+/* Whether status is one of pending, running, success, failure, cancelled. */
+int	forge_check_status_valid(const char *status);
+
+/*
+ * Replaces the required checks of branch of repo_id with names[0..n)
+ * (duplicates count once; n 0 clears the rule), in one transaction of
+ * its own.  The caller has validated the names (forge_check_name_valid).
+ */
+int	forge_branch_rule_set(struct db *db, uint64_t repo_id, const char *branch,
+	    const char *const *names, size_t n, struct err *e);
+/*
+ * The required checks of repo_id by branch and name; of one branch when
+ * branch is not NULL.  *out is freed with free().
+ */
+int	forge_branch_rule_list(struct db *db, struct forge_branch_rule **out, size_t *n,
+	    uint64_t repo_id, const char *branch, struct err *e);
+
+/*
+ * Records the result of check name on commit (40 lower-case hex digits)
+ * of repo_id, replacing an earlier one of that name and commit; details
+ * may be NULL.  The caller has validated name and status.
+ */
+int	forge_check_report(struct db *db, uint64_t repo_id, const char *commit, const char *name,
+	    const char *status, const char *details, struct err *e);
+/*
+ * The check results of commit of repo_id by name; *out is freed with
+ * forge_check_list_free.
+ */
+int	forge_check_list(struct db *db, struct forge_check **out, size_t *n, uint64_t repo_id,
+	    const char *commit, struct err *e);
+void	forge_check_list_free(struct forge_check *v, size_t n);
+
+/*
+ * Records that user_id approved the checks of revision version of pull
+ * request pull_request_id; an existing approval is kept (*inserted 0).
+ */
+int	forge_check_approve(struct db *db, int *inserted, uint64_t pull_request_id,
+	    int64_t version, uint64_t user_id, struct err *e);
+/* The approval of revision version of pull request pull_request_id (approved 0: none). */
+int	forge_check_approval_get(struct db *db, struct forge_check_approval *out,
+	    uint64_t pull_request_id, int64_t version, struct err *e);
+
+/* ---- merges (db_merges.c) ---- */
+
+/* One row of the merge queue, with the pull request and repository it merges. */
+struct forge_merge {
+	uint64_t	 id;
+	uint64_t	 repo_id;
+	uint64_t	 pull_request_id;
+	uint64_t	 requested_by;
+	int64_t		 version;		/* the revision the caller observed */
+	int64_t		 attempts;		/* claims so far, this one included */
+	int64_t		 heartbeat_age;		/* seconds since heartbeat_at (-1: none) */
+	int64_t		 number;		/* the pull request's number */
+	char		 strategy[16];		/* merge, squash, fast_forward */
+	char		 state[8];		/* queued, running, merged, failed */
+	char		 base_commit[41];	/* "" until built: the target it was built on */
+	char		 result_commit[41];	/* "" until built: what the target moves to */
+	char		 claimed_by[129];	/* "host:pid", "" when unclaimed */
+	char		 owner[65];		/* the repository */
+	char		 name[101];
+};
+
+/*
+ * Queues a merge of revision version of pull request pull_request_id of
+ * repo_id with strategy by user_id and sets the pull request's
+ * merge_state to queued; *id receives the row's id.  Call inside a
+ * transaction that holds the pull request's row lock (forge_pull_lock).
+ */
+int	forge_merge_queue(struct db *db, uint64_t *id, uint64_t repo_id, uint64_t pull_request_id,
+	    int64_t version, const char *strategy, uint64_t user_id, struct err *e);
+/*
+ * Claims the oldest queued merge in a transaction of its own (SELECT ...
+ * FOR UPDATE SKIP LOCKED, so two workers never claim one row): state
+ * running, claimed_by, heartbeat now, attempts + 1, and the pull
+ * request's merge_state running.  *found is 0 when nothing is queued.
+ */
+int	forge_merge_claim(struct db *db, struct forge_merge *out, int *found,
+	    const char *claimed_by, struct err *e);
+/* Merge id as stored now; ERR_NOTFOUND (no message) when it is gone. */
+int	forge_merge_get(struct db *db, struct forge_merge *out, uint64_t id, struct err *e);
+/* The running merges, oldest first (at most 100); *out is freed with free(). */
+int	forge_merge_running(struct db *db, struct forge_merge **out, size_t *n, struct err *e);
+/*
+ * Takes over running merge id from claimed_by old (the heartbeat and the
+ * owner are renewed, attempts + 1); *taken is 0 when someone else changed
+ * the row first.
+ */
+int	forge_merge_take_over(struct db *db, int *taken, uint64_t id, const char *old,
+	    const char *claimed_by, struct err *e);
+/*
+ * Records, committed at once, the target commit running merge id was
+ * built on and the commit the target is about to move to, and renews its
+ * heartbeat.  The ref moves only after this returned 0.
+ */
+int	forge_merge_set_result(struct db *db, uint64_t id, const char *base_commit,
+	    const char *result_commit, struct err *e);
+/*
+ * Marks running merge id merged (*done 0 when it was not running any
+ * more: nothing changes) and its pull request merged with merge_commit.
+ * Call inside a transaction.
+ */
+int	forge_merge_mark_merged(struct db *db, int *done, uint64_t id, uint64_t pull_request_id,
+	    const char *merge_commit, struct err *e);
+/*
+ * Marks running merge id failed with error (a public sentence) and its
+ * pull request's merge_state failed (the pull request stays open), in a
+ * transaction of its own.
+ */
+int	forge_merge_mark_failed(struct db *db, uint64_t id, uint64_t pull_request_id,
+	    const char *error, struct err *e);
+/*
+ * The error of the latest merge of pull request pull_request_id when it
+ * failed; *out (caller frees) is NULL otherwise.
+ */
+int	forge_merge_last_error(struct db *db, char **out, uint64_t pull_request_id,
+	    struct err *e);
+/*
+ * Takes (GET_LOCK, waiting at most wait seconds) or releases the named
+ * lock that serialises merges into repository repo_id; it belongs to this
+ * connection.  *got is 0 when another connection holds it.
+ */
+int	forge_merge_lock(struct db *db, int *got, uint64_t repo_id, int wait, struct err *e);
+int	forge_merge_unlock(struct db *db, uint64_t repo_id, struct err *e);
+
 #endif

@@ -105,6 +105,28 @@ struct repo_diff {
 int	repo_diff(struct repo_cache *c, struct repo_diff *out, const char *owner, const char *name,
 	    const char *base, const char *head, const struct repo_diff_opts *opts, struct err *e);
 void	repo_diff_release(struct repo_diff *d);
+/*
+ * The merge base of a and b (refs as in repo_resolve) into out, "" when
+ * the two histories share no commit.  ERR_NOTFOUND names a missing ref.
+ */
+int	repo_merge_base(struct repo_cache *c, char out[41], const char *owner, const char *name,
+	    const char *a, const char *b, struct err *e);
+
+/*
+ * Checks a review anchor against the diff from old_commit ("" or NULL:
+ * the empty tree) to new_commit (full commit ids) in owner/name, with
+ * repo_diff's rename detection: path must be a file of that diff, and
+ * line a line of side new_side (1: the new side, its added and context
+ * lines; 0: the old side, its removed and context lines) shown in one of
+ * its hunks.  *out (caller frees) receives the context: a hunk header
+ * "@@ -a,b +c,d @@" and up to around diff lines either side of the
+ * anchored one within its hunk, each with its " ", "+" or "-" prefix,
+ * as UTF-8 (lines cut at 400 bytes).  ERR_INVALID messages name what
+ * (e.g. "revision 2") and, for a bad line, the valid lines of that side.
+ */
+int	repo_diff_anchor(struct repo_cache *c, char **out, const char *owner, const char *name,
+	    const char *old_commit, const char *new_commit, const char *path, int new_side,
+	    size_t line, size_t around, const char *what, struct err *e);
 
 /* ---- code search (src/store/repo_search.c) ---- */
 
@@ -253,5 +275,55 @@ int	repo_read_lines(struct repo_cache *c, struct repo_lines *out, const char *ow
 	    const char *name, const char *ref, const char *path, size_t start, size_t max_lines,
 	    size_t max_bytes, struct err *e);
 void	repo_lines_release(struct repo_lines *l);
+
+/* ---- merges (src/store/repo_merge.c) ---- */
+
+enum repo_merge_strategy {
+	REPO_MERGE_COMMIT,		/* REPO_MERGE_COMMIT: a merge commit (target, head) */
+	REPO_MERGE_SQUASH,		/* REPO_MERGE_SQUASH: one commit on the target, head's tree merged */
+	REPO_MERGE_FAST_FORWARD,	/* REPO_MERGE_FAST_FORWARD: the target moves to the head */
+	REPO_MERGE__MAX
+};
+
+/* What to merge, and as whom. */
+struct repo_merge_req {
+	enum repo_merge_strategy strategy;
+	const char	*head_branch;	/* the pull request's head branch */
+	const char	*head_commit;	/* the commit the merge was asked for (40 hex) */
+	const char	*target_branch;
+	const char	*message;	/* the new commit's message (not for a fast-forward) */
+	const char	*who;		/* author and committer name */
+	const char	*email;		/* their e-mail address */
+	long long	 version;	/* the revision, for messages */
+};
+
+/*
+ * Builds the merge of req on the target branch's current commit of
+ * owner/name, writing objects only (no ref moves): base receives the
+ * target commit it was built on, result the commit the target should
+ * move to.  ERR_CONFLICT with a public sentence when the merge cannot be
+ * made as asked: the head branch moved or is gone, the target already
+ * contains the head, a conflict (the paths named), a fast-forward of a
+ * target that is not an ancestor of the head.  ERR_NOTFOUND when the
+ * target branch is gone; ERR_GIT for storage failures.
+ */
+int	repo_merge_build(struct repo_cache *c, char base[41], char result[41], const char *owner,
+	    const char *name, const struct repo_merge_req *req, struct err *e);
+/*
+ * Moves refs/heads/branch of owner/name from old_id to new_id (compare
+ * and swap under the ref's lock file, with a reflog entry saying why).
+ * ERR_CONFLICT (no message) when the branch no longer holds old_id, or is
+ * locked by another writer; nothing moved then.
+ */
+int	repo_merge_move(struct repo_cache *c, const char *owner, const char *name,
+	    const char *branch, const char *new_id, const char *old_id, const char *why,
+	    struct err *e);
+/*
+ * The commit refs/heads/branch of owner/name holds now into now ("" when
+ * the branch is gone), and *contains: whether commit is that commit or
+ * one of its ancestors.
+ */
+int	repo_merge_contains(struct repo_cache *c, char now[41], int *contains, const char *owner,
+	    const char *name, const char *branch, const char *commit, struct err *e);
 
 #endif

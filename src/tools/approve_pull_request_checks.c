@@ -1,1 +1,73 @@
-/* approve_pull_request_checks: not written yet. */
+/* approve_pull_request_checks: a manager approves the checks of a pull request's current revision (spec: approve_merge_checks). */
+#include <json-c/json.h>
+
+#include "auth.h"
+#include "core.h"
+#include "err.h"
+#include "json.h"
+#include "service/service.h"
+#include "tool.h"
+#include "tools/forge_out.h"
+
+static const char schema[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\",\"number\"],"
+    "\"properties\":{"
+    "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
+    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
+    "\"description\":\"The pull request number.\"},"
+    "\"version\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
+    "\"description\":\"The revision you reviewed (version from get_pull_request_checks); "
+    "when the pull request has a newer one the call is refused and approves nothing.\"}"
+    "}}";
+
+static int
+approve_pull_request_checks(struct tool_ctx *ctx, struct json_object *args,
+    struct json_object **out)
+{
+	struct service_approval	 a = { 0 };
+	struct json_object	*o = NULL;
+	const char		*full = json_get_str(args, "repo");
+	char			 owner[65], name[101];
+	int			 rc;
+
+	*out = NULL;
+	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
+	    fout_split(full, owner, name) != 0)
+		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
+	if ((rc = checks_approve(ctx->core->db, ctx->core->repos, &a, ctx->who->user_id, owner,
+	    name, tk_int(args, "number", 0), tk_int(args, "version", 0), ctx->err)) != 0)
+		return rc;
+	if ((o = json_object_new_object()) == NULL ||
+	    tk_add(o, "version", json_object_new_int64(a.version)) != 0 ||
+	    tk_add(o, "approved", json_object_new_boolean(1)) != 0 ||
+	    tk_add(o, "by", json_object_new_string(a.approval.by)) != 0 ||
+	    tk_add(o, "at", json_object_new_string(a.approval.at)) != 0 ||
+	    tk_add(o, "changed", json_object_new_boolean(a.changed)) != 0) {
+		json_object_put(o);
+		return err_set(ctx->err, ERR_NOMEM, "out of memory");
+	}
+	*out = o;
+	return 0;
+}
+
+const struct tool tool_approve_pull_request_checks = {
+	.name = "approve_pull_request_checks",
+	.title = "Approve pull request checks",
+	.description =
+	    "Approve the checks of a pull request's current revision, so they may run on its "
+	    "code. Needs a token with the execute scope and the manager role or more on the "
+	    "repository (the owner, or a manager collaborator). Creating a pull request never "
+	    "approves its checks, and the approval belongs to one revision: after a push or a "
+	    "target change the new revision needs its own. Pass version (from "
+	    "get_pull_request_checks) to approve only the revision you reviewed: when the pull "
+	    "request has moved on, the call is refused with the current version. Approving an "
+	    "approved revision changes nothing. Only an open pull request's checks can be "
+	    "approved. Returns {version, approved, by, at, changed}: by and at name the first "
+	    "approval; changed is false when the revision was approved already.",
+	.input_schema = schema,
+	.scope = AUTH_SCOPE_EXECUTE,
+	.hints = TOOL_IDEMPOTENT,
+	.toolset = "pull_requests",
+	.handler = approve_pull_request_checks,
+};

@@ -74,35 +74,29 @@ file_json(struct json_object *arr, const struct repo_diff_file *f)
 	return 0;
 }
 
-static int
-build(struct json_object **out, const char *full, const char *base, const char *head,
-    int three_dot, const char *path, size_t offset, const struct repo_diff *d)
+int
+tk_diff_json(struct json_object *o, const struct repo_diff *d, int three_dot, const char *path,
+    size_t offset)
 {
-	struct json_object	*o = NULL, *arr = NULL;
+	struct json_object	*arr = NULL;
 	size_t			 i, shown = d->n_files > FILES_SHOWN ? FILES_SHOWN : d->n_files;
 	char			 note[400];
 
-	if ((o = json_object_new_object()) == NULL || (arr = json_object_new_array()) == NULL)
+	if ((arr = json_object_new_array()) == NULL)
 		goto nomem;
 	for (i = 0; i < shown; i++)
 		if (file_json(arr, &d->files[i]) != 0)
 			goto nomem;
-	if (tk_add(o, "repo", json_object_new_string(full)) != 0 ||
-	    tk_add(o, "base", json_object_new_string(base)) != 0 ||
-	    tk_add(o, "head", json_object_new_string(head)) != 0 ||
-	    tk_add(o, "three_dot", json_object_new_boolean(three_dot)) != 0 ||
-	    tk_add(o, "base_commit", json_object_new_string(d->base)) != 0 ||
-	    tk_add(o, "head_commit", json_object_new_string(d->head)) != 0)
-		goto nomem;
 	if (three_dot && (d->merge_base[0] != '\0' ? tk_add(o, "merge_base",
 	    json_object_new_string(d->merge_base)) : json_object_object_add(o, "merge_base",
 	    NULL)) != 0)
 		goto nomem;
 	if (tk_add(o, "files_changed", json_object_new_int64((int64_t)d->n_files)) != 0 ||
 	    tk_add(o, "additions", json_object_new_int64((int64_t)d->additions)) != 0 ||
-	    tk_add(o, "deletions", json_object_new_int64((int64_t)d->deletions)) != 0 ||
-	    tk_add(o, "files", arr) != 0)
+	    tk_add(o, "deletions", json_object_new_int64((int64_t)d->deletions)) != 0)
 		goto nomem;
+	if (tk_add(o, "files", arr) != 0)
+		return ERR_NOMEM;	/* tk_add dropped arr */
 	arr = NULL;
 	if (shown < d->n_files && tk_add(o, "files_truncated",
 	    json_object_new_boolean(1)) != 0)
@@ -126,12 +120,31 @@ build(struct json_object **out, const char *full, const char *base, const char *
 		    "history: every file of head is shown as added")) != 0)
 			goto nomem;
 	}
-	*out = o;
 	return 0;
 nomem:
 	json_object_put(arr);
-	json_object_put(o);
 	return ERR_NOMEM;
+}
+
+static int
+build(struct json_object **out, const char *full, const char *base, const char *head,
+    int three_dot, const char *path, size_t offset, const struct repo_diff *d)
+{
+	struct json_object	*o;
+
+	if ((o = json_object_new_object()) == NULL ||
+	    tk_add(o, "repo", json_object_new_string(full)) != 0 ||
+	    tk_add(o, "base", json_object_new_string(base)) != 0 ||
+	    tk_add(o, "head", json_object_new_string(head)) != 0 ||
+	    tk_add(o, "three_dot", json_object_new_boolean(three_dot)) != 0 ||
+	    tk_add(o, "base_commit", json_object_new_string(d->base)) != 0 ||
+	    tk_add(o, "head_commit", json_object_new_string(d->head)) != 0 ||
+	    tk_diff_json(o, d, three_dot, path, offset) != 0) {
+		json_object_put(o);
+		return ERR_NOMEM;
+	}
+	*out = o;
+	return 0;
 }
 
 static int

@@ -1,1 +1,105 @@
-/* create_pull_request_discussion: not written yet. */
+/* create_pull_request_discussion: opens a review discussion on a pull request, general or anchored to a diff line (spec: create_pull_request_discussion). */
+#include <string.h>
+#include <json-c/json.h>
+
+#include "auth.h"
+#include "core.h"
+#include "err.h"
+#include "json.h"
+#include "service/service.h"
+#include "store/db.h"
+#include "store/forge.h"
+#include "tool.h"
+#include "tools/forge_out.h"
+
+static const char schema[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,"
+    "\"required\":[\"repo\",\"number\",\"body\"],"
+    "\"properties\":{"
+    "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
+    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
+    "\"description\":\"The pull request number.\"},"
+    "\"body\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":65536,"
+    "\"description\":\"What the discussion is about, in Markdown; must not be blank. "
+    "@login mentions notify those users.\"},"
+    "\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096,"
+    "\"description\":\"Anchor the discussion to this file of the diff (its path in the "
+    "head; the old path of a deleted file). Omit path, line and side for a general "
+    "discussion.\"},"
+    "\"line\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
+    "\"description\":\"With path: the line number on the chosen side, which must be a "
+    "line the diff shows (in a hunk).\"},"
+    "\"side\":{\"type\":\"string\",\"enum\":[\"new\",\"old\"],\"default\":\"new\","
+    "\"description\":\"With path: new (the head's version: added and unchanged lines) or "
+    "old (the version before the change: removed and unchanged lines). Default new.\"},"
+    "\"version\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4294967295,"
+    "\"description\":\"The revision of the pull request whose diff the anchor refers to "
+    "(get_pull_request gives the current version). Default: the current revision.\"}"
+    "}}";
+
+static int
+create_pull_request_discussion(struct tool_ctx *ctx, struct json_object *args,
+    struct json_object **out)
+{
+	static const char *const strs[] = { "body", "path", "side", NULL };
+	struct service_discussion	 made;
+	struct forge_discussion		 d;
+	struct db_repo			 repo;
+	struct err			 local;
+	const char			*full = json_get_str(args, "repo");
+	char				 owner[65], name[101];
+	int				 rc;
+
+	*out = NULL;
+	memset(&d, 0, sizeof d);
+	memset(&repo, 0, sizeof repo);
+	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
+	    fout_split(full, owner, name) != 0)
+		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
+	if (fout_has_nul(args, strs))
+		return err_set(ctx->err, ERR_INVALID, "body, path and side must not contain NUL "
+		    "bytes");
+	if ((rc = discussion_create(ctx->core->db, ctx->core->repos, &made, ctx->who->user_id,
+	    owner, name, tk_int(args, "number", 0), json_get_str(args, "body"),
+	    json_get_str(args, "path"), tk_int(args, "line", 0), json_get_str(args, "side"),
+	    tk_int(args, "version", 0), ctx->err)) != 0)
+		return rc;
+	/* the stored discussion, as list_pull_request_discussions shows it */
+	err_clear(&local);
+	if ((rc = forge_discussion_get(ctx->core->db, &d, made.pull_request_id, made.id,
+	    &local)) != 0) {
+		rc = tk_fail(ctx, rc == ERR_NOTFOUND ? ERR_INTERNAL : rc, &local);
+		goto done;
+	}
+	repo.id = 0;
+	memcpy(repo.owner, made.owner, sizeof repo.owner);
+	memcpy(repo.name, made.name, sizeof repo.name);
+	rc = fout_discussion(ctx, &repo, made.number, &d, 1, out);
+done:
+	forge_discussion_release(&d);
+	return rc;
+}
+
+const struct tool tool_create_pull_request_discussion = {
+	.name = "create_pull_request_discussion",
+	.title = "Create pull request discussion",
+	.description =
+	    "Open a review discussion on a pull request: a general thread (no path), or one "
+	    "anchored to a line of the diff with path, line and side (new: the head's lines, "
+	    "added or unchanged; old: the lines before the change, removed or unchanged) of "
+	    "revision version (default the current one). The anchor must be a file of that "
+	    "revision's diff (from the merge base to the head) and a line of that side shown "
+	    "in one of its hunks; otherwise the call is refused, says which lines are valid, "
+	    "and stores nothing. The diff lines around the anchor are saved with the "
+	    "discussion, so it still reads the same after later pushes. Anyone who can read "
+	    "the repository may; needs the write scope. The pull request's author and the "
+	    "users body @mentions are notified. Returns the discussion {id, author, state, "
+	    "state_version, version, path, line, side, body, anchor_context, replies_count, "
+	    "url, created_at, updated_at}.",
+	.input_schema = schema,
+	.scope = AUTH_SCOPE_WRITE,
+	.hints = 0,
+	.toolset = "pull_requests",
+	.handler = create_pull_request_discussion,
+};

@@ -1,1 +1,97 @@
-/* edit_pull_request: not written yet. */
+/* edit_pull_request: edits a pull request's title, description and/or target (spec: edit_merge_request). */
+#include <string.h>
+#include <json-c/json.h>
+
+#include "../config.h"	/* src/config.h, not the autoconf header */
+#include "auth.h"
+#include "core.h"
+#include "err.h"
+#include "json.h"
+#include "service/service.h"
+#include "tool.h"
+#include "tools/forge_out.h"
+
+static const char schema[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,"
+    "\"required\":[\"repo\",\"number\",\"edit_version\"],"
+    "\"properties\":{"
+    "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
+    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
+    "\"description\":\"The pull request number.\"},"
+    "\"edit_version\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4294967295,"
+    "\"description\":\"The edit_version get_pull_request showed you. If the pull request "
+    "was edited since, the call is refused and changes nothing: read it again and "
+    "retry.\"},"
+    "\"title\":{\"type\":\"string\",\"maxLength\":256,"
+    "\"description\":\"The new title; must not be blank. Omit it to keep the title.\"},"
+    "\"description\":{\"type\":\"string\",\"maxLength\":65536,"
+    "\"description\":\"The new description, in Markdown, replacing the old one (its "
+    "closing keywords, such as Closes #3, replace the declared closures). Omit it to "
+    "keep it.\"},"
+    "\"target\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
+    "\"description\":\"The branch to merge into instead of the current base: an existing "
+    "branch other than the head. Only for an open pull request with no merge queued "
+    "or running; it records a new revision. Omit it to keep the target.\"}"
+    "}}";
+
+static int
+edit_pull_request(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
+{
+	static const char *const strs[] = { "title", "description", "target", NULL };
+	struct service_pull	 pr;
+	struct json_object	*o = NULL;
+	const char		*full = json_get_str(args, "repo");
+	char			 owner[65], name[101], url[2048];
+	int			 rc;
+
+	*out = NULL;
+	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
+	    fout_split(full, owner, name) != 0)
+		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
+	if (fout_has_nul(args, strs))
+		return err_set(ctx->err, ERR_INVALID, "title, description and target must not "
+		    "contain NUL bytes");
+	rc = pull_edit(ctx->core->db, ctx->core->repos, &pr, ctx->who->user_id, owner, name,
+	    tk_int(args, "number", 0), tk_int(args, "edit_version", 0),
+	    json_get_str(args, "title"), json_get_str(args, "description"),
+	    json_get_str(args, "target"), ctx->err);
+	if (rc != 0)
+		return rc;
+	fout_item_url(url, sizeof url, ctx->core->cfg->base_url, pr.owner, pr.name,
+	    FORGE_KIND_PULL, pr.number);
+	if ((o = json_object_new_object()) == NULL ||
+	    tk_add(o, "number", json_object_new_int64(pr.number)) != 0 ||
+	    tk_add(o, "edit_version", json_object_new_int64(pr.edit_version)) != 0 ||
+	    tk_add(o, "version", json_object_new_int64(pr.version)) != 0 ||
+	    tk_add(o, "changed", json_object_new_boolean(pr.changed)) != 0 ||
+	    tk_add(o, "target_changed", json_object_new_boolean(pr.target_changed)) != 0 ||
+	    tk_add(o, "url", json_object_new_string(url)) != 0) {
+		json_object_put(o);
+		return err_set(ctx->err, ERR_NOMEM, "out of memory");
+	}
+	*out = o;
+	return 0;
+}
+
+const struct tool tool_edit_pull_request = {
+	.name = "edit_pull_request",
+	.title = "Edit pull request",
+	.description =
+	    "Change the title, the description and/or the target branch of a pull request "
+	    "(give at least one; what you omit is kept). Pass the edit_version you read with "
+	    "get_pull_request: if someone edited it since, the call is refused, changes "
+	    "nothing, and says to reload. Needs write scope and the writer role or more, or "
+	    "being the pull request's author. A new description replaces the declared "
+	    "closures (closing_issue_numbers). A new target must be an existing branch other "
+	    "than the head, on an open pull request with no merge queued or running; it "
+	    "records a new revision (even when both targets point at the same commit), so "
+	    "check results and approvals of older revisions no longer apply. Values equal to "
+	    "the current ones change nothing (changed false, edit_version kept). Returns "
+	    "{number, edit_version, version, changed, target_changed, url}.",
+	.input_schema = schema,
+	.scope = AUTH_SCOPE_WRITE,
+	.hints = 0,
+	.toolset = "pull_requests",
+	.handler = edit_pull_request,
+};

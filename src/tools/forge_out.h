@@ -65,4 +65,22 @@ int	fout_find(struct tool_ctx *ctx, struct forge_item *out, const struct db_repo
 int	fout_issue_state(struct tool_ctx *ctx, struct json_object *args, int close,
 	    struct json_object **out);
 
+/*
+ * One review discussion of pull request number as the discussion tools
+ * show it: {id, author, state, state_version, version, path, line, side,
+ * then full ? body, anchor_context : preview, preview_truncated,
+ * recent_replies; replies_count, url, created_at, updated_at}.  In
+ * list_pull_request_discussions.c.
+ */
+int	fout_discussion(struct tool_ctx *ctx, const struct db_repo *repo, int64_t number,
+	    const struct forge_discussion *d, int full, struct json_object **out);
+/*
+ * resolve_pull_request_discussion (resolve 1) and
+ * reopen_pull_request_discussion (resolve 0): arguments repo, number,
+ * discussion, state_version; the result is {id, number, state,
+ * state_version, changed, url}.  In resolve_pull_request_discussion.c.
+ */
+int	fout_discussion_state(struct tool_ctx *ctx, struct json_object *args, int resolve,
+	    struct json_object **out);
+
 #endif

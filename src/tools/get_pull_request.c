@@ -1,5 +1,6 @@
 /* get_pull_request: one pull request in full, with comments and its three-dot diff (spec: get_pull_request). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
 
@@ -8,6 +9,7 @@
 #include "json.h"
 #include "err.h"
 #include "log.h"
+#include "service/service.h"
 #include "store/db.h"
 #include "store/forge.h"
 #include "store/repo.h"
@@ -106,6 +108,62 @@ done:
 	return rc == 0 ? 0 : err_set(ctx->err, ERR_NOMEM, "out of memory");
 }
 
+/* Adds merge_error: why the latest merge failed, null unless merge_state is failed. */
+static int
+add_merge_error(struct tool_ctx *ctx, struct json_object *o, const struct forge_item *it)
+{
+	char	*error = NULL;
+	int	 rc;
+
+	if ((rc = forge_merge_last_error(ctx->core->db, &error, it->id, ctx->err)) != 0)
+		return rc;
+	rc = fout_add_str_or_null(o, "merge_error", error);
+	free(error);
+	return rc == 0 ? 0 : err_set(ctx->err, ERR_NOMEM, "out of memory");
+}
+
+/*
+ * Adds version (the current revision, a push noticed now), version_note,
+ * merge_state and merge_commit.
+ */
+static int
+add_revision(struct tool_ctx *ctx, struct json_object *o, const struct db_repo *repo,
+    const struct forge_item *it)
+{
+	struct pull_revision	 rev;
+	struct forge_pull_status st;
+	struct err		 local;
+	char			 note[700];
+	int			 rc;
+
+	note[0] = '\0';
+	err_clear(&local);
+	rc = pull_revision_current(ctx->core->db, ctx->core->repos, repo, it, &rev, &local);
+	if (rc == ERR_GIT || rc == ERR_NOTFOUND || rc == ERR_INVALID) {
+		log_error("pull request %s/%s#%lld: revision not read: %s", repo->owner,
+		    repo->name, (long long)it->number, local.msg);
+		memset(&rev, 0, sizeof rev);
+		snprintf(note, sizeof note, "the branches could not be read: a push may not be "
+		    "counted yet");
+	} else if (rc != 0)
+		return tk_fail(ctx, rc, &local);
+	if ((rc = forge_pull_status_get(ctx->core->db, &st, it->id, ctx->err)) != 0)
+		return rc;
+	if (rev.version == 0)
+		rev.version = st.version;
+	if (rev.head_gone || rev.base_gone)
+		snprintf(note, sizeof note, "the %s branch '%s' no longer exists: version %lld is "
+		    "the last revision recorded", rev.head_gone ? "head" : "base",
+		    rev.head_gone ? it->head : it->base, (long long)rev.version);
+	if ((rev.version > 0 ? tk_add(o, "version", json_object_new_int64(rev.version)) :
+	    json_object_object_add(o, "version", NULL)) != 0 ||
+	    fout_add_str_or_null(o, "version_note", note) != 0 ||
+	    tk_add(o, "merge_state", json_object_new_string(st.merge_state)) != 0 ||
+	    fout_add_str_or_null(o, "merge_commit", st.merge_commit) != 0)
+		return err_set(ctx->err, ERR_NOMEM, "out of memory");
+	return add_merge_error(ctx, o, it);
+}
+
 static int
 get_pull_request(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
 {
@@ -122,6 +180,8 @@ get_pull_request(struct tool_ctx *ctx, struct json_object *args, struct json_obj
 	    tk_int(args, "number", 0))) != 0)
 		goto done;
 	if ((rc = fout_item(ctx, args, &repo, &it, FORGE_KIND_PULL, &o)) != 0)
+		goto done;
+	if ((rc = add_revision(ctx, o, &repo, &it)) != 0)
 		goto done;
 	if ((rc = add_diff(ctx, o, &repo, &it)) != 0)
 		goto done;
@@ -140,8 +200,15 @@ const struct tool tool_get_pull_request = {
 	.description =
 	    "Read one pull request of a repository by number: {number, title, state, author, "
 	    "head, base, draft, issue, closing_issue_numbers, body, url, created_at, "
-	    "updated_at, closed_at, edit_version, merged_at, comments "
-	    "(oldest first, paged like get_issue), diff, diff_truncated, diff_note}. diff is "
+	    "updated_at, closed_at, edit_version, merged_at, version, version_note, "
+	    "merge_state, merge_commit, merge_error, comments (oldest first, paged like "
+	    "get_issue), diff, diff_truncated, diff_note}. version is the current revision: a push to the head "
+	    "branch makes a new one, noticed when the pull request is read (see "
+	    "get_pull_request_diff for any revision's diff); version_note says when a branch "
+	    "is gone. merge_state is none, queued, running, merged or failed; merge_commit "
+	    "is null until merged; merge_error says why the latest merge failed (null "
+	    "otherwise). edit_version counts metadata edits (edit_pull_request "
+	    "takes it). diff is "
 	    "the three-dot diff (from the merge base of base and head to head, what `git diff "
 	    "base...head` prints), capped at 100 kB: past the cap diff_truncated is true and "
 	    "diff_note says how to read the rest with compare_refs. When a branch no longer "

@@ -1,1 +1,122 @@
-/* get_pull_request_checks: not written yet. */
+/* get_pull_request_checks: the checks of a pull request's current revision and their approval (spec: get_merge_request_checks). */
+#include <json-c/json.h>
+
+#include "auth.h"
+#include "core.h"
+#include "err.h"
+#include "json.h"
+#include "service/service.h"
+#include "tool.h"
+#include "tools/forge_out.h"
+
+static const char schema[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\",\"number\"],"
+    "\"properties\":{"
+    "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
+    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
+    "\"description\":\"The pull request number.\"}"
+    "}}";
+
+/* One check as {name, status, required, details, updated_at}. */
+static struct json_object *
+check_json(const struct service_check *c)
+{
+	struct json_object	*o;
+
+	if ((o = json_object_new_object()) == NULL)
+		return NULL;
+	if (tk_add(o, "name", json_object_new_string(c->name)) != 0 ||
+	    tk_add(o, "status", json_object_new_string(c->status)) != 0 ||
+	    tk_add(o, "required", json_object_new_boolean(c->required)) != 0 ||
+	    fout_add_str_or_null(o, "details", c->details) != 0 ||
+	    fout_add_str_or_null(o, "updated_at", c->updated_at) != 0) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+static int
+get_pull_request_checks(struct tool_ctx *ctx, struct json_object *args,
+    struct json_object **out)
+{
+	struct service_checks	 c = { 0 };
+	struct json_object	*o = NULL, *list = NULL, *ap = NULL, *item;
+	const char		*full = json_get_str(args, "repo");
+	char			 owner[65], name[101];
+	size_t			 i;
+	int			 rc;
+
+	*out = NULL;
+	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
+	    fout_split(full, owner, name) != 0)
+		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
+	if ((rc = checks_get(ctx->core->db, ctx->core->repos, &c, ctx->who->user_id, owner,
+	    name, tk_int(args, "number", 0), ctx->err)) != 0)
+		goto done;
+	rc = ERR_NOMEM;
+	if ((o = json_object_new_object()) == NULL || (list = json_object_new_array()) == NULL ||
+	    (ap = json_object_new_object()) == NULL)
+		goto nomem;
+	for (i = 0; i < c.n; i++) {
+		if ((item = check_json(&c.v[i])) == NULL)
+			goto nomem;
+		if (json_object_array_add(list, item) != 0) {
+			json_object_put(item);
+			goto nomem;
+		}
+	}
+	if (tk_add(ap, "approved", json_object_new_boolean(c.approval.approved)) != 0 ||
+	    fout_add_str_or_null(ap, "by", c.approval.by) != 0 ||
+	    fout_add_str_or_null(ap, "at", c.approval.at) != 0)
+		goto nomem;
+	if (tk_add(o, "version", json_object_new_int64(c.rev.version)) != 0 ||
+	    tk_add(o, "target", json_object_new_string(c.rev.base_ref)) != 0 ||
+	    tk_add(o, "head_commit", json_object_new_string(c.rev.head_commit)) != 0)
+		goto nomem;
+	rc = tk_add(o, "checks", list);
+	list = NULL;
+	if (rc != 0 || tk_add(o, "required_passing", json_object_new_boolean(c.passing)) != 0)
+		goto nomem;
+	rc = tk_add(o, "approval", ap);
+	ap = NULL;
+	if (rc != 0)
+		goto nomem;
+	*out = o;
+	o = NULL;
+	rc = 0;
+	goto done;
+nomem:
+	rc = err_set(ctx->err, ERR_NOMEM, "out of memory");
+done:
+	json_object_put(ap);
+	json_object_put(list);
+	json_object_put(o);
+	service_checks_release(&c);
+	return rc;
+}
+
+const struct tool tool_get_pull_request_checks = {
+	.name = "get_pull_request_checks",
+	.title = "Get pull request checks",
+	.description =
+	    "Read the checks of a pull request's current revision (version; a push to the head "
+	    "branch makes a new one). Returns {version, target, head_commit, checks: [{name, "
+	    "status, required, details, updated_at}], required_passing, approval: {approved, "
+	    "by, at}}. checks lists first each check the target branch requires (required "
+	    "true, by name), then any other check reported on head_commit (required false). "
+	    "status is pending, running, success, failure or cancelled as reported, or "
+	    "expected for a required check nobody has reported on this commit yet (details "
+	    "and updated_at are null then). required_passing is true when every required "
+	    "check is success (also when the target requires none); merge_pull_request needs "
+	    "it. approval says whether a manager approved the checks of this revision "
+	    "(approve_pull_request_checks), by whom and when; creating a pull request never "
+	    "approves its checks, and a new revision starts unapproved. Needs a read token "
+	    "and read access to the repository.",
+	.input_schema = schema,
+	.scope = AUTH_SCOPE_READ,
+	.hints = TOOL_READ_ONLY,
+	.toolset = "pull_requests",
+	.handler = get_pull_request_checks,
+};

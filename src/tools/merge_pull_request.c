@@ -1,1 +1,108 @@
-/* merge_pull_request: not written yet. */
+/* merge_pull_request: queues the merge of a pull request's observed revision (spec: merge_merge_request). */
+#include <string.h>
+#include <json-c/json.h>
+
+#include "../config.h"	/* src/config.h, not the autoconf header */
+#include "auth.h"
+#include "core.h"
+#include "err.h"
+#include "json.h"
+#include "service/closing.h"
+#include "service/service.h"
+#include "tool.h"
+#include "tools/forge_out.h"
+
+static const char schema[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,"
+    "\"required\":[\"repo\",\"number\",\"version\"],"
+    "\"properties\":{"
+    "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
+    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
+    "\"description\":\"The pull request number.\"},"
+    "\"version\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4294967295,"
+    "\"description\":\"The revision (version) get_pull_request showed you. If the head "
+    "or the target moved since, the call is refused: review the new revision and "
+    "retry.\"},"
+    "\"edit_version\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4294967295,"
+    "\"description\":\"The edit_version get_pull_request showed you. Required when the "
+    "description declares closures (closing_issue_numbers is not empty), to confirm "
+    "the issues the merge will close.\"},"
+    "\"strategy\":{\"type\":\"string\",\"enum\":[\"merge\",\"squash\",\"fast_forward\"],"
+    "\"description\":\"merge (default): a merge commit with the target and the head as "
+    "parents; squash: one commit on the target with the head's changes; fast_forward: "
+    "the target moves to the head, only when the target is an ancestor of the head.\"}"
+    "}}";
+
+static int
+merge_pull_request(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
+{
+	static const char *const strs[] = { "strategy", NULL };
+	struct service_merge_queued	 q;
+	struct closing_list		 l;
+	struct json_object		*o = NULL, *nums = NULL;
+	const char			*full = json_get_str(args, "repo");
+	char				 owner[65], name[101];
+	size_t				 i;
+	int				 rc;
+
+	*out = NULL;
+	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
+	    fout_split(full, owner, name) != 0)
+		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
+	if (fout_has_nul(args, strs))
+		return err_set(ctx->err, ERR_INVALID, "strategy must not contain NUL bytes");
+	rc = merge_queue(ctx->core->db, ctx->core->repos, &q, ctx->who->user_id, owner, name,
+	    tk_int(args, "number", 0), tk_int(args, "version", 0),
+	    tk_int(args, "edit_version", 0), json_get_str(args, "strategy"), ctx->err);
+	if (rc != 0)
+		return rc;
+	closing_read(&l, q.closing);
+	if ((nums = json_object_new_array()) == NULL)
+		goto nomem;
+	for (i = 0; i < l.n; i++)
+		if (json_object_array_add(nums, json_object_new_int64(l.numbers[i])) != 0)
+			goto nomem;
+	if ((o = json_object_new_object()) == NULL ||
+	    tk_add(o, "queued", json_object_new_boolean(1)) != 0 ||
+	    tk_add(o, "merge_id", json_object_new_int64((int64_t)q.merge_id)) != 0 ||
+	    tk_add(o, "number", json_object_new_int64(q.number)) != 0 ||
+	    tk_add(o, "version", json_object_new_int64(q.version)) != 0 ||
+	    tk_add(o, "strategy", json_object_new_string(q.strategy)) != 0)
+		goto nomem;
+	rc = tk_add(o, "closing_issue_numbers", nums);
+	nums = NULL;
+	if (rc != 0 || tk_add(o, "note", json_object_new_string("the merge is queued; read "
+	    "get_pull_request for merge_state")) != 0)
+		goto nomem;
+	*out = o;
+	return 0;
+nomem:
+	json_object_put(nums);
+	json_object_put(o);
+	return err_set(ctx->err, ERR_NOMEM, "out of memory");
+}
+
+const struct tool tool_merge_pull_request = {
+	.name = "merge_pull_request",
+	.title = "Merge pull request",
+	.description =
+	    "Queue the merge of a pull request into its target branch; the merge worker does "
+	    "it shortly after, so this call merges and closes nothing by itself. Pass the "
+	    "version (revision) you reviewed, and, when the description declares closures "
+	    "(closing_issue_numbers), the edit_version you read: stale ones are refused with "
+	    "a message to reload. Refused for a pull request that is not open, a draft, one "
+	    "with a merge already queued or running, and when the target branch's required "
+	    "checks have not passed on that revision (the failing checks are named). "
+	    "strategy is merge (default), squash or fast_forward. Needs merge scope and the "
+	    "manager role or more. Returns {queued, merge_id, number, version, strategy, "
+	    "closing_issue_numbers, note}; read get_pull_request for merge_state (queued, "
+	    "running, merged, failed), merge_commit and merge_error. A successful merge "
+	    "marks the pull request merged, closes the open issues it declares and notifies "
+	    "its author; a failed one (a conflict, the head moved) leaves it open.",
+	.input_schema = schema,
+	.scope = AUTH_SCOPE_MERGE,
+	.hints = 0,
+	.toolset = "pull_requests",
+	.handler = merge_pull_request,
+};

@@ -1,1 +1,80 @@
-/* reply_pull_request_discussion: not written yet. */
+/* reply_pull_request_discussion: adds a reply to a review discussion of a pull request (spec: reply_pull_request_discussion). */
+#include <stdio.h>
+#include <json-c/json.h>
+
+#include "../config.h"	/* src/config.h, not the autoconf header */
+#include "auth.h"
+#include "core.h"
+#include "err.h"
+#include "json.h"
+#include "service/service.h"
+#include "tool.h"
+#include "tools/forge_out.h"
+
+static const char schema[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,"
+    "\"required\":[\"repo\",\"number\",\"discussion\",\"body\"],"
+    "\"properties\":{"
+    "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
+    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
+    "\"description\":\"The pull request number.\"},"
+    "\"discussion\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":9007199254740991,"
+    "\"description\":\"The discussion id (see list_pull_request_discussions).\"},"
+    "\"body\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":65536,"
+    "\"description\":\"The reply, in Markdown; must not be blank. @login mentions notify "
+    "those users.\"}"
+    "}}";
+
+static int
+reply_pull_request_discussion(struct tool_ctx *ctx, struct json_object *args,
+    struct json_object **out)
+{
+	static const char *const strs[] = { "body", NULL };
+	struct service_discussion	 made;
+	struct json_object		*o = NULL;
+	const char			*full = json_get_str(args, "repo");
+	char				 owner[65], name[101], base[2048], url[2200];
+	int				 rc;
+
+	*out = NULL;
+	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
+	    fout_split(full, owner, name) != 0)
+		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
+	if (fout_has_nul(args, strs))
+		return err_set(ctx->err, ERR_INVALID, "body must not contain NUL bytes");
+	if ((rc = discussion_reply(ctx->core->db, &made, ctx->who->user_id, owner, name,
+	    tk_int(args, "number", 0), (uint64_t)tk_int(args, "discussion", 0),
+	    json_get_str(args, "body"), ctx->err)) != 0)
+		return rc;
+	fout_item_url(base, sizeof base, ctx->core->cfg->base_url, made.owner, made.name,
+	    FORGE_KIND_PULL, made.number);
+	snprintf(url, sizeof url, "%s#discussion-%llu", base, (unsigned long long)made.id);
+	if ((o = json_object_new_object()) == NULL ||
+	    tk_add(o, "id", json_object_new_int64((int64_t)made.reply_id)) != 0 ||
+	    tk_add(o, "discussion", json_object_new_int64((int64_t)made.id)) != 0 ||
+	    tk_add(o, "number", json_object_new_int64(made.number)) != 0 ||
+	    tk_add(o, "state", json_object_new_string(made.state)) != 0 ||
+	    tk_add(o, "url", json_object_new_string(url)) != 0) {
+		json_object_put(o);
+		return err_set(ctx->err, ERR_NOMEM, "out of memory");
+	}
+	*out = o;
+	return 0;
+}
+
+const struct tool tool_reply_pull_request_discussion = {
+	.name = "reply_pull_request_discussion",
+	.title = "Reply to pull request discussion",
+	.description =
+	    "Reply to a review discussion of a pull request (also a resolved one; replying "
+	    "does not reopen it). Anyone who can read the repository may; needs the write "
+	    "scope. The discussion's author is notified (reason reply), and the users the "
+	    "body @mentions. A discussion id of another pull request is not found. Returns "
+	    "{id (the reply), discussion, number, state, url}.",
+	.input_schema = schema,
+	.scope = AUTH_SCOPE_WRITE,
+	.hints = 0,
+	.toolset = "pull_requests",
+	.handler = reply_pull_request_discussion,
+};

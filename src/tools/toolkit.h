@@ -7,6 +7,7 @@
 
 struct db_repo;
 struct err;
+struct repo_diff;
 struct tool_ctx;
 
 #define TK_NOT_FOUND	"Repository not found or not accessible"
@@ -35,6 +36,15 @@ int	tk_str(struct tool_ctx *ctx, struct json_object *args, const char *key,
 int	tk_add(struct json_object *o, const char *key, struct json_object *v);
 /* "owner/name" of a found repository into buf. */
 const char *tk_full(const struct db_repo *r, char *buf, size_t len);
+/*
+ * Adds what compare_refs and get_pull_request_diff show of diff d to o:
+ * merge_base (three_dot), files_changed, additions, deletions, files
+ * (at most 1000, then files_truncated), path, patch, offset, patch_total,
+ * truncated, and next_offset with a note when truncated.  ERR_NOMEM.  In
+ * compare_refs.c.
+ */
+int	tk_diff_json(struct json_object *o, const struct repo_diff *d, int three_dot,
+	    const char *path, size_t offset);
 /* Passes a store error up: the store's public message, or out of memory. */
 int	tk_fail(struct tool_ctx *ctx, int rc, const struct err *local);
 
