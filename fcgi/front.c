@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +115,7 @@ front_send(FCGX_Request *fr, const char *head, size_t hlen, const char *body, si
 	front_record(&hdr[k], FCGI_STDOUT, fr->requestId, hlen);
 	iov[n].iov_base = &hdr[k++];
 	iov[n++].iov_len = sizeof(FCGI_Header);
-	iov[n].iov_base = (void *)head;
+	iov[n].iov_base = (void *)(uintptr_t)head;
 	iov[n++].iov_len = hlen;
 	for (off = 0; off < blen; off += chunk) {
 		if (k == FRONT_IOV / 2)
@@ -123,7 +124,7 @@ front_send(FCGX_Request *fr, const char *head, size_t hlen, const char *body, si
 		front_record(&hdr[k], FCGI_STDOUT, fr->requestId, chunk);
 		iov[n].iov_base = &hdr[k++];
 		iov[n++].iov_len = sizeof(FCGI_Header);
-		iov[n].iov_base = (void *)(body + off);
+		iov[n].iov_base = (void *)(uintptr_t)(body + off);
 		iov[n++].iov_len = chunk;
 	}
 	front_record(&eos, FCGI_STDOUT, fr->requestId, 0);

@@ -48,6 +48,8 @@ declare -A ARGS=(
 	[reply_pull_request_discussion]='{"repo":"@REPO@","number":2,"discussion":@DISC@,"body":"a reply @N@"}'
 	[resolve_pull_request_discussion]='{"repo":"@REPO@","number":2,"discussion":@DISC@,"state_version":@SV@}'
 	[reopen_pull_request_discussion]='{"repo":"@REPO@","number":2,"discussion":@DISC@,"state_version":@SV@}'
+	[get_pull_request_diff]='{"repo":"@REPO@","number":2}'
+	[edit_pull_request]='{"repo":"@REPO@","number":2,"edit_version":@PEV@,"title":"edited @N@"}'
 )
 # The scope each tool needs (README, "Tools").
 declare -A SCOPE=(
@@ -63,6 +65,7 @@ declare -A SCOPE=(
 	[list_pull_request_discussions]=read [create_pull_request_discussion]=write
 	[reply_pull_request_discussion]=write [resolve_pull_request_discussion]=write
 	[reopen_pull_request_discussion]=write [merge_pull_request]=merge
+	[get_pull_request_diff]=read [edit_pull_request]=write
 )
 # What names a repository: "repo" (the repo argument), "listing" (the query
 # of list_repositories), "none" (not about a repository).
@@ -75,7 +78,8 @@ declare -A TARGET=(
 # "manager" or "owner" (roles rank reader < writer < manager < owner); "self"
 # for a tool that acts on the caller's own data, not on a repository.
 # edit_issue, close_issue and reopen_issue also let an issue's author act on
-# it; issue #1 is the owner's, so here they follow the writer rule.  So do
+# it; issue #1 is the owner's, so here they follow the writer rule, as
+# edit_pull_request does on pull request #2.  So do
 # resolve/reopen_pull_request_discussion: the discussion (@DISC@, on pull
 # request #2) and the pull request are the owner's.
 declare -A RULE=(
@@ -85,7 +89,7 @@ declare -A RULE=(
 	[mark_notification_read]=self [approve_pull_request_checks]=manager
 	[create_pull_request_discussion]=reader [reply_pull_request_discussion]=reader
 	[resolve_pull_request_discussion]=writer [reopen_pull_request_discussion]=writer
-	[merge_pull_request]=manager
+	[merge_pull_request]=manager [edit_pull_request]=writer
 )
 # The role ladder: role, repository, token variable.  frank has no role on
 # the public repository; the others are collaborators on the private one.
@@ -198,6 +202,10 @@ call () {
 		tool_call get_issue "{\"repo\":\"$2\",\"number\":1}" --token "$ALICE_TOKEN" &&
 		# 1 for a repository the owner cannot read either (the missing one)
 		a=${a//@EV@/$(jq -r '.result.structuredContent.edit_version // 1' "$RESP.body")} || return 1
+	fi
+	if test "${a#*@PEV@}" != "$a"; then
+		tool_call get_pull_request "{\"repo\":\"$2\",\"number\":2}" --token "$ALICE_TOKEN" &&
+		a=${a//@PEV@/$(jq -r '.result.structuredContent.edit_version // 1' "$RESP.body")} || return 1
 	fi
 	BRANCH_N=$((BRANCH_N + 1))
 	a=${a//@N@/$BRANCH_N}

@@ -112,10 +112,12 @@ test_expect_success 'the diff of revision 1 still shows its own head; revision 2
 
 test_expect_success 'two readers noticing one push record one revision' '
 	push_commit feature race.txt "race" &&
+	pids= &&
 	for i in 1 2 3 4; do
 		fast_tool get_pull_request "{\"repo\":\"$P\",\"number\":1}" "$ALICE_TOKEN" race$i.json >code$i &
+		pids="$pids $!"
 	done &&
-	wait &&
+	wait $pids &&
 	for i in 1 2 3 4; do
 		test "$(cat code$i)" = 200 &&
 		jq -e ".result.content[0].text | fromjson | .version == 3" race$i.json || return 1

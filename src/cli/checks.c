@@ -33,37 +33,6 @@ static const char check_usage[] =
     "           pending, running, success, failure or cancelled; --details is a\n"
     "           text of at most 4096 bytes (a summary, a link to the log)\n";
 
-/* The option getopt just refused, for the message. */
-static const char *
-bad_option(char **argv)
-{
-	static char	 shortopt[3] = "-?";
-
-	if (optopt != 0) {
-		shortopt[1] = (char)optopt;
-		return shortopt;
-	}
-	return argv[optind - 1];
-}
-
-/* Splits "owner/name" into the two buffers. */
-static int
-split_full(char *owner, size_t olen, char *name, size_t nlen, const char *full)
-{
-	const char	*slash = strchr(full, '/');
-	size_t		 n;
-
-	if (slash == NULL || slash == full || slash[1] == '\0' || strchr(slash + 1, '/') != NULL)
-		return cli_usage("expected OWNER/NAME, got '%s'", full);
-	n = (size_t)(slash - full);
-	if (n >= olen || strlen(slash + 1) >= nlen)
-		return cli_usage("'%s' is too long", full);
-	memcpy(owner, full, n);
-	owner[n] = '\0';
-	snprintf(name, nlen, "%s", slash + 1);
-	return 0;
-}
-
 /* Whether s is exactly 40 hex digits. */
 static int
 full_commit_id(const char *s)
@@ -118,7 +87,7 @@ rule_set(struct cli *cli, int argc, char **argv)
 			    argv[optind - 1]);
 			goto done;
 		default:
-			rc = cli_usage("branch-rule set: unknown option '%s'", bad_option(argv));
+			rc = cli_usage("branch-rule set: unknown option '%s'", cli_bad_option(argv));
 			goto done;
 		}
 	}
@@ -126,7 +95,7 @@ rule_set(struct cli *cli, int argc, char **argv)
 		rc = cli_usage("branch-rule set: expected OWNER/NAME BRANCH");
 		goto done;
 	}
-	if ((rc = split_full(owner, sizeof owner, name, sizeof name, argv[optind])) != 0)
+	if ((rc = cli_split_full(owner, sizeof owner, name, sizeof name, argv[optind])) != 0)
 		goto done;
 	if (cli->cfg.repo_root == NULL || cli->cfg.repo_root[0] == '\0') {
 		rc = cli_fail("repo_root is not configured");
@@ -185,7 +154,7 @@ rule_list(struct cli *cli, int argc, char **argv)
 	memset(&repo, 0, sizeof repo);
 	if (argc != 2)
 		return cli_usage("branch-rule list: expected one OWNER/NAME");
-	if ((rc = split_full(owner, sizeof owner, name, sizeof name, argv[1])) != 0)
+	if ((rc = cli_split_full(owner, sizeof owner, name, sizeof name, argv[1])) != 0)
 		return rc;
 	if (db_new(&db, &cli->cfg, &e) != 0 || db_repo_find(db, &repo, owner, name, &e) != 0 ||
 	    forge_branch_rule_list(db, &v, &n, repo.id, NULL, &e) != 0) {
@@ -292,12 +261,12 @@ check_report(struct cli *cli, int argc, char **argv)
 		case ':':
 			return cli_usage("check report: option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cli_usage("check report: unknown option '%s'", bad_option(argv));
+			return cli_usage("check report: unknown option '%s'", cli_bad_option(argv));
 		}
 	}
 	if (argc - optind != 4)
 		return cli_usage("check report: expected OWNER/NAME COMMIT NAME STATUS");
-	if ((rc = split_full(owner, sizeof owner, name, sizeof name, argv[optind])) != 0)
+	if ((rc = cli_split_full(owner, sizeof owner, name, sizeof name, argv[optind])) != 0)
 		return rc;
 	check = argv[optind + 2];
 	status = argv[optind + 3];

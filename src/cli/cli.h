@@ -1,6 +1,8 @@
 /* cli: the forgemcp command's subcommands. */
 #ifndef FM_CLI_H
 #define FM_CLI_H
+#include <stddef.h>
+
 #include "config.h"
 
 /*
@@ -29,6 +31,11 @@ int	cli_worker(struct cli *cli, int argc, char **argv);		/* the merge queue */
  * spaces so a record stays one line; a NULL or empty s prints empty.
  */
 void	cli_put_field(const char *s, const char *empty);
+
+/* The option getopt just refused, for the message. */
+const char *cli_bad_option(char **argv);
+/* Splits "owner/name" into owner[olen] and name[nlen]; cli_usage's 2 when it is not that. */
+int	cli_split_full(char *owner, size_t olen, char *name, size_t nlen, const char *full);
 
 /* Prints "forgemcp: <message>" on stderr; returns 1 for `return cli_fail(...)`. */
 int	cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,4 +1,5 @@
 /* main: the forgemcp command: global options, configuration, subcommand dispatch. */
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,6 +40,35 @@ usage(FILE *f)
 	    "                 every key can be overridden by FORGEMCP_<KEY>\n"
 	    "  --help         this text; 'forgemcp COMMAND --help' for a command\n"
 	    "  --version      print the version\n", CONFIG_DEFAULT_PATH);
+}
+
+const char *
+cli_bad_option(char **argv)
+{
+	static char	 shortopt[3] = "-?";
+
+	if (optopt != 0) {
+		shortopt[1] = (char)optopt;
+		return shortopt;
+	}
+	return argv[optind - 1];
+}
+
+int
+cli_split_full(char *owner, size_t olen, char *name, size_t nlen, const char *full)
+{
+	const char	*slash = strchr(full, '/');
+	size_t		 n;
+
+	if (slash == NULL || slash == full || slash[1] == '\0' || strchr(slash + 1, '/') != NULL)
+		return cli_usage("expected OWNER/NAME, got '%s'", full);
+	n = (size_t)(slash - full);
+	if (n >= olen || strlen(slash + 1) >= nlen)
+		return cli_usage("'%s' is too long", full);
+	memcpy(owner, full, n);
+	owner[n] = '\0';
+	snprintf(name, nlen, "%s", slash + 1);
+	return 0;
 }
 
 void

@@ -17,19 +17,6 @@ static const char usage[] =
     "  --status   print the current and latest schema versions; change nothing\n"
     "  --help     print this help\n";
 
-/* The option getopt just refused, for the message. */
-static const char *
-bad_option(char **argv)
-{
-	static char	 shortopt[3] = "-?";
-
-	if (optopt != 0) {
-		shortopt[1] = (char)optopt;
-		return shortopt;
-	}
-	return argv[optind - 1];
-}
-
 int
 cli_migrate(struct cli *cli, int argc, char **argv)
 {
@@ -54,7 +41,7 @@ cli_migrate(struct cli *cli, int argc, char **argv)
 			fputs(usage, stdout);
 			return 0;
 		default:
-			return cli_usage("migrate: unknown option '%s'", bad_option(argv));
+			return cli_usage("migrate: unknown option '%s'", cli_bad_option(argv));
 		}
 	}
 	if (optind != argc)

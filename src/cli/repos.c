@@ -35,37 +35,6 @@ static const char collab_usage[] =
     "  list     prints login and role, tab-separated: the owner first (role\n"
     "           owner), then the collaborators by login\n";
 
-/* The option getopt just refused, for the message. */
-static const char *
-bad_option(char **argv)
-{
-	static char	 shortopt[3] = "-?";
-
-	if (optopt != 0) {
-		shortopt[1] = (char)optopt;
-		return shortopt;
-	}
-	return argv[optind - 1];
-}
-
-/* Splits "owner/name" into the two buffers. */
-static int
-split_full(char *owner, size_t olen, char *name, size_t nlen, const char *full)
-{
-	const char	*slash = strchr(full, '/');
-	size_t		 n;
-
-	if (slash == NULL || slash == full || slash[1] == '\0' || strchr(slash + 1, '/') != NULL)
-		return cli_usage("expected OWNER/NAME, got '%s'", full);
-	n = (size_t)(slash - full);
-	if (n >= olen || strlen(slash + 1) >= nlen)
-		return cli_usage("'%s' is too long", full);
-	memcpy(owner, full, n);
-	owner[n] = '\0';
-	snprintf(name, nlen, "%s", slash + 1);
-	return 0;
-}
-
 static int
 repo_make(struct cli *cli, int argc, char **argv, int import)
 {
@@ -112,12 +81,12 @@ repo_make(struct cli *cli, int argc, char **argv, int import)
 		case ':':
 			return cli_usage("%s: option '%s' needs a value", cmd, argv[optind - 1]);
 		default:
-			return cli_usage("%s: unknown option '%s'", cmd, bad_option(argv));
+			return cli_usage("%s: unknown option '%s'", cmd, cli_bad_option(argv));
 		}
 	}
 	if (argc - optind != 1)
 		return cli_usage("%s: expected one OWNER/NAME", cmd);
-	if ((rc = split_full(owner, sizeof owner, name, sizeof name, argv[optind])) != 0)
+	if ((rc = cli_split_full(owner, sizeof owner, name, sizeof name, argv[optind])) != 0)
 		return rc;
 	if (import && from == NULL)
 		return cli_usage("repo import: --from PATH is required");
@@ -220,7 +189,7 @@ collab_add(struct cli *cli, int argc, char **argv)
 	err_clear(&e);
 	if (argc != 4)
 		return cli_usage("collaborator add: expected OWNER/NAME USER ROLE");
-	if ((rc = split_full(owner, sizeof owner, name, sizeof name, argv[1])) != 0)
+	if ((rc = cli_split_full(owner, sizeof owner, name, sizeof name, argv[1])) != 0)
 		return rc;
 	role = argv[3];
 	if (strcmp(role, "reader") != 0 && strcmp(role, "writer") != 0 &&
@@ -250,7 +219,7 @@ collab_remove(struct cli *cli, int argc, char **argv)
 	err_clear(&e);
 	if (argc != 3)
 		return cli_usage("collaborator remove: expected OWNER/NAME USER");
-	if ((rc = split_full(owner, sizeof owner, name, sizeof name, argv[1])) != 0)
+	if ((rc = cli_split_full(owner, sizeof owner, name, sizeof name, argv[1])) != 0)
 		return rc;
 	rc = 1;
 	if (db_new(&db, &cli->cfg, &e) != 0 ||
@@ -281,7 +250,7 @@ collab_list(struct cli *cli, int argc, char **argv)
 	err_clear(&e);
 	if (argc != 2)
 		return cli_usage("collaborator list: expected one OWNER/NAME");
-	if ((rc = split_full(owner, sizeof owner, name, sizeof name, argv[1])) != 0)
+	if ((rc = cli_split_full(owner, sizeof owner, name, sizeof name, argv[1])) != 0)
 		return rc;
 	rc = 1;
 	if (db_new(&db, &cli->cfg, &e) != 0 ||

@@ -27,19 +27,6 @@ static const char usage[] =
     "           status (active, expired, revoked), tab-separated; never the token\n"
     "  revoke   stops a token from working at once\n";
 
-/* The option getopt just refused, for the message. */
-static const char *
-bad_option(char **argv)
-{
-	static char	 shortopt[3] = "-?";
-
-	if (optopt != 0) {
-		shortopt[1] = (char)optopt;
-		return shortopt;
-	}
-	return argv[optind - 1];
-}
-
 static const char *const scope_names[] = { "read", "write", "execute", "merge" };
 
 /* Canonicalizes "read,write" into out (stored SET order); reports an unknown name. */
@@ -153,7 +140,7 @@ token_create(struct cli *cli, int argc, char **argv)
 			return cli_usage("token create: option '%s' needs a value",
 			    argv[optind - 1]);
 		default:
-			return cli_usage("token create: unknown option '%s'", bad_option(argv));
+			return cli_usage("token create: unknown option '%s'", cli_bad_option(argv));
 		}
 	}
 	if (optind != argc)
@@ -222,7 +209,7 @@ token_list(struct cli *cli, int argc, char **argv)
 		case ':':
 			return cli_usage("token list: option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cli_usage("token list: unknown option '%s'", bad_option(argv));
+			return cli_usage("token list: unknown option '%s'", cli_bad_option(argv));
 		}
 	}
 	if (optind != argc)

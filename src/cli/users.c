@@ -15,19 +15,6 @@ static const char usage[] =
     "  add    creates an account; LOGIN is [A-Za-z0-9][A-Za-z0-9_.-]{0,63}\n"
     "  list   prints login, name, email and creation time, tab-separated\n";
 
-/* The option getopt just refused, for the message. */
-static const char *
-bad_option(char **argv)
-{
-	static char	 shortopt[3] = "-?";
-
-	if (optopt != 0) {
-		shortopt[1] = (char)optopt;
-		return shortopt;
-	}
-	return argv[optind - 1];
-}
-
 /* [A-Za-z0-9][A-Za-z0-9_.-]{0,63} */
 static int
 valid_login(const char *s)
@@ -77,7 +64,7 @@ user_add(struct cli *cli, int argc, char **argv)
 		case ':':
 			return cli_usage("user add: option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cli_usage("user add: unknown option '%s'", bad_option(argv));
+			return cli_usage("user add: unknown option '%s'", cli_bad_option(argv));
 		}
 	}
 	if (argc - optind != 1)

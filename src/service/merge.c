@@ -594,8 +594,7 @@ merge_worker_recover(struct merge_worker *w, size_t *recovered, struct err *e)
 	if ((rc = forge_merge_running(w->db, &v, &n, e)) != 0)
 		return rc;
 	for (i = 0; i < n && rc == 0; i++) {
-		if (strcmp(v[i].claimed_by, w->claimed_by) == 0)
-			continue;
+		/* Our own rows too: one left when the lock stayed busy is taken up once stale. */
 		if (!claimer_dead(w, v[i].claimed_by) && v[i].heartbeat_age >= 0 &&
 		    v[i].heartbeat_age < w->stale_seconds)
 			continue;

@@ -66,12 +66,13 @@ static int
 merged_tree(git_repository *r, git_tree **out, git_commit *target, git_commit *head,
     const struct repo_merge_req *req, struct err *e)
 {
-	git_merge_options	 opts = GIT_MERGE_OPTIONS_INIT;
+	git_merge_options	 opts;
 	git_index		*idx = NULL;
 	git_oid			 tree_id;
 	int			 rc = 0;
 
 	*out = NULL;
+	git_merge_options_init(&opts, GIT_MERGE_OPTIONS_VERSION);
 	if (git_merge_commits(&idx, r, target, head, &opts) != 0) {
 		rc = repo_git_fail(e, ERR_GIT, "merge", "cannot merge the branches");
 		goto done;
