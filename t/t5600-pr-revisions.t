@@ -229,6 +229,11 @@ test_expect_success 'no target change while a merge is queued; other edits go on
 	forge_error "has a merge queued: its target cannot change" &&
 	edit_pr "{\"number\":1,\"edit_version\":7,\"title\":\"Queued title\"}" && forge_ok &&
 	jq -e ".edit_version == 8 and .version == 5" out.json &&
+	get_pr 1 && before=$(jq -c .closing_issue_numbers out.json) &&
+	edit_pr "{\"number\":1,\"edit_version\":8,\"description\":\"Now fixes #4242\"}" &&
+	forge_error "has a merge queued: the issues its description declares closed cannot change" &&
+	get_pr 1 && jq -e ".edit_version == 8" out.json &&
+	test "$(jq -c .closing_issue_numbers out.json)" = "$before" &&
 	db_sql "update pull_requests set merge_state = \"none\" where number = 1"
 '
 

@@ -60,7 +60,7 @@ revision_out(struct pull_revision *out, const struct forge_revision *r)
 	memcpy(out->base_commit, r->base_commit, sizeof out->base_commit);
 	memcpy(out->merge_base, r->merge_base, sizeof out->merge_base);
 	memcpy(out->reason, r->reason, sizeof out->reason);
-	snprintf(out->created_at, sizeof out->created_at, "%s", r->created_at);
+	snprintf(out->created_at, sizeof out->created_at, "%.20s", r->created_at);
 }
 
 struct current_tx {
@@ -250,6 +250,18 @@ edit_tx(struct db *db, void *arg, struct err *e)
 	retarget = strcmp(base, t->it.base) != 0;
 	if (retarget && (rc = target_allowed(t, e)) != 0)
 		return rc;
+	/*
+	 * A queued merge closes what the description declared when the merge
+	 * was confirmed: the declarations cannot change under it.
+	 */
+	if (body_changed && strcmp(closing != NULL ? closing : "",
+	    t->it.closing != NULL ? t->it.closing : "") != 0 &&
+	    (strcmp(t->st.merge_state, "queued") == 0 ||
+	    strcmp(t->st.merge_state, "running") == 0))
+		return err_set(e, ERR_INVALID, "pull request #%lld of %s/%s has a merge %s: the "
+		    "issues its description declares closed cannot change until the merge "
+		    "finishes", (long long)t->number, t->repo->owner, t->repo->name,
+		    t->st.merge_state);
 	if (strcmp(title, t->it.title) == 0 && !body_changed && !retarget)
 		return 0;
 	if ((rc = forge_pull_update(db, &t->stale, t->it.id, t->expect, title, body, base,
