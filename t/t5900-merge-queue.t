@@ -286,6 +286,29 @@ test_expect_success 'the target moved between queue and merge: rebuilt on the ne
 	test "$(db_sql "select base_commit from merges order by id desc limit 1")" = "$moved"
 '
 
+test_expect_success 'the target moved during the merge (after the result was built): built again on it' '
+	branch dm && commit_file dm dm.txt "dm\n" "dm: one" &&
+	open_pr dm "Moving during the merge" && n=$PR &&
+	merge $n 1 && forge_ok &&
+	pause=$TRASH/merge-pause && rm -f "$pause" &&
+	{ FORGEMCP_WORKER_PAUSE=after-result FORGEMCP_WORKER_PAUSE_FILE=$pause \
+		"$FORGEMCP" worker --once 2>>"$WLOG" & p=$!; } &&
+	wait_for 60 test -e "$pause" &&
+	first=$(db_sql "select result_commit from merges order by id desc limit 1") &&
+	test -n "$first" &&
+	commit_file main during.txt "during\n" "main: moved during the merge" &&
+	moved=$($G rev-parse main) &&
+	rm -f "$pause" &&
+	wait $p &&
+	test "$(state $n)" = "merged merged" &&
+	mc=$($G rev-parse main) && jq -e ".merge_commit == \"$mc\"" out.json &&
+	test "$mc" != "$first" &&
+	test "$($G rev-parse "$mc^1")" = "$moved" &&
+	test "$($G rev-parse "$mc^2")" = "$($G rev-parse dm)" &&
+	$G show "$mc:during.txt" | grep during &&
+	grep -q "moved while merging, building again" "$WLOG"
+'
+
 test_expect_success 'the head moved between queue and merge: fails, asks to reload' '
 	branch hm && commit_file hm hm.txt "hm\n" "hm: one" &&
 	open_pr hm "Head moves" && n=$PR &&

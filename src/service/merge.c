@@ -289,6 +289,31 @@ fault(const char *point)
 	}
 }
 
+/*
+ * FORGEMCP_WORKER_PAUSE=point with FORGEMCP_WORKER_PAUSE_FILE=path: at that
+ * point the worker, once, creates path and waits (at most 60 s) until it
+ * is removed, so a test can move a branch in the middle of a merge (tests
+ * only).
+ */
+static void
+pause_at(const char *point)
+{
+	const char	*p = getenv("FORGEMCP_WORKER_PAUSE");
+	const char	*path = getenv("FORGEMCP_WORKER_PAUSE_FILE");
+	static int	 paused;
+	FILE		*f;
+	int		 i;
+
+	if (paused || p == NULL || path == NULL || strcmp(p, point) != 0)
+		return;
+	paused = 1;
+	log_warn("FORGEMCP_WORKER_PAUSE=%s: waiting for %s to go", point, path);
+	if ((f = fopen(path, "w")) != NULL)
+		fclose(f);
+	for (i = 0; i < 1200 && access(path, F_OK) == 0; i++)
+		usleep(50 * 1000);
+}
+
 /* The pull request, its revision and the commit identity of a merge. */
 struct merge_job {
 	struct forge_merge	*m;
@@ -483,6 +508,7 @@ merge_process(struct merge_worker *w, struct forge_merge *m, struct err *e)
 		if ((rc = forge_merge_set_result(w->db, m->id, base, result, e)) != 0)
 			goto done;
 		fault("after-result");
+		pause_at("after-result");
 		snprintf(why, sizeof why, "forgemcp: merge pull request #%lld (%s)",
 		    (long long)m->number, m->strategy);
 		err_clear(&local);
