@@ -96,27 +96,6 @@ done:
 	return rc;
 }
 
-/* The pull request number of repo, or ERR_NOTFOUND saying what the number is. */
-static int
-find_pull(struct db *db, struct forge_item *out, const struct db_repo *repo, int64_t number,
-    struct err *e)
-{
-	enum forge_kind	 kind;
-	uint64_t	 id;
-	int		 rc;
-
-	rc = forge_item_get(db, out, FORGE_KIND_PULL, repo->id, number, e);
-	if (rc != ERR_NOTFOUND)
-		return rc;
-	if ((rc = forge_number_kind(db, &kind, &id, repo->id, number, e)) != 0)
-		return rc;
-	if (kind == FORGE_KIND_ISSUE)
-		return err_set(e, ERR_NOTFOUND, "#%lld in %s/%s is an issue, not a pull request: "
-		    "issues have no checks", (long long)number, repo->owner, repo->name);
-	return err_set(e, ERR_NOTFOUND, "pull request #%lld not found in %s/%s: "
-	    "list_pull_requests gives the numbers", (long long)number, repo->owner, repo->name);
-}
-
 int
 checks_get(struct db *db, struct repo_cache *repos, struct service_checks *out,
     uint64_t user_id, const char *owner, const char *name, int64_t number, struct err *e)
@@ -130,7 +109,7 @@ checks_get(struct db *db, struct repo_cache *repos, struct service_checks *out,
 	memset(&pr, 0, sizeof pr);
 	if ((rc = db_repo_find_visible(db, &repo, user_id, owner, name, e)) != 0)
 		goto done;
-	if ((rc = find_pull(db, &pr, &repo, number, e)) != 0)
+	if ((rc = service_find_pull(db, &pr, &repo, number, "issues have no checks", e)) != 0)
 		goto done;
 	if ((rc = pull_revision_current(db, repos, &repo, &pr, &out->rev, e)) != 0)
 		goto done;
@@ -190,7 +169,7 @@ checks_approve(struct db *db, struct repo_cache *repos, struct service_approval 
 	if ((rc = service_need_role(db, &repo, user_id, FORGE_ROLE_MANAGER, action, NULL,
 	    e)) != 0)
 		goto done;
-	if ((rc = find_pull(db, &pr, &repo, number, e)) != 0)
+	if ((rc = service_find_pull(db, &pr, &repo, number, "issues have no checks", e)) != 0)
 		goto done;
 	if (strcmp(pr.state, "open") != 0) {
 		rc = err_set(e, ERR_INVALID, "pull request #%lld of %s/%s is %s: only the checks "

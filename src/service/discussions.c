@@ -9,28 +9,6 @@
 #include "store/forge.h"
 #include "store/repo.h"
 
-/* Pull request number of repo into *out, or ERR_NOTFOUND saying what the number is. */
-static int
-disc_pull(struct db *db, struct forge_item *out, const struct db_repo *repo, int64_t number,
-    struct err *e)
-{
-	enum forge_kind	 kind;
-	uint64_t	 id;
-	int		 rc;
-
-	rc = forge_item_get(db, out, FORGE_KIND_PULL, repo->id, number, e);
-	if (rc != ERR_NOTFOUND)
-		return rc;
-	if ((rc = forge_number_kind(db, &kind, &id, repo->id, number, e)) != 0)
-		return rc;
-	if (kind == FORGE_KIND_ISSUE)
-		return err_set(e, ERR_NOTFOUND, "#%lld in %s/%s is an issue, not a pull request: "
-		    "discussions belong to pull requests", (long long)number, repo->owner,
-		    repo->name);
-	return err_set(e, ERR_NOTFOUND, "pull request #%lld not found in %s/%s: "
-	    "list_pull_requests gives the numbers", (long long)number, repo->owner, repo->name);
-}
-
 static int
 disc_not_found(const struct db_repo *repo, int64_t number, uint64_t id, struct err *e)
 {
@@ -125,7 +103,8 @@ discussion_create(struct db *db, struct repo_cache *repos, struct service_discus
 	}
 	if ((rc = anchor_args(path, line, &side, e)) != 0)
 		goto done;
-	if ((rc = disc_pull(db, &pr, &repo, number, e)) != 0)
+	if ((rc = service_find_pull(db, &pr, &repo, number,
+	    "discussions belong to pull requests", e)) != 0)
 		goto done;
 	/* the current revision first, so a push since the last read is recorded */
 	if ((rc = pull_revision_current(db, repos, &repo, &pr, &cur, e)) != 0)
@@ -263,7 +242,8 @@ thread_run(struct db *db, struct service_discussion *out, service_tx_fn fn,
 		rc = err_set(e, ERR_INVALID, "body must not be blank: write the reply text");
 		goto done;
 	}
-	if ((rc = disc_pull(db, &pr, &repo, number, e)) != 0)
+	if ((rc = service_find_pull(db, &pr, &repo, number,
+	    "discussions belong to pull requests", e)) != 0)
 		goto done;
 	t->repo = &repo;
 	t->pr = &pr;

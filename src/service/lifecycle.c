@@ -29,24 +29,6 @@ service_issue_release(struct service_issue *it)
 	it->title = NULL;
 }
 
-/* The number is no issue: a pull request, or nothing at all. */
-static int
-life_not_found(struct db *db, struct life_tx *t, struct err *e)
-{
-	enum forge_kind	 kind;
-	uint64_t	 id;
-	int		 rc;
-
-	if ((rc = forge_number_kind(db, &kind, &id, t->repo->id, t->number, e)) != 0)
-		return rc;
-	if (kind == FORGE_KIND_PULL)
-		return err_set(e, ERR_NOTFOUND, "#%lld in %s/%s is a pull request, not an issue: "
-		    "%s_issue works on issues only", (long long)t->number, t->repo->owner,
-		    t->repo->name, t->verb);
-	return err_set(e, ERR_NOTFOUND, "issue #%lld not found in %s/%s: list_issues gives the "
-	    "numbers", (long long)t->number, t->repo->owner, t->repo->name);
-}
-
 /*
  * Locks the issue's row for the rest of the transaction and checks that
  * the caller may change it: its author, or a writer or more.
@@ -60,8 +42,10 @@ life_lock(struct db *db, struct life_tx *t, struct err *e)
 	forge_item_release(&t->it);
 	t->stale = t->changed = 0;
 	rc = forge_issue_lock(db, &t->it, t->repo->id, t->number, e);
-	if (rc == ERR_NOTFOUND)
-		return life_not_found(db, t, e);
+	if (rc == ERR_NOTFOUND) {
+		snprintf(action, sizeof action, "%s_issue works on issues only", t->verb);
+		return service_not_found(db, t->repo, FORGE_KIND_ISSUE, t->number, action, e);
+	}
 	if (rc != 0)
 		return rc;
 	if (t->it.author_id == t->user_id)

@@ -102,23 +102,6 @@ queue_tx(struct db *db, void *arg, struct err *e)
 	    t->strategy, t->user_id, e);
 }
 
-/* The number is no pull request: an issue, or nothing at all. */
-static int
-queue_not_found(struct db *db, const struct db_repo *repo, int64_t number, struct err *e)
-{
-	enum forge_kind	 kind;
-	uint64_t	 id;
-	int		 rc;
-
-	if ((rc = forge_number_kind(db, &kind, &id, repo->id, number, e)) != 0)
-		return rc;
-	if (kind == FORGE_KIND_ISSUE)
-		return err_set(e, ERR_NOTFOUND, "#%lld in %s/%s is an issue, not a pull request: "
-		    "only pull requests are merged", (long long)number, repo->owner, repo->name);
-	return err_set(e, ERR_NOTFOUND, "pull request #%lld not found in %s/%s: "
-	    "list_pull_requests gives the numbers", (long long)number, repo->owner, repo->name);
-}
-
 /* The stale-version refusal: the caller's version is not the current revision. */
 static int
 stale_version(const struct db_repo *repo, int64_t number, int64_t now, int64_t passed,
@@ -183,7 +166,8 @@ merge_queue(struct db *db, struct repo_cache *repos, struct service_merge_queued
 		goto done;
 	rc = forge_item_get(db, &pr, FORGE_KIND_PULL, repo.id, number, e);
 	if (rc == ERR_NOTFOUND)
-		rc = queue_not_found(db, &repo, number, e);
+		rc = service_not_found(db, &repo, FORGE_KIND_PULL, number,
+		    "only pull requests are merged", e);
 	if (rc != 0)
 		goto done;
 	if ((rc = forge_pull_status_get(db, &st, pr.id, e)) != 0)

@@ -175,25 +175,6 @@ same_text(const char *a, const char *b)
 	return strcmp(a != NULL ? a : "", b != NULL ? b : "") == 0;
 }
 
-/* The number is no pull request: an issue, or nothing at all. */
-static int
-edit_not_found(struct db *db, struct edit_tx *t, struct err *e)
-{
-	enum forge_kind	 kind;
-	uint64_t	 id;
-	int		 rc;
-
-	if ((rc = forge_number_kind(db, &kind, &id, t->repo->id, t->number, e)) != 0)
-		return rc;
-	if (kind == FORGE_KIND_ISSUE)
-		return err_set(e, ERR_NOTFOUND, "#%lld in %s/%s is an issue, not a pull request: "
-		    "edit it with edit_issue", (long long)t->number, t->repo->owner,
-		    t->repo->name);
-	return err_set(e, ERR_NOTFOUND, "pull request #%lld not found in %s/%s: "
-	    "list_pull_requests gives the numbers", (long long)t->number, t->repo->owner,
-	    t->repo->name);
-}
-
 /* Refuses a target change the pull request's state does not allow. */
 static int
 target_allowed(const struct edit_tx *t, struct err *e)
@@ -229,7 +210,8 @@ edit_tx(struct db *db, void *arg, struct err *e)
 	t->stale = t->changed = t->target_changed = 0;
 	rc = forge_pull_lock(db, &t->it, &t->st, t->repo->id, t->number, e);
 	if (rc == ERR_NOTFOUND)
-		return edit_not_found(db, t, e);
+		return service_not_found(db, t->repo, FORGE_KIND_PULL, t->number,
+		    "edit it with edit_issue", e);
 	if (rc != 0)
 		return rc;
 	if (t->it.author_id != t->user_id) {
@@ -360,7 +342,8 @@ pull_edit(struct db *db, struct repo_cache *repos, struct service_pull *out,
 		/* The branches of the revision a new target makes, read before the row lock. */
 		rc = forge_item_get(db, &pre, FORGE_KIND_PULL, repo.id, number, e);
 		if (rc == ERR_NOTFOUND)
-			rc = edit_not_found(db, &t, e);
+			rc = service_not_found(db, t.repo, FORGE_KIND_PULL, t.number,
+			    "edit it with edit_issue", e);
 		if (rc != 0)
 			goto done;
 		if (strcmp(pre.head, target) != 0 && strcmp(pre.base, target) != 0) {

@@ -87,3 +87,35 @@ service_need_role(struct db *db, const struct db_repo *repo, uint64_t user_id,
 	    "and your role is %s", action, repo->owner, repo->name, forge_role_name(need),
 	    forge_role_name(have));
 }
+
+int
+service_not_found(struct db *db, const struct db_repo *repo, enum forge_kind want,
+    int64_t number, const char *purpose, struct err *e)
+{
+	enum forge_kind	 kind;
+	uint64_t	 id;
+	int		 rc, pull = want == FORGE_KIND_PULL;
+
+	if ((rc = forge_number_kind(db, &kind, &id, repo->id, number, e)) != 0)
+		return rc;
+	if (kind != FORGE_KIND_NONE && kind != want)
+		return err_set(e, ERR_NOTFOUND, "#%lld in %s/%s is %s, not %s: %s",
+		    (long long)number, repo->owner, repo->name,
+		    pull ? "an issue" : "a pull request", pull ? "a pull request" : "an issue",
+		    purpose);
+	return err_set(e, ERR_NOTFOUND, "%s #%lld not found in %s/%s: %s gives the numbers",
+	    pull ? "pull request" : "issue", (long long)number, repo->owner, repo->name,
+	    pull ? "list_pull_requests" : "list_issues");
+}
+
+int
+service_find_pull(struct db *db, struct forge_item *out, const struct db_repo *repo,
+    int64_t number, const char *purpose, struct err *e)
+{
+	int	 rc;
+
+	rc = forge_item_get(db, out, FORGE_KIND_PULL, repo->id, number, e);
+	if (rc != ERR_NOTFOUND)
+		return rc;
+	return service_not_found(db, repo, FORGE_KIND_PULL, number, purpose, e);
+}

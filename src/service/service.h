@@ -496,6 +496,19 @@ int	merge_worker_recover(struct merge_worker *w, size_t *recovered, struct err *
 
 /* ---- shared by the service files ---- */
 
+/*
+ * The ERR_NOTFOUND of a number that names no `want` (FORGE_KIND_ISSUE or
+ * FORGE_KIND_PULL) in repo: "#N in owner/name is an issue, not a pull
+ * request: <purpose>" when it names the other kind, else "pull request #N
+ * not found in owner/name: list_pull_requests gives the numbers" (or the
+ * issue's equivalent).
+ */
+int	service_not_found(struct db *db, const struct db_repo *repo, enum forge_kind want,
+	    int64_t number, const char *purpose, struct err *e);
+/* The pull request number of repo into *out, or service_not_found's error. */
+int	service_find_pull(struct db *db, struct forge_item *out, const struct db_repo *repo,
+	    int64_t number, const char *purpose, struct err *e);
+
 struct db_repo;
 
 /*
