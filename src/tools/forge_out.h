@@ -83,4 +83,21 @@ int	fout_discussion(struct tool_ctx *ctx, const struct db_repo *repo, int64_t nu
 int	fout_discussion_state(struct tool_ctx *ctx, struct json_object *args, int resolve,
 	    struct json_object **out);
 
+/* The arguments of resolve_ and reopen_pull_request_discussion. */
+#define FOUT_DISCUSSION_STATE_SCHEMA \
+    "{\"type\":\"object\",\"additionalProperties\":false," \
+    "\"required\":[\"repo\",\"number\",\"discussion\",\"state_version\"]," \
+    "\"properties\":{" \
+    "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166," \
+    "\"description\":\"The repository as owner/name (see list_repositories).\"}," \
+    "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647," \
+    "\"description\":\"The pull request number.\"}," \
+    "\"discussion\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":9007199254740991," \
+    "\"description\":\"The discussion id (see list_pull_request_discussions).\"}," \
+    "\"state_version\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4294967295," \
+    "\"description\":\"The state_version list_pull_request_discussions showed you. If " \
+    "the discussion was resolved or reopened since, the call is refused and changes " \
+    "nothing: read it again and retry.\"}" \
+    "}}"
+
 #endif

@@ -11,21 +11,7 @@
 #include "tool.h"
 #include "tools/forge_out.h"
 
-static const char schema[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,"
-    "\"required\":[\"repo\",\"number\",\"discussion\",\"state_version\"],"
-    "\"properties\":{"
-    "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
-    "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
-    "\"description\":\"The pull request number.\"},"
-    "\"discussion\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":9007199254740991,"
-    "\"description\":\"The discussion id (see list_pull_request_discussions).\"},"
-    "\"state_version\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4294967295,"
-    "\"description\":\"The state_version list_pull_request_discussions showed you. If "
-    "the discussion was resolved or reopened since, the call is refused and changes "
-    "nothing: read it again and retry.\"}"
-    "}}";
+static const char schema[] = FOUT_DISCUSSION_STATE_SCHEMA;
 
 int
 fout_discussion_state(struct tool_ctx *ctx, struct json_object *args, int resolve,
