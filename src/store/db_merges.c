@@ -34,6 +34,8 @@ static const char SQL_TAKE_OVER[] =
 static const char SQL_RESULT[] =
     "UPDATE merges SET base_commit = ?, result_commit = ?, heartbeat_at = UTC_TIMESTAMP()"
     " WHERE id = ? AND state = 'running'";
+static const char SQL_IS_RUNNING[] =
+    "SELECT 1 FROM merges WHERE id = ? AND state = 'running'";
 static const char SQL_MERGED[] =
     "UPDATE merges SET state = 'merged', finished_at = UTC_TIMESTAMP(), error = NULL"
     " WHERE id = ? AND state = 'running'";
@@ -194,12 +196,24 @@ int
 forge_merge_set_result(struct db *db, uint64_t id, const char *base_commit,
     const char *result_commit, struct err *e)
 {
+	struct db_rows	 r = { 0 };
 	uint64_t	 n = 0;
 	int		 rc;
 
 	if ((rc = db_run(db, DB_ONCE, SQL_RESULT, NULL, &n, NULL, e, "ssu", base_commit,
 	    result_commit, id)) != 0)
 		return rc;
+	if (n == 1)
+		return 0;
+	/*
+	 * MariaDB counts changed rows: a merge built again after a crash
+	 * records the same commits, and within the same second as the take-over
+	 * the same heartbeat, so no row changes.  Whether it still runs decides.
+	 */
+	if ((rc = db_run(db, DB_ONCE, SQL_IS_RUNNING, &r, NULL, NULL, e, "u", id)) != 0)
+		return rc;
+	n = r.n;
+	db_rows_release(&r);
 	if (n != 1)
 		return err_set(e, ERR_DB, "merge %llu is no longer running",
 		    (unsigned long long)id);
