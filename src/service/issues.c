@@ -45,15 +45,8 @@ issue_create(struct db *db, struct service_created *out, uint64_t user_id, const
 	memset(&t, 0, sizeof t);
 	if ((rc = db_repo_find_visible(db, &repo, user_id, owner, name, e)) != 0)
 		goto done;
-	if (service_blank(title)) {
-		rc = err_set(e, ERR_INVALID, "title must not be blank: give the issue a "
-		    "short summary");
+	if ((rc = service_title(title, FORGE_KIND_ISSUE, &clean, e)) != 0)
 		goto done;
-	}
-	if ((clean = service_trim(title)) == NULL) {
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-		goto done;
-	}
 	t.repo_id = repo.id;
 	t.user_id = user_id;
 	t.title = clean;

@@ -145,15 +145,8 @@ issue_edit(struct db *db, struct service_issue *out, uint64_t user_id, const cha
 		rc = err_set(e, ERR_INVALID, "nothing to edit: give title, body or both");
 		goto done;
 	}
-	if (title != NULL && service_blank(title)) {
-		rc = err_set(e, ERR_INVALID, "title must not be blank: give the issue a "
-		    "short summary");
+	if (title != NULL && (rc = service_title(title, FORGE_KIND_ISSUE, &clean, e)) != 0)
 		goto done;
-	}
-	if (title != NULL && (clean = service_trim(title)) == NULL) {
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-		goto done;
-	}
 	t.repo = &repo;
 	t.user_id = user_id;
 	t.number = number;

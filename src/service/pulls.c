@@ -108,11 +108,8 @@ pull_create(struct db *db, struct repo_cache *repos, struct service_created *out
 	if ((rc = service_need_role(db, &repo, user_id, FORGE_ROLE_WRITER,
 	    "open a pull request", NULL, e)) != 0)
 		goto done;
-	if (service_blank(title)) {
-		rc = err_set(e, ERR_INVALID, "title must not be blank: give the pull request a "
-		    "short summary");
+	if ((rc = service_title(title, FORGE_KIND_PULL, &clean, e)) != 0)
 		goto done;
-	}
 	if (service_blank(head) || service_blank(base)) {
 		rc = err_set(e, ERR_INVALID, "head and base must name branches");
 		goto done;
@@ -127,8 +124,7 @@ pull_create(struct db *db, struct repo_cache *repos, struct service_created *out
 		goto done;
 	if (issue != 0 && (rc = linked_issue_check(db, &repo, issue, e)) != 0)
 		goto done;
-	if ((clean = service_trim(title)) == NULL ||
-	    closing_parse(&decl, body, body != NULL ? strlen(body) : 0) != 0) {
+	if (closing_parse(&decl, body, body != NULL ? strlen(body) : 0) != 0) {
 		rc = err_set(e, ERR_NOMEM, "out of memory");
 		goto done;
 	}

@@ -303,15 +303,8 @@ pull_edit(struct db *db, struct repo_cache *repos, struct service_pull *out,
 		    "or several of them");
 		goto done;
 	}
-	if (title != NULL && service_blank(title)) {
-		rc = err_set(e, ERR_INVALID, "title must not be blank: give the pull request a "
-		    "short summary");
+	if (title != NULL && (rc = service_title(title, FORGE_KIND_PULL, &clean, e)) != 0)
 		goto done;
-	}
-	if (title != NULL && (clean = service_trim(title)) == NULL) {
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-		goto done;
-	}
 	t.repo = &repo;
 	t.user_id = user_id;
 	t.number = number;

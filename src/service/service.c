@@ -119,3 +119,15 @@ service_find_pull(struct db *db, struct forge_item *out, const struct db_repo *r
 		return rc;
 	return service_not_found(db, repo, FORGE_KIND_PULL, number, purpose, e);
 }
+
+int
+service_title(const char *title, enum forge_kind kind, char **clean, struct err *e)
+{
+	*clean = NULL;
+	if (service_blank(title))
+		return err_set(e, ERR_INVALID, "title must not be blank: give the %s a short "
+		    "summary", kind == FORGE_KIND_PULL ? "pull request" : "issue");
+	if ((*clean = service_trim(title)) == NULL)
+		return err_set(e, ERR_NOMEM, "out of memory");
+	return 0;
+}

@@ -521,6 +521,12 @@ struct db_repo;
 int	service_need_role(struct db *db, const struct db_repo *repo, uint64_t user_id,
 	    enum forge_role need, const char *action, enum forge_role *role, struct err *e);
 
+/*
+ * The title of an issue (kind FORGE_KIND_ISSUE) or a pull request without
+ * its surrounding blanks into *clean (caller frees); ERR_INVALID when it is
+ * blank, ERR_NOMEM.
+ */
+int	service_title(const char *title, enum forge_kind kind, char **clean, struct err *e);
 /* Whether s is NULL or holds only blanks (space, tab, CR, LF, FF, VT). */
 int	service_blank(const char *s);
 /* A copy of s without leading and trailing blanks (caller frees); NULL on no memory. */

@@ -30,14 +30,12 @@ add_issue_comment(struct tool_ctx *ctx, struct json_object *args, struct json_ob
 	static const char *const strs[] = { "body", NULL };
 	struct service_created	 made;
 	struct json_object	*o = NULL;
-	const char		*full = json_get_str(args, "repo");
 	char			 owner[65], name[101], url[2048], link[2200];
 	int			 rc;
 
 	*out = NULL;
-	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
-	    fout_split(full, owner, name) != 0)
-		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
+	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
+		return rc;
 	if (fout_has_nul(args, strs))
 		return err_set(ctx->err, ERR_INVALID, "body must not contain NUL bytes");
 	if ((rc = comment_add(ctx->core->db, &made, ctx->who->user_id, owner, name,

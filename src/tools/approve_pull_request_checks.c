@@ -27,14 +27,12 @@ approve_pull_request_checks(struct tool_ctx *ctx, struct json_object *args,
 {
 	struct service_approval	 a = { 0 };
 	struct json_object	*o = NULL;
-	const char		*full = json_get_str(args, "repo");
 	char			 owner[65], name[101];
 	int			 rc;
 
 	*out = NULL;
-	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
-	    fout_split(full, owner, name) != 0)
-		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
+	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
+		return rc;
 	if ((rc = checks_approve(ctx->core->db, ctx->core->repos, &a, ctx->who->user_id, owner,
 	    name, tk_int(args, "number", 0), tk_int(args, "version", 0), ctx->err)) != 0)
 		return rc;

@@ -25,14 +25,12 @@ fout_issue_state(struct tool_ctx *ctx, struct json_object *args, int close,
 {
 	struct service_issue	 is;
 	struct json_object	*o = NULL;
-	const char		*full = json_get_str(args, "repo");
 	char			 owner[65], name[101], url[2048];
 	int			 rc;
 
 	*out = NULL;
-	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
-	    fout_split(full, owner, name) != 0)
-		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
+	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
+		return rc;
 	rc = (close ? issue_close : issue_reopen)(ctx->core->db, &is, ctx->who->user_id, owner,
 	    name, tk_int(args, "number", 0), ctx->err);
 	if (rc != 0)

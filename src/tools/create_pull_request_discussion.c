@@ -47,16 +47,14 @@ create_pull_request_discussion(struct tool_ctx *ctx, struct json_object *args,
 	struct forge_discussion		 d;
 	struct db_repo			 repo;
 	struct err			 local;
-	const char			*full = json_get_str(args, "repo");
 	char				 owner[65], name[101];
 	int				 rc;
 
 	*out = NULL;
 	memset(&d, 0, sizeof d);
 	memset(&repo, 0, sizeof repo);
-	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
-	    fout_split(full, owner, name) != 0)
-		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
+	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
+		return rc;
 	if (fout_has_nul(args, strs))
 		return err_set(ctx->err, ERR_INVALID, "body, path and side must not contain NUL "
 		    "bytes");

@@ -35,14 +35,12 @@ edit_issue(struct tool_ctx *ctx, struct json_object *args, struct json_object **
 	static const char *const strs[] = { "title", "body", NULL };
 	struct service_issue	 is;
 	struct json_object	*o = NULL;
-	const char		*full = json_get_str(args, "repo");
 	char			 owner[65], name[101], url[2048];
 	int			 rc;
 
 	*out = NULL;
-	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
-	    fout_split(full, owner, name) != 0)
-		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
+	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
+		return rc;
 	if (fout_has_nul(args, strs))
 		return err_set(ctx->err, ERR_INVALID, "title and body must not contain NUL bytes");
 	rc = issue_edit(ctx->core->db, &is, ctx->who->user_id, owner, name,

@@ -31,6 +31,16 @@ fout_split(const char *full, char owner[65], char name[101])
 	return 0;
 }
 
+int
+fout_repo_name(struct tool_ctx *ctx, struct json_object *args, char owner[65], char name[101])
+{
+	const char	*full = json_get_str(args, "repo");
+
+	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
+	    fout_split(full, owner, name) != 0)
+		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
+	return 0;
+}
 
 void
 fout_url(char *buf, size_t len, const char *base_url, const char *owner, const char *name,

@@ -17,6 +17,12 @@ struct tool_ctx;
 /* Splits "owner/name"; -1 when it is not exactly that. */
 int	fout_split(const char *full, char owner[65], char name[101]);
 /*
+ * The "repo" argument split into owner and name; ERR_NOTFOUND with
+ * TK_NOT_FOUND when it is not "owner/name" (a missing repository's answer).
+ */
+int	fout_repo_name(struct tool_ctx *ctx, struct json_object *args, char owner[65],
+	    char name[101]);
+/*
  * The web address of a repository's page: base_url + "/owner/name" +
  * suffix (e.g. "/issues/3"), into buf of len bytes.
  */

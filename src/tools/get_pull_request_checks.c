@@ -43,15 +43,13 @@ get_pull_request_checks(struct tool_ctx *ctx, struct json_object *args,
 {
 	struct service_checks	 c = { 0 };
 	struct json_object	*o = NULL, *list = NULL, *ap = NULL, *item;
-	const char		*full = json_get_str(args, "repo");
 	char			 owner[65], name[101];
 	size_t			 i;
 	int			 rc;
 
 	*out = NULL;
-	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
-	    fout_split(full, owner, name) != 0)
-		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
+	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
+		return rc;
 	if ((rc = checks_get(ctx->core->db, ctx->core->repos, &c, ctx->who->user_id, owner,
 	    name, tk_int(args, "number", 0), ctx->err)) != 0)
 		goto done;

@@ -41,15 +41,13 @@ merge_pull_request(struct tool_ctx *ctx, struct json_object *args, struct json_o
 	struct service_merge_queued	 q;
 	struct closing_list		 l;
 	struct json_object		*o = NULL, *nums = NULL;
-	const char			*full = json_get_str(args, "repo");
 	char				 owner[65], name[101];
 	size_t				 i;
 	int				 rc;
 
 	*out = NULL;
-	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
-	    fout_split(full, owner, name) != 0)
-		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
+	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
+		return rc;
 	if (fout_has_nul(args, strs))
 		return err_set(ctx->err, ERR_INVALID, "strategy must not contain NUL bytes");
 	rc = merge_queue(ctx->core->db, ctx->core->repos, &q, ctx->who->user_id, owner, name,

@@ -33,14 +33,12 @@ reply_pull_request_discussion(struct tool_ctx *ctx, struct json_object *args,
 	static const char *const strs[] = { "body", NULL };
 	struct service_discussion	 made;
 	struct json_object		*o = NULL;
-	const char			*full = json_get_str(args, "repo");
 	char				 owner[65], name[101], base[2048], url[2200];
 	int				 rc;
 
 	*out = NULL;
-	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
-	    fout_split(full, owner, name) != 0)
-		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
+	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
+		return rc;
 	if (fout_has_nul(args, strs))
 		return err_set(ctx->err, ERR_INVALID, "body must not contain NUL bytes");
 	if ((rc = discussion_reply(ctx->core->db, &made, ctx->who->user_id, owner, name,

@@ -19,14 +19,12 @@ fout_discussion_state(struct tool_ctx *ctx, struct json_object *args, int resolv
 {
 	struct service_discussion	 d;
 	struct json_object		*o = NULL;
-	const char			*full = json_get_str(args, "repo");
 	char				 owner[65], name[101], base[2048], url[2200];
 	int				 rc;
 
 	*out = NULL;
-	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
-	    fout_split(full, owner, name) != 0)
-		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
+	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
+		return rc;
 	rc = (resolve ? discussion_resolve : discussion_reopen)(ctx->core->db, &d,
 	    ctx->who->user_id, owner, name, tk_int(args, "number", 0),
 	    (uint64_t)tk_int(args, "discussion", 0), tk_int(args, "state_version", 0), ctx->err);

@@ -29,14 +29,12 @@ set_repository_variable(struct tool_ctx *ctx, struct json_object *args,
 {
 	struct forge_variable	 v = { 0 };
 	struct json_object	*o = NULL, *value = json_get(args, "value");
-	const char		*full = json_get_str(args, "repo");
 	char			 owner[65], name[101];
 	int			 created = 0, rc;
 
 	*out = NULL;
-	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
-	    fout_split(full, owner, name) != 0)
-		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
+	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
+		return rc;
 	if (json_str_has_nul(json_get(args, "name")))
 		return err_set(ctx->err, ERR_INVALID, "the variable name must not contain NUL "
 		    "bytes: a name matches [A-Z_][A-Z0-9_]*");
