@@ -20,8 +20,15 @@ static const char SQL_QUEUE[] =
     " VALUES (?, ?, ?, ?, ?)";
 static const char SQL_PULL_STATE[] =
     "UPDATE pull_requests SET merge_state = ?, updated_at = UTC_TIMESTAMP() WHERE id = ?";
+/*
+ * The oldest queued merge of a repository with no older merge queued or
+ * running: merges into one repository run in the order they were queued,
+ * whichever worker claims them.
+ */
 static const char SQL_OLDEST[] =
-    "SELECT id FROM merges WHERE state = 'queued' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED";
+    "SELECT m.id FROM merges m WHERE m.state = 'queued' AND NOT EXISTS (SELECT 1 FROM merges o"
+    " WHERE o.repo_id = m.repo_id AND o.id < m.id AND o.state IN ('queued', 'running'))"
+    " ORDER BY m.id LIMIT 1 FOR UPDATE SKIP LOCKED";
 static const char SQL_CLAIM[] =
     "UPDATE merges SET state = 'running', claimed_by = ?, heartbeat_at = UTC_TIMESTAMP(),"
     " attempts = attempts + 1 WHERE id = ? AND state = 'queued'";
