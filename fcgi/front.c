@@ -580,6 +580,11 @@ front_main(const struct config *cfg, int argc, char **argv)
 			    "\"message\":\"Service unavailable: the server is misconfigured\"}}\n");
 			return 1;
 		}
+		if (repo_global_wait() != 0) {
+			fprintf(stderr, "forgemcp: cannot initialise libgit2\n");
+			core_release(&core);
+			return 1;
+		}
 		rc = front_cgi(&core, cfg);
 		core_release(&core);
 		return rc;
@@ -596,6 +601,12 @@ front_main(const struct config *cfg, int argc, char **argv)
 		log_warn("database unavailable at start (%s); serving 503 until it is back", e.msg);
 	} else if (rc != 0) {
 		fprintf(stderr, "forgemcp: %s\n", e.msg);
+		core_release(&core);
+		return 1;
+	}
+	/* libgit2's set-up ran on a thread meanwhile (main); it ends before any fork. */
+	if (repo_global_wait() != 0) {
+		fprintf(stderr, "forgemcp: cannot initialise libgit2\n");
 		core_release(&core);
 		return 1;
 	}

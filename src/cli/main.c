@@ -173,16 +173,21 @@ main(int argc, char **argv)
 	    config_load(&cli.cfg, cli.config_path, &e) != 0)
 		return cli_fail("%s", e.msg);
 	log_set_level((enum log_level)cli.cfg.log_level);
-	if (repo_global_init() != 0) {
-		config_release(&cli.cfg);
-		return cli_fail("cannot initialise libgit2");
-	}
 	if (cmd == NULL || strcmp(cmd, "fcgi") == 0) {
+		/* The server waits for it before it serves (front_main). */
+		if ((help ? repo_global_init() : repo_global_start()) != 0) {
+			config_release(&cli.cfg);
+			return cli_fail("cannot initialise libgit2");
+		}
 		if (cmd == NULL)
 			rc = front_main(&cli.cfg, 1, fcgi_argv);
 		else
 			rc = front_main(&cli.cfg, argc - ai, argv + ai);
 		goto done;
+	}
+	if (repo_global_init() != 0) {
+		config_release(&cli.cfg);
+		return cli_fail("cannot initialise libgit2");
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(commands[i].name, cmd) == 0)

@@ -1,6 +1,7 @@
 /* repo: the git adapter: bare repositories under one root, read and created with libgit2. */
 #include <errno.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,10 +85,42 @@ repo_global_init(void)
 	return 0;
 }
 
+static pthread_t	repo_init_thread;
+static int		repo_init_running;
+static int		repo_init_rc;
+
+static void *
+repo_init_run(void *arg)
+{
+	(void)arg;
+	repo_init_rc = repo_global_init();
+	return NULL;
+}
+
+int
+repo_global_start(void)
+{
+	if (pthread_create(&repo_init_thread, NULL, repo_init_run, NULL) != 0)
+		return repo_init_rc = repo_global_init();
+	repo_init_running = 1;
+	return 0;
+}
+
+int
+repo_global_wait(void)
+{
+	if (repo_init_running) {
+		pthread_join(repo_init_thread, NULL);
+		repo_init_running = 0;
+	}
+	return repo_init_rc;
+}
+
 void
 repo_global_shutdown(void)
 {
-	git_libgit2_shutdown();
+	if (repo_global_wait() == 0)
+		git_libgit2_shutdown();
 }
 
 /* [A-Za-z0-9._-]{1,max}, no leading dot, no "..". */

@@ -8,6 +8,15 @@ struct repo_cache;
 
 /* Process-wide libgit2 set-up; call once before anything else here. */
 int	repo_global_init(void);
+/*
+ * The same set-up begun on a thread of its own, so that a server can do
+ * other start-up work meanwhile (libgit2 parses the system's CA bundle at
+ * set-up, several milliseconds).  repo_global_wait() ends it and returns
+ * its result; call it before fork() and before anything else here.
+ */
+int	repo_global_start(void);
+int	repo_global_wait(void);
+/* Waits for a set-up still running, then undoes it. */
 void	repo_global_shutdown(void);
 
 /* A cache of open repositories under root, kept between requests. */

@@ -18,6 +18,10 @@
 #   BENCH_COMMITS   commits of the large repository (default 2000); both
 #                   scale the fixture down when generation is too slow
 #   BENCH_SOAK=1    also RSS after 10,000 and 100,000 mixed requests (long)
+#   BENCH_ONLY      space-separated case names (e.g. "tools/list-legacy
+#                   get_file_contents"): measure only those, with their
+#                   ceilings; the words "limit" and "start-up" ask for
+#                   the limiter pair and the start-up time
 #   FORGEMCP_BENCH_BIN  an already built forgemcp to measure
 #
 # Needs (Debian): wrk hyperfine libfcgi-dev libfcgi-bin nginx-light
@@ -37,6 +41,7 @@ SECS=${BENCH_SECONDS:-10}
 NFILES=${BENCH_FILES:-5000}
 NCOMMITS=${BENCH_COMMITS:-2000}
 SOAK=${BENCH_SOAK:-0}
+ONLY=${BENCH_ONLY:-}
 BIN=${FORGEMCP_BENCH_BIN:-}
 
 die () { echo "bench: $*" >&2; exit 1; }
@@ -185,8 +190,16 @@ check () {
 }
 
 # run_wrk NAME BODY CONNS HEADERS PATH [SECONDS]: appends one result line.
+# wanted NAME: whether BENCH_ONLY (or its absence) asks for this case
+wanted () {
+	test -z "$ONLY" && return 0
+	case " $ONLY " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 run_wrk () {
 	local name=$1 b=$2 c=$3 h=$4 p=$5 s=${6:-$SECS} t out=$TRASH/wrk.out
+	wanted "$name" || test "$name" = trivial || return 0
 	t=$(( c < 2 ? 1 : 2 ))
 	check "$b" "$h" "$p" || die "case $name is broken"
 	BENCH_BODIES=$BODIES/$b.json BENCH_HEADERS=$h BENCH_OUT=/dev/null \
@@ -203,6 +216,7 @@ run_wrk () {
 # run_static NAME CONNS: GET the static copy of the file.
 run_static () {
 	local out=$TRASH/wrk.out t=$(( $2 < 2 ? 1 : 2 ))
+	wanted "$1" || wanted get_file_contents || return 0
 	curl -sf "$BASE_URL/static/big.txt" | cmp -s - "$STATIC_DIR/big.txt" || die "static file not served"
 	wrk -t1 -c"$2" -d1s "$BASE_URL/static/big.txt" >/dev/null 2>&1
 	BENCH_OUT=$out wrk -t"$t" -c"$2" -d"${SECS}s" -s "$perf_dir/get.lua" "$BASE_URL/static/big.txt" \
@@ -213,6 +227,7 @@ run_static () {
 
 # run_git NAME COMMAND: hyperfine's mean, as a ceiling in runs per second.
 run_git () {
+	test -z "$ONLY" || return 0
 	# -i: git grep exits 1 when it finds nothing, which is what the search cases ask
 	hyperfine -N -i --warmup 3 --min-runs 10 --export-json "$TRASH/hf.json" "$2" >/dev/null 2>&1 ||
 		hyperfine -i --warmup 3 --min-runs 10 --export-json "$TRASH/hf.json" "$2" >/dev/null 2>&1 ||
@@ -285,41 +300,41 @@ if test "$SOAK" = 1; then
 fi
 
 # The limiter's cost: tools/list with the account limit counted, then with
-# rate_limit = 0 (off), back to back.
-run_wrk "tools/list-legacy, limit on" tools-list-legacy 16 "$LEGACY_HDRS" /mcp
-stop_server >/dev/null 2>&1
-config_set rate_limit 0
-start_fcgi_only 2
-run_wrk "tools/list-legacy, limit off" tools-list-legacy 16 "$LEGACY_HDRS" /mcp
-stop_server >/dev/null 2>&1
-config_set rate_limit 1000000
-start_fcgi_only 2
+# rate_limit = 0 (off), back to back (BENCH_ONLY: the word "limit").
+if wanted limit; then
+	ONLY=
+	run_wrk "tools/list-legacy, limit on" tools-list-legacy 16 "$LEGACY_HDRS" /mcp
+	stop_server >/dev/null 2>&1
+	config_set rate_limit 0
+	start_fcgi_only 2
+	run_wrk "tools/list-legacy, limit off" tools-list-legacy 16 "$LEGACY_HDRS" /mcp
+	stop_server >/dev/null 2>&1
+	config_set rate_limit 1000000
+	start_fcgi_only 2
+	ONLY=${BENCH_ONLY:-}
+fi
 
 # start-up: from exec to the first answered request, forgemcp fcgi with 1 worker.
-# The request is sent as soon as the socket exists: it waits in the listen
-# queue until the worker takes it, so the time is the server's, not a poll's.
+# t/perf/startup.pl, already running, takes the time, starts the server and
+# sends the request as soon as the socket accepts it: the time is the
+# server's, not a poll's or a client's own start-up.
 startup_ms () {
-	local sock=$TRASH/startup.sock pid t0 t1
-	rm -f "$sock"
+	local sock=$TRASH/startup.sock t
 	printf '%s' "$(legacy_body tools/list)" >"$TRASH/startup.body"
-	mapfile -t cgienv < <(cgi_env_ "$TRASH/startup.body")
-	t0=$(date +%s%N)
-	"$FORGEMCP" fcgi --listen "$sock" --workers 1 2>>"$SERVER_LOG" </dev/null &
-	pid=$!
-	until test -S "$sock"; do
-		test $(( ($(date +%s%N) - t0) / 1000000 )) -lt 10000 || { stop_pid "$pid"; echo null; return; }
-	done
-	env -i "${cgienv[@]}" cgi-fcgi -bind -connect "$sock" \
-		<"$TRASH/startup.body" >"$TRASH/startup.out" 2>/dev/null
-	t1=$(date +%s%N)
-	stop_pid "$pid" 5
-	if grep -q '"result"' "$TRASH/startup.out"; then
-		echo $(( (t1 - t0) / 1000000 ))
+	mapfile -t cgienv < <(cgi_env_ "$TRASH/startup.body" | grep -v '^CONTENT_LENGTH=')
+	t=$(perl "$perf_dir/startup.pl" "$sock" "$TRASH/startup.body" "${cgienv[@]}" -- \
+		"$FORGEMCP" fcgi --listen "$sock" --workers 1 2>>"$SERVER_LOG") || { echo null; return; }
+	stop_pid "$(cat "$sock.pid")" 5
+	if grep -q '"result"' "$sock.out"; then
+		echo "${t#* }"
 	else
 		echo null
 	fi
 }
-STARTUP=$(for i in 1 2 3 4 5; do startup_ms; done | sort -n | sed -n 3p)
+STARTUP=null
+if wanted start-up; then
+	STARTUP=$(for i in 1 2 3 4 5 6 7 8 9; do startup_ms; done | sort -n | sed -n 5p)
+fi
 
 # --- the table -------------------------------------------------------------------
 jq -s --arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg rss "$RSS_AFTER" --argjson soak "$SOAK_JSON" \
@@ -334,7 +349,7 @@ awk -F'\t' 'BEGIN { printf "| %-36s | %5s | %9s | %9s | %9s | %-22s | %6s |\n", 
 	# a case with failed requests gets a note after the row
 	{ printf "| %-36s | %5s | %9.1f | %9.2f | %9.2f | %-22s | %6s |%s\n", $1, $2, $3, $4, $5, $6, ($7 == "" ? "-" : $7), ($8 == "" ? "" : " " $8) }'
 jq -r '"worker RSS after the run (pid:kB): \(.rss_after_run_kb)",
-	"worker start-up, exec to first answer, 1 worker (median of 5): \(.startup_ms) ms",
+	"worker start-up, exec to first answer, 1 worker (median of 9): \(.startup_ms) ms",
 	"create_issue: \(.issues_created) issues created",
 	"large repository: \(.large_repo.files) files, \(.large_repo.commits) commits, \(.large_repo.pack_mb) MB packed",
 	(if .soak then "soak RSS: \(.soak)" else "soak: not run (BENCH_SOAK=1)" end),
