@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include "store/repo.h"
 
 #define FRONT_MAX_WORKERS	256
+#define FRONT_IDLE_MS		1000	/* idle time after which a worker left large shrinks */
 
 extern char **environ;
 
@@ -250,7 +252,7 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 	struct sigaction	 sa;
 	sigset_t		 set;
 	char			*body, head[4096];
-	int			 n;
+	int			 n, shrink = 0;
 
 	front_listen = sock;
 	front_null = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -270,6 +272,18 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 		return 1;
 	}
 	while (!front_stop) {
+		/*
+		 * Left large by a request and no other one for FRONT_IDLE_MS:
+		 * shrink.  A connection that comes meanwhile is served first
+		 * (its own core_idle decides again).
+		 */
+		if (shrink) {
+			struct pollfd	 pfd = { .fd = sock, .events = POLLIN };
+
+			if (poll(&pfd, 1, FRONT_IDLE_MS) == 0)
+				core_shrink(core);
+			shrink = 0;
+		}
 		if (FCGX_Accept_r(&fr) < 0) {
 			if (front_stop)
 				break;
@@ -308,7 +322,7 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 		if (!req.body_unread && !req.body_short)
 			FCGX_Detach(&fr);
 		FCGX_Finish_r(&fr);
-		core_idle(core);
+		shrink = core_idle(core);
 		front_busy = 0;
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
 	}

@@ -1,6 +1,8 @@
 /* core: the request path from the HTTP gate through auth and parsing to the MCP layer. */
 #include <sys/random.h>
+#include <sys/resource.h>
 
+#include <fcntl.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,12 +67,45 @@ core_check_ready(struct core *c, struct err *e)
 #define CORE_HEAP_HIGH		(6u * 1024 * 1024)
 #define CORE_FREE_HIGH		(1u * 1024 * 1024)	/* free heap worth returning */
 
-void
+/*
+ * Resident size (4 KiB pages) above which an idle worker closes its cached
+ * repositories and trims its heap (core_shrink): their mapped pack windows
+ * and caches count in it; the heap counters do not see the windows.
+ */
+#define CORE_RSS_IDLE		(12l * 1024 * 1024 / 4096)
+/* Page faults since the last look worth looking at the resident size again. */
+#define CORE_FAULTS_LOOK	512
+
+static int	core_statm = -1;	/* /proc/self/statm, opened by the serving process */
+static int	core_large;		/* resident size above CORE_RSS_IDLE at the last look */
+
+/* This process's resident size in 4 KiB pages, or -1. */
+static long
+core_resident(void)
+{
+	char	 buf[128];
+	ssize_t	 n;
+	long	 size, resident;
+
+	if (core_statm < 0 && (core_statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if ((n = pread(core_statm, buf, sizeof(buf) - 1, 0)) <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%ld %ld", &size, &resident) != 2)
+		return -1;
+	return resident * (sysconf(_SC_PAGESIZE) / 4096);
+}
+
+int
 core_idle(struct core *c)
 {
 	static time_t		 trimmed_at;
+	static long		 faults_seen;
 	struct mallinfo2	 mi = mallinfo2();
+	struct rusage		 ru;
 	time_t			 now;
+	long			 faults;
 
 	if (mi.uordblks + mi.hblkhd > CORE_HEAP_HIGH) {
 		repo_cache_close_all(c->repos);
@@ -86,6 +121,26 @@ core_idle(struct core *c)
 		malloc_trim(0);
 		trimmed_at = now;
 	}
+	/*
+	 * The resident size grows only by page faults: look at it again once
+	 * enough of them have happened since the last look.
+	 */
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		faults = ru.ru_minflt + ru.ru_majflt;
+		if (faults - faults_seen >= CORE_FAULTS_LOOK) {
+			faults_seen = faults;
+			core_large = core_resident() > CORE_RSS_IDLE;
+		}
+	}
+	return core_large;
+}
+
+void
+core_shrink(struct core *c)
+{
+	repo_cache_close_all(c->repos);
+	malloc_trim(0);
+	core_large = 0;
 }
 
 void

@@ -96,9 +96,15 @@ void	core_challenge(char *buf, size_t len, const struct config *cfg, const char 
 /*
  * Between requests: gives memory back when a request left the process
  * large (a big repository's packs and caches), so a long-lived worker stays
- * small.  Fronts that serve many requests call it after each answer.
+ * small.  Fronts that serve many requests call it after each answer.  While
+ * requests keep coming it keeps the cached repositories (the next search
+ * would pay to open them again) and trims at most once a second; it returns
+ * 1 when the process is still larger than an idle one needs to be, and the
+ * front then calls core_shrink once no request has come for a while.
  */
-void	core_idle(struct core *c);
+int	core_idle(struct core *c);
+/* Closes the cached repositories and gives all free heap back. */
+void	core_shrink(struct core *c);
 /* Handles one request; always fills resp (release it with core_response_release). */
 void	core_handle(struct core *c, const struct core_request *req, struct core_response *resp);
 void	core_response_init(struct core_response *r);

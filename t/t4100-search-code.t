@@ -231,4 +231,14 @@ test_expect_success 'a large tree read in parallel pages exactly like git grep' 
 	test_cmp expect got
 '
 
+test_expect_success 'a worker idle for a second after a search (and shrunk if it grew) answers the same' '
+	ok search_code "{\"repo\":\"alice/many\",\"query\":\"spread needle\",\"limit\":100}" &&
+	hits >before &&
+	sleep 1.5 &&
+	ok search_code "{\"repo\":\"alice/many\",\"query\":\"spread needle\",\"limit\":100}" &&
+	hits >after &&
+	test_cmp before after &&
+	test -s after
+'
+
 test_done

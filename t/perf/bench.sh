@@ -270,6 +270,9 @@ rss_of_workers () {
 	done
 }
 RSS_AFTER=$(rss_of_workers)
+# a worker left large by a request shrinks after a second without one
+sleep 2
+RSS_IDLE=$(rss_of_workers)
 SOAK_JSON=null
 if test "$SOAK" = 1; then
 	# legacy bodies: the modern ones need per-request Mcp-Method/Mcp-Name headers
@@ -294,7 +297,8 @@ if test "$SOAK" = 1; then
 				die "soak: wrk failed"
 			soak_total=$((soak_total + $(jq .requests "$TRASH/soak.out")))
 		done
-		soak_rss="$soak_rss\"$goal\": \"$(rss_of_workers)(after $soak_total)\","
+		sleep 2
+		soak_rss="$soak_rss\"$goal\": \"$(rss_of_workers)(after $soak_total, idle 2 s)\","
 	done
 	SOAK_JSON="{${soak_rss%,}}"
 fi
@@ -337,7 +341,7 @@ if wanted start-up; then
 fi
 
 # --- the table -------------------------------------------------------------------
-jq -s --arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg rss "$RSS_AFTER" --argjson soak "$SOAK_JSON" \
+jq -s --arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg rss "$RSS_AFTER" --arg rss_idle "$RSS_IDLE" --argjson soak "$SOAK_JSON" \
 	--arg startup "$STARTUP" --arg secs "$SECS" --arg host "$(nproc) cores" \
 	--arg issues "$issues_made" --argjson files "$large_files" --argjson commits "$large_commits" \
 	--argjson pack "$pack_mb" -f "$perf_dir/table.jq" "$RESULTS" >"$STATE/bench.json" ||
@@ -348,7 +352,7 @@ awk -F'\t' 'BEGIN { printf "| %-36s | %5s | %9s | %9s | %9s | %-22s | %6s |\n", 
 	print "| --- | ---: | ---: | ---: | ---: | --- | ---: |" }
 	# a case with failed requests gets a note after the row
 	{ printf "| %-36s | %5s | %9.1f | %9.2f | %9.2f | %-22s | %6s |%s\n", $1, $2, $3, $4, $5, $6, ($7 == "" ? "-" : $7), ($8 == "" ? "" : " " $8) }'
-jq -r '"worker RSS after the run (pid:kB): \(.rss_after_run_kb)",
+jq -r '"worker RSS after the run (pid:kB): \(.rss_after_run_kb); idle 2 s later: \(.rss_idle_kb)",
 	"worker start-up, exec to first answer, 1 worker (median of 9): \(.startup_ms) ms",
 	"create_issue: \(.issues_created) issues created",
 	"large repository: \(.large_repo.files) files, \(.large_repo.commits) commits, \(.large_repo.pack_mb) MB packed",

@@ -26,6 +26,7 @@ def r2: . * 100 | round / 100;
                 else ($cs | map(($r.rps / .rps) | r2 | tostring) | join(" / ")) end)
       } ],
   rss_after_run_kb: $rss,
+  rss_idle_kb: $rss_idle,
   soak: $soak,
   startup_ms: ($startup | tonumber? // null),
   issues_created: ($issues | tonumber? // null)
