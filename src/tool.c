@@ -7,6 +7,7 @@
 
 #include "core.h"
 #include "err.h"
+#include "gz.h"
 #include "json.h"
 #include "log.h"
 #include "schema.h"
@@ -14,6 +15,7 @@
 
 static struct schema	*tool_schemas[64];
 static struct json_object *tool_list;	/* the tools/list array, built once */
+static struct gz_piece	 tool_list_gzip;	/* its serialisation, deflated */
 static int		 tool_ready;
 
 /* A value's serialisation, made once (tool_freeze): appended as is. */
@@ -58,14 +60,18 @@ tool_freeze(struct json_object *o, const char *text, size_t len)
 	return 0;
 }
 
-/* Serialises tool_list once: every tools/list answer copies that text. */
+/*
+ * Serialises tool_list once: every tools/list answer copies that text.  The
+ * text is also deflated once, for clients that accept gzip (core_http).
+ */
 static int
 tool_list_freeze(struct err *e)
 {
 	const char	*text;
 	size_t		 len;
 
-	if ((text = json_dump(tool_list, &len)) == NULL || tool_freeze(tool_list, text, len) != 0)
+	if ((text = json_dump(tool_list, &len)) == NULL || tool_freeze(tool_list, text, len) != 0 ||
+	    gz_piece_init(&tool_list_gzip, text, len) != 0)
 		return err_set(e, ERR_NOMEM, "out of memory");
 	return 0;
 }
@@ -140,6 +146,7 @@ tool_registry_release(void)
 	}
 	json_object_put(tool_list);
 	tool_list = NULL;
+	gz_piece_free(&tool_list_gzip);
 	tool_ready = 0;
 }
 
@@ -172,6 +179,12 @@ struct json_object *
 tool_list_json(void)
 {
 	return json_object_get(tool_list);
+}
+
+const struct gz_piece *
+tool_list_gz(void)
+{
+	return &tool_list_gzip;
 }
 
 static struct json_object *

@@ -98,6 +98,9 @@ int	tool_find(const char *name);
 const struct schema *tool_schema(size_t i);
 /* The tools/list "tools" array (a new reference; deterministic order). */
 struct json_object *tool_list_json(void);
+/* The tools/list array as every answer holds it, deflated once (see gz.h). */
+struct gz_piece;
+const struct gz_piece *tool_list_gz(void);
 
 /*
  * The tool gate for a known tool index: validates arguments against the

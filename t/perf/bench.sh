@@ -178,7 +178,7 @@ check () {
 	local hdrs=() h
 	IFS='|' read -r -a hs <<<"$2"
 	for h in "${hs[@]}"; do hdrs+=(-H "$h"); done
-	curl -sS -o "$TRASH/check.out" -w '%{http_code}' -H 'Content-Type: application/json' \
+	curl -sS --compressed -o "$TRASH/check.out" -w '%{http_code}' -H 'Content-Type: application/json' \
 		-H 'Accept: application/json, text/event-stream' "${hdrs[@]}" \
 		--data-binary "@$BODIES/$1.json" "$BASE_URL$3" >"$TRASH/check.status" || return 1
 	test "$(cat "$TRASH/check.status")" = 200 &&
@@ -246,6 +246,8 @@ for c in 1 16; do
 	run_wrk trivial trivial "$c" "" /trivial
 	run_wrk tools/list-legacy tools-list-legacy "$c" "$LEGACY_HDRS" /mcp
 	run_wrk tools/list-2026-07-28 tools-list-modern "$c" "$MODERN_HDRS|Mcp-Method: tools/list" /mcp
+	# the same answer to a client that does not accept gzip (curl without --compressed)
+	run_wrk "tools/list-legacy, identity" tools-list-legacy "$c" "$LEGACY_HDRS|Accept-Encoding: identity" /mcp
 	run_wrk get_file_contents file "$c" "$MODERN_HDRS|Mcp-Method: tools/call|Mcp-Name: get_file_contents" /mcp
 	run_static static-10KB "$c"
 	run_wrk search_code search "$c" "$MODERN_HDRS|Mcp-Method: tools/call|Mcp-Name: search_code" /mcp

@@ -12,6 +12,8 @@ end
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Accept"] = "application/json, text/event-stream"
+-- what Node's fetch (the SDK clients) sends; BENCH_HEADERS may replace it
+wrk.headers["Accept-Encoding"] = "gzip, deflate"
 for h in string.gmatch(os.getenv("BENCH_HEADERS") or "", "[^|]+") do
 	local k, v = string.match(h, "^%s*([^:]+):%s*(.*)$")
 	if k then wrk.headers[k] = v end

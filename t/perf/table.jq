@@ -4,7 +4,7 @@
 # which is only compared at 1 connection).
 def find($n; $c): map(select(.case == $n and .conns == $c)) | first;
 def ceil_of($r):
-  if ($r.case == "tools/list-legacy" or $r.case == "tools/list-2026-07-28") then ["trivial"]
+  if ($r.case == "tools/list-legacy" or $r.case == "tools/list-2026-07-28" or $r.case == "tools/list-legacy, identity") then ["trivial"]
   elif $r.case == "get_file_contents" then ["trivial", "static-10KB"]
   elif $r.case == "tools/list-legacy, limit on" then ["tools/list-legacy, limit off"]
   elif $r.case == "search_code" and $r.conns == 1 then ["git grep -F -i"]
