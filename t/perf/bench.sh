@@ -18,6 +18,10 @@
 #   BENCH_COMMITS   commits of the large repository (default 2000); both
 #                   scale the fixture down when generation is too slow
 #   BENCH_SOAK=1    also RSS after 10,000 and 100,000 mixed requests (long)
+#   BENCH_ROUNDS    rounds of the paired runs (default 5): the cases compared
+#                   with the trivial responder at 16 connections alternate
+#                   with it, BENCH_PAIR_SECONDS (default 3) each, and their
+#                   ratio is the median of the rounds' ratios
 #   BENCH_ONLY      space-separated case names (e.g. "tools/list-legacy
 #                   get_file_contents"): measure only those, with their
 #                   ceilings; the words "limit" and "start-up" ask for
@@ -42,6 +46,8 @@ NFILES=${BENCH_FILES:-5000}
 NCOMMITS=${BENCH_COMMITS:-2000}
 SOAK=${BENCH_SOAK:-0}
 ONLY=${BENCH_ONLY:-}
+ROUNDS=${BENCH_ROUNDS:-5}
+PAIR_SECS=${BENCH_PAIR_SECONDS:-3}
 BIN=${FORGEMCP_BENCH_BIN:-}
 
 die () { echo "bench: $*" >&2; exit 1; }
@@ -213,6 +219,32 @@ run_wrk () {
 	printf '  %-36s %8.1f req/s\n' "$name c=$c" "$(jq .rps "$out")" >&2
 }
 
+# run_pair NAME BODY CONNS HEADERS PATH: BENCH_ROUNDS rounds (default 5) of
+# the trivial responder then NAME, BENCH_PAIR_SECONDS (default 3) each; the
+# median of the rounds' ratios is NAME's ratio to the responder.  On a noisy
+# machine the speed drifts over the minute between two long runs; within a
+# round both see the same machine.
+run_pair () {
+	local name=$1 b=$2 c=$3 h=$4 p=$5 i r0 r1 t out=$TRASH/pair.out
+	wanted "$name" || return 0
+	t=$(( c < 2 ? 1 : 2 ))
+	for i in $(seq "$ROUNDS"); do
+		BENCH_BODIES=$BODIES/trivial.json BENCH_HEADERS= BENCH_OUT=$out \
+			wrk -t"$t" -c"$c" -d"${PAIR_SECS}s" --timeout 30s -s "$perf_dir/post.lua" \
+			"$BASE_URL/trivial" >/dev/null 2>&1 || die "wrk failed for trivial (pair)"
+		r0=$(jq .rps "$out")
+		BENCH_BODIES=$BODIES/$b.json BENCH_HEADERS=$h BENCH_OUT=$out \
+			wrk -t"$t" -c"$c" -d"${PAIR_SECS}s" --timeout 30s -s "$perf_dir/post.lua" \
+			"$BASE_URL$p" >/dev/null 2>&1 || die "wrk failed for $name (pair)"
+		r1=$(jq .rps "$out")
+		echo "$r1 $r0"
+	done | jq -R -s -c --arg n "$name" --argjson c "$c" '
+		[split("\n")[] | select(length > 0) | split(" ") | map(tonumber) | .[0] / .[1]] |
+		{case: $n, conns: $c, rounds: map(. * 100 | round / 100), paired: (sort | .[length / 2 | floor])}' \
+		>>"$RESULTS" || die "cannot record the pairs of $name"
+	printf '  %-36s %s\n' "$name c=$c, paired" "$(jq -r -s 'last | "ratios \(.rounds | map(tostring) | join(" ")), median \(.paired * 100 | round / 100)"' "$RESULTS")" >&2
+}
+
 # run_static NAME CONNS: GET the static copy of the file.
 run_static () {
 	local out=$TRASH/wrk.out t=$(( $2 < 2 ? 1 : 2 ))
@@ -256,6 +288,11 @@ for c in 1 16; do
 	run_wrk list_commits-50 commits "$c" "$MODERN_HDRS|Mcp-Method: tools/call|Mcp-Name: list_commits" /mcp
 	run_wrk get_tree-root tree "$c" "$MODERN_HDRS|Mcp-Method: tools/call|Mcp-Name: get_tree" /mcp
 done
+note "pairing the cases compared with the trivial responder, $ROUNDS rounds of ${PAIR_SECS}s each"
+run_pair tools/list-legacy tools-list-legacy 16 "$LEGACY_HDRS" /mcp
+run_pair tools/list-2026-07-28 tools-list-modern 16 "$MODERN_HDRS|Mcp-Method: tools/list" /mcp
+run_pair "tools/list-legacy, identity" tools-list-legacy 16 "$LEGACY_HDRS|Accept-Encoding: identity" /mcp
+run_pair get_file_contents file 16 "$MODERN_HDRS|Mcp-Method: tools/call|Mcp-Name: get_file_contents" /mcp
 run_wrk create_issue issue 4 "$MODERN_HDRS|Mcp-Method: tools/call|Mcp-Name: create_issue" /mcp
 issues_made=$(db_sql "select count(*) from issues")
 run_git "git grep -F -i" "git -C $repo_large grep -F -i -n foobarneedlex main"

@@ -14,16 +14,22 @@ def ceil_of($r):
   elif $r.case == "get_tree-root" and $r.conns == 1 then ["git ls-tree"]
   else [] end;
 def r2: . * 100 | round / 100;
+def paired($r): map(select(.paired != null and .case == $r.case and .conns == $r.conns)) | first;
 . as $all
 | {
   date: $date, machine: $host, seconds_per_case: ($secs | tonumber),
   large_repo: {files: $files, commits: $commits, pack_mb: $pack},
-  table: [ $all[] as $r
-    | (ceil_of($r) | map(. as $n | ($all | find($n; (if ($n | startswith("git")) then 1 else $r.conns end))))) as $cs
+  table: [ $all[] | select(.paired == null) as $r
+    | (ceil_of($r) | map(. as $n | ($all | map(select(.paired == null)) | find($n; (if ($n | startswith("git")) then 1 else $r.conns end))))) as $cs
+    | ($all | paired($r)) as $p
     | $r + {
         ceiling: ($cs | map(.case) | join(" / ")),
+        # against the trivial responder a paired median replaces the ratio of the two long runs
         ratio: (if ($cs | length) == 0 then null
-                else ($cs | map(($r.rps / .rps) | r2 | tostring) | join(" / ")) end)
+                else ($cs | map(if .case == "trivial" and $p != null then $p.paired else $r.rps / .rps end
+                  | r2 | tostring) | join(" / ")) end),
+        paired_rounds: ($p.rounds // null),
+        ratio_single_run: (if $p != null then ($r.rps / ($cs[0].rps)) | r2 else null end)
       } ],
   rss_after_run_kb: $rss,
   rss_idle_kb: $rss_idle,
