@@ -1,4 +1,4 @@
-/* gz: a large answer holding fixed bytes, sent gzip-compressed without compressing per request. */
+/* gz: answers holding a large fixed piece, sent gzip-compressed without compressing per request. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -62,17 +62,39 @@ gz_le32(unsigned char *p, unsigned long v)
 	p[3] = (unsigned char)((v >> 24) & 0xff);
 }
 
-/* A stored block (BFINAL 0, BTYPE 00, LEN, its complement, the bytes) at p; returns its end. */
+/* Stored blocks (BFINAL 0, BTYPE 00, LEN, its complement, the bytes) at p; returns their end. */
 static unsigned char *
 gz_stored(unsigned char *p, const char *bytes, size_t n)
 {
-	*p++ = 0;
-	*p++ = (unsigned char)(n & 0xff);
-	*p++ = (unsigned char)(n >> 8);
-	*p++ = (unsigned char)(~n & 0xff);
-	*p++ = (unsigned char)((~n >> 8) & 0xff);
-	memcpy(p, bytes, n);
-	return p + n;
+	size_t	 k;
+
+	while (n > 0) {
+		k = n > 0xffff ? 0xffff : n;
+		*p++ = 0;
+		*p++ = (unsigned char)(k & 0xff);
+		*p++ = (unsigned char)(k >> 8);
+		*p++ = (unsigned char)(~k & 0xff);
+		*p++ = (unsigned char)((~k >> 8) & 0xff);
+		memcpy(p, bytes, k);
+		p += k;
+		bytes += k;
+		n -= k;
+	}
+	return p;
+}
+
+/* The number of NUL bytes in body[0..len). */
+static size_t
+gz_marks(const char *body, size_t len)
+{
+	const char	*p = body, *end = body + len;
+	size_t		 m = 0;
+
+	while (p < end && (p = memchr(p, '\0', (size_t)(end - p))) != NULL) {
+		m++;
+		p++;
+	}
+	return m;
 }
 
 int
@@ -81,42 +103,67 @@ gz_splice(const struct gz_piece *t, const char *body, size_t len, char **out, si
 	static const unsigned char header[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3 };
 	/* an empty final block with fixed codes: BFINAL 1, BTYPE 01, end-of-block */
 	static const unsigned char last[2] = { 0x03, 0x00 };
-	const char	*at;
+	const char	*seg = body, *end = body + len, *mark;
 	unsigned char	*p, *o;
-	unsigned long	 crc;
-	size_t		 head, rest, n;
+	unsigned long	 crc = crc32(0L, Z_NULL, 0);
+	size_t		 m = gz_marks(body, len), n, full;
 
 	*out = NULL;
 	*outlen = 0;
-	if (t->text == NULL || len < t->len || t->len < 64)
-		return 0;
-	/* the piece comes early (after the envelope and the id): find its start, then compare */
-	if ((at = memmem(body, len - t->len + 64, t->text, 64)) == NULL ||
-	    memcmp(at, t->text, t->len) != 0)
-		return 0;
-	head = (size_t)(at - body);
-	rest = len - head - t->len;
-	if (head > 0xffff || rest > 0xffff)
-		return 0;
-	n = sizeof(header) + 5 + head + t->blocks_len + 5 + rest + sizeof(last) + 8;
+	full = len - m + m * t->len;
+	n = sizeof(header) + (len / 0xffff + m + 1) * 5 + len + m * t->blocks_len + sizeof(last) + 8;
 	if ((o = p = malloc(n + 1)) == NULL)
-		return 0;
-	o[n] = '\0';
+		return -1;
 	memcpy(p, header, sizeof(header));
-	p = gz_stored(p + sizeof(header), body, head);
-	memcpy(p, t->blocks, t->blocks_len);
-	p = gz_stored(p + t->blocks_len, at + t->len, rest);
+	p += sizeof(header);
+	for (;;) {
+		mark = memchr(seg, '\0', (size_t)(end - seg));
+		p = gz_stored(p, seg, (size_t)((mark != NULL ? mark : end) - seg));
+		crc = crc32(crc, (const Bytef *)seg, (uInt)((mark != NULL ? mark : end) - seg));
+		if (mark == NULL)
+			break;
+		memcpy(p, t->blocks, t->blocks_len);
+		p += t->blocks_len;
+		crc = crc32_combine(crc, t->crc, (z_off_t)t->len);
+		seg = mark + 1;
+	}
 	memcpy(p, last, sizeof(last));
 	p += sizeof(last);
-	crc = crc32(crc32(0L, Z_NULL, 0), (const Bytef *)body, (uInt)head);
-	crc = crc32_combine(crc, t->crc, (z_off_t)t->len);
-	crc = crc32_combine(crc, crc32(crc32(0L, Z_NULL, 0), (const Bytef *)(at + t->len), (uInt)rest),
-	    (z_off_t)rest);
 	gz_le32(p, crc);
-	gz_le32(p + 4, (unsigned long)(len & 0xffffffffu));
+	gz_le32(p + 4, (unsigned long)(full & 0xffffffffu));
+	p += 8;
+	*p = '\0';
 	*out = (char *)o;
-	*outlen = n;
-	return 1;
+	*outlen = (size_t)(p - o);
+	return 0;
+}
+
+int
+gz_expand(const struct gz_piece *t, const char *body, size_t len, char **out, size_t *outlen)
+{
+	const char	*seg = body, *end = body + len, *mark;
+	char		*p, *o;
+	size_t		 m = gz_marks(body, len), k;
+
+	*out = NULL;
+	*outlen = 0;
+	if ((o = p = malloc(len - m + m * t->len + 1)) == NULL)
+		return -1;
+	for (;;) {
+		mark = memchr(seg, '\0', (size_t)(end - seg));
+		k = (size_t)((mark != NULL ? mark : end) - seg);
+		memcpy(p, seg, k);
+		p += k;
+		if (mark == NULL)
+			break;
+		memcpy(p, t->text, t->len);
+		p += t->len;
+		seg = mark + 1;
+	}
+	*p = '\0';
+	*out = o;
+	*outlen = (size_t)(p - o);
+	return 0;
 }
 
 /* Whether the q parameter in s[0..n) (after a ';') is 0. */

@@ -1,14 +1,14 @@
-/* gz: a large answer holding fixed bytes, sent gzip-compressed without compressing per request. */
+/* gz: answers holding a large fixed piece, sent gzip-compressed without compressing per request. */
 #ifndef FM_GZ_H
 #define FM_GZ_H
 #include <stddef.h>
 
 /*
  * The fixed part of an answer (the tools/list array), deflated once.  An
- * answer that holds it is sent as one gzip member: the bytes before it (the
- * JSON-RPC envelope and id) in a stored block, the piece's deflate blocks,
- * the bytes after it in another stored block, then the trailer, its CRC
- * combined from the three parts.
+ * answer is serialised with one NUL byte where the piece goes (JSON text
+ * never holds a raw NUL) and sent as one gzip member: the bytes between the
+ * pieces in stored blocks, the piece's deflate blocks for each NUL, then
+ * the trailer, its CRC combined from the parts.
  */
 struct gz_piece {
 	char		*text;		/* the uncompressed piece */
@@ -22,12 +22,13 @@ struct gz_piece {
 int	gz_piece_init(struct gz_piece *t, const char *text, size_t len);
 void	gz_piece_free(struct gz_piece *t);
 /*
- * When body[0..len) holds t's text, and what comes before and after it fits
- * a stored block each (64 KiB), sets *out (malloc'd) and *outlen to the
- * gzip member holding body and returns 1; returns 0 otherwise (also when
- * out of memory).
+ * body[0..len) holds NUL bytes, each standing for t's text.  gz_splice sets
+ * *out (malloc'd, NUL-terminated) and *outlen to the gzip member of the body
+ * with the piece in their place; gz_expand to the body itself with the
+ * piece in their place.  Both return 0, or -1 when out of memory.
  */
 int	gz_splice(const struct gz_piece *t, const char *body, size_t len, char **out, size_t *outlen);
+int	gz_expand(const struct gz_piece *t, const char *body, size_t len, char **out, size_t *outlen);
 /* Whether an Accept-Encoding value accepts gzip (by name or "*", with q above 0). */
 int	gz_accepted(const char *accept_encoding);
 

@@ -47,7 +47,8 @@ tool_text_free(struct json_object *o, void *userdata)
  * afterwards.  Returns 0 or ERR_NOMEM (o is then serialised as usual).
  */
 static int
-tool_freeze(struct json_object *o, const char *text, size_t len)
+tool_freeze_as(struct json_object *o, const char *text, size_t len,
+    json_object_to_json_string_fn *serialize)
 {
 	struct tool_text	*t;
 
@@ -56,8 +57,24 @@ tool_freeze(struct json_object *o, const char *text, size_t len)
 	t->len = len;
 	memcpy(t->text, text, len);
 	t->text[len] = '\0';
-	json_object_set_serializer(o, tool_text_serialize, t, tool_text_free);
+	json_object_set_serializer(o, serialize, t, tool_text_free);
 	return 0;
+}
+
+static int
+tool_freeze(struct json_object *o, const char *text, size_t len)
+{
+	return tool_freeze_as(o, text, len, tool_text_serialize);
+}
+
+static int	tool_list_marking;	/* serialise tool_list as one NUL byte (tool_list_mark) */
+
+static int
+tool_list_serialize(struct json_object *o, struct printbuf *pb, int level, int flags)
+{
+	if (tool_list_marking)
+		return printbuf_memappend(pb, "", 1);
+	return tool_text_serialize(o, pb, level, flags);
 }
 
 /*
@@ -70,10 +87,16 @@ tool_list_freeze(struct err *e)
 	const char	*text;
 	size_t		 len;
 
-	if ((text = json_dump(tool_list, &len)) == NULL || tool_freeze(tool_list, text, len) != 0 ||
-	    gz_piece_init(&tool_list_gzip, text, len) != 0)
+	if ((text = json_dump(tool_list, &len)) == NULL || gz_piece_init(&tool_list_gzip, text, len) != 0 ||
+	    tool_freeze_as(tool_list, text, len, tool_list_serialize) != 0)
 		return err_set(e, ERR_NOMEM, "out of memory");
 	return 0;
+}
+
+void
+tool_list_mark(int on)
+{
+	tool_list_marking = on;
 }
 
 static struct json_object *

@@ -101,6 +101,12 @@ struct json_object *tool_list_json(void);
 /* The tools/list array as every answer holds it, deflated once (see gz.h). */
 struct gz_piece;
 const struct gz_piece *tool_list_gz(void);
+/*
+ * While on, the tools/list array serialises as one NUL byte (which JSON
+ * text never holds otherwise): the answer is then spliced with the
+ * deflated array (gz_splice), or the array put back (gz_expand).
+ */
+void	tool_list_mark(int on);
 
 /*
  * The tool gate for a known tool index: validates arguments against the
