@@ -600,10 +600,13 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 	}
 	/* the tools/list array goes in as a NUL byte, for core_compress to replace */
 	ae = http_env(req, "HTTP_ACCEPT_ENCODING", NULL);
-	tool_list_mark(ae != NULL && gz_accepted(ae));
-	mcp_handle(c, req, &who, body, resp);
-	tool_list_mark(0);
-	core_compress(resp);
+	if (ae != NULL && gz_accepted(ae)) {
+		tool_list_mark(1);
+		mcp_handle(c, req, &who, body, resp);
+		tool_list_mark(0);
+		core_compress(resp);
+	} else
+		mcp_handle(c, req, &who, body, resp);
 done:
 	json_object_put(body);
 	free(path);

@@ -106,7 +106,7 @@ gz_splice(const struct gz_piece *t, const char *body, size_t len, char **out, si
 	const char	*seg = body, *end = body + len, *mark;
 	unsigned char	*p, *o;
 	unsigned long	 crc = crc32(0L, Z_NULL, 0);
-	size_t		 m = gz_marks(body, len), n, full;
+	size_t		 m = gz_marks(body, len), n, k, full;
 
 	*out = NULL;
 	*outlen = 0;
@@ -118,8 +118,9 @@ gz_splice(const struct gz_piece *t, const char *body, size_t len, char **out, si
 	p += sizeof(header);
 	for (;;) {
 		mark = memchr(seg, '\0', (size_t)(end - seg));
-		p = gz_stored(p, seg, (size_t)((mark != NULL ? mark : end) - seg));
-		crc = crc32(crc, (const Bytef *)seg, (uInt)((mark != NULL ? mark : end) - seg));
+		k = (size_t)((mark != NULL ? mark : end) - seg);
+		p = gz_stored(p, seg, k);
+		crc = crc32(crc, (const Bytef *)seg, (uInt)k);
 		if (mark == NULL)
 			break;
 		memcpy(p, t->blocks, t->blocks_len);
