@@ -210,6 +210,30 @@ front_fcgx_read(void *arg, char *buf, size_t n)
 	return FCGX_GetStr(buf, (int)(n > 65536 ? 65536 : n), (FCGX_Stream *)arg);
 }
 
+/*
+ * Reads the stdin stream past the body to its end, the empty record the web
+ * server sends last.  Apache's mod_proxy_fcgi may still be writing that
+ * record when a quick answer is out; a connection closed before it arrives
+ * fails Apache's write and Apache answers 503 instead of ours.  Returns 0
+ * at the end of the stream, -1 on an error or if more than a few KiB
+ * follow the body (then libfcgi's lingering close takes them).
+ */
+static int
+front_stdin_end(FCGX_Stream *in)
+{
+	char	 buf[4096];
+	int	 i, n;
+
+	for (i = 0; i < 4; i++) {
+		n = FCGX_GetStr(buf, (int)sizeof(buf), in);
+		if (n == 0)
+			return FCGX_GetError(in) == 0 ? 0 : -1;
+		if (n < 0)
+			return -1;
+	}
+	return -1;
+}
+
 static int
 front_stdin_read(void *arg, char *buf, size_t n)
 {
@@ -314,12 +338,13 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 		core_response_release(&resp);
 		free(body);
 		/*
-		 * With the whole body read nothing is left unread on the
+		 * With stdin read to its end nothing is left unread on the
 		 * connection, so a plain close() loses nothing: detaching skips
 		 * libfcgi's lingering close (shutdown, then up to 2 s waiting for
 		 * the web server to hang up) that would hold this worker idle.
 		 */
-		if (!req.body_unread && !req.body_short)
+		if (!req.body_unread && !req.body_short &&
+		    front_stdin_end(fr.in) == 0)
 			FCGX_Detach(&fr);
 		FCGX_Finish_r(&fr);
 		shrink = core_idle(core);

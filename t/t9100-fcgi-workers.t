@@ -54,6 +54,23 @@ test_expect_success 'the master logged the death of the killed workers' '
 	grep -iE "worker.*(signal|died|killed|exit|replac)" "$SERVER_LOG"
 '
 
+# Apache's mod_proxy_fcgi may still be writing the empty record that ends
+# stdin when a quick answer is out; a worker that closed the connection
+# then made Apache answer 503 (EPIPE on its write).
+test_expect_success 'a worker reads stdin to its end before it closes (the end sent after the answer)' '
+	legacy_body ping null 7 >late.json &&
+	mapfile -t cgienv < <(TOKEN=$TOKEN cgi_env_ late.json) &&
+	for origin in http://evil.example.com "$BASE_URL"; do
+		perl "$SRC_DIR/t/lib/fcgi-client.pl" --late-eof "$FCGI_SOCK" late.json \
+			"${cgienv[@]}" "HTTP_ORIGIN=$origin" >"$RESP.raw" &&
+		parse_cgi_output_ "$RESP.raw" || return 1
+		case $origin in
+		*evil*) test_status 403 ;;
+		*) test_status 200 && test_json .id 7 ;;
+		esac || return 1
+	done
+'
+
 test_expect_success 'SIGTERM finishes an in-flight request, then the master exits 0' '
 	for p in $(workers); do test_register_pid "$p"; done
 	legacy_body ping null 77 >req &&

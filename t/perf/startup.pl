@@ -13,8 +13,11 @@
 # running; its pid is written to SOCKET.pid.
 use strict;
 use warnings;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
 use Socket;
 use Time::HiRes qw(time sleep);
+use FastCGIRecords qw(fcgi_request fcgi_read_answer);
 
 my ($sock, $bodyfile, @rest) = @ARGV;
 my @params;
@@ -26,13 +29,7 @@ open my $bf, '<', $bodyfile or die "startup.pl: $bodyfile: $!\n";
 my $body = do { local $/; <$bf> };
 close $bf;
 
-sub rec { my ($type, $data) = @_;
-	pack('CCnnCC', 1, $type, 1, length $data, 0, 0) . $data }
-sub len { my $n = shift; $n < 128 ? pack('C', $n) : pack('N', $n | 0x80000000) }
-my $pairs = join '', map { my ($n, $v) = split /=/, $_, 2; len(length $n) . len(length $v) . $n . $v }
-	@params, 'CONTENT_LENGTH=' . length $body;
-my $req = rec(1, pack('nCx5', 1, 0)) . rec(4, $pairs) . rec(4, '') .
-	($body eq '' ? '' : rec(5, $body)) . rec(5, '');
+my $req = fcgi_request(\@params, $body, 1);
 
 unlink $sock;
 my $t0 = time;
@@ -51,19 +48,8 @@ until ($s) {
 }
 my $t_listen = time;
 syswrite($s, $req) == length $req or die "startup.pl: short write\n";
-my ($buf, $out, $ended) = ('', '', 0);
-while (!$ended) {
-	my $n = sysread($s, $buf, 65536, length $buf);
-	die "startup.pl: read: $!\n" unless defined $n;
-	last if $n == 0;
-	while (length $buf >= 8) {
-		my ($v, $type, $id, $clen, $plen) = unpack('CCnnC', $buf);
-		last if length $buf < 8 + $clen + $plen;
-		$out .= substr($buf, 8, $clen) if $type == 6;
-		$ended = 1 if $type == 3;
-		substr($buf, 0, 8 + $clen + $plen) = '';
-	}
-}
+my ($out) = eval { fcgi_read_answer($s) };
+die "startup.pl: $@" if $@;
 my $t_answer = time;
 close $s;
 open my $o, '>', "$sock.out" or die;

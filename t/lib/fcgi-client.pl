@@ -1,0 +1,50 @@
+#!/usr/bin/perl
+# t/lib/fcgi-client.pl: one FastCGI request on a unix socket, for tests that
+# need the record level a web server hides.
+#
+#   fcgi-client.pl [--late-eof] SOCKET BODYFILE NAME=VALUE...
+#
+# Sends FCGI_BEGIN_REQUEST, the NAME=VALUE pairs (CONTENT_LENGTH is added)
+# and BODYFILE as stdin, and prints the answer's stdout stream.  Without
+# --late-eof the empty stdin record that ends the body goes out with the
+# rest, as nginx sends it.  With --late-eof it is sent only after the whole
+# answer (FCGI_END_REQUEST) has been read and 50 ms have passed, as Apache's
+# mod_proxy_fcgi may send it; the script then fails if that write fails
+# (the server closed the connection before reading stdin to its end).
+# Exits 0 when the answer ended with FCGI_END_REQUEST and every write went
+# through.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::Bin;
+use Socket;
+use Time::HiRes qw(sleep);
+use FastCGIRecords qw(fcgi_record fcgi_request fcgi_read_answer);
+
+my $late = 0;
+if (@ARGV && $ARGV[0] eq '--late-eof') { $late = 1; shift @ARGV }
+my ($sock, $bodyfile, @params) = @ARGV;
+die "usage: fcgi-client.pl [--late-eof] SOCKET BODYFILE NAME=VALUE...\n"
+	unless defined $bodyfile;
+open my $bf, '<', $bodyfile or die "fcgi-client.pl: $bodyfile: $!\n";
+my $body = do { local $/; <$bf> };
+close $bf;
+$SIG{PIPE} = 'IGNORE';
+
+my $req = fcgi_request(\@params, $body, !$late);
+socket(my $s, PF_UNIX, SOCK_STREAM, 0) or die "fcgi-client.pl: socket: $!\n";
+connect($s, sockaddr_un($sock)) or die "fcgi-client.pl: connect $sock: $!\n";
+syswrite($s, $req) == length $req or die "fcgi-client.pl: write: $!\n";
+my ($out, $ended) = eval { fcgi_read_answer($s) };
+die "fcgi-client.pl: $@" if $@;
+print $out;
+die "fcgi-client.pl: the connection ended without FCGI_END_REQUEST\n" unless $ended;
+if ($late) {
+	sleep 0.05;
+	my $eof = fcgi_record(5, '');
+	my $w = syswrite($s, $eof);
+	die "fcgi-client.pl: the end of stdin could not be sent after the answer: $!\n"
+		unless defined $w && $w == length $eof;
+}
+close $s;
+exit 0;
