@@ -101,13 +101,26 @@ core_resident(void)
 int
 core_idle(struct core *c)
 {
-	static time_t		 trimmed_at;
+	static time_t		 looked_at, trimmed_at;
 	static long		 faults_seen;
-	struct mallinfo2	 mi = mallinfo2();
+	struct mallinfo2	 mi;
 	struct rusage		 ru;
-	time_t			 now;
-	long			 faults;
+	time_t			 now = time(NULL);
+	long			 faults = faults_seen;
 
+	/*
+	 * The heap and the resident size grow by page faults: look at them
+	 * again once enough have happened since the last look, and at least
+	 * once a second.  mallinfo2() walks every free list; called after
+	 * every request it cost about 5% of a small read's time.
+	 */
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		faults = ru.ru_minflt + ru.ru_majflt;
+	if (faults - faults_seen < CORE_FAULTS_LOOK && now == looked_at)
+		return core_large;
+	faults_seen = faults;
+	looked_at = now;
+	mi = mallinfo2();
 	if (mi.uordblks + mi.hblkhd > CORE_HEAP_HIGH) {
 		repo_cache_close_all(c->repos);
 		mi = mallinfo2();
@@ -118,21 +131,11 @@ core_idle(struct core *c)
 	 * requests.  Free chunks stay counted as free after a trim, so their
 	 * size alone cannot tell whether one is due.
 	 */
-	if (mi.fordblks > CORE_FREE_HIGH && (now = time(NULL)) != trimmed_at) {
+	if (mi.fordblks > CORE_FREE_HIGH && now != trimmed_at) {
 		malloc_trim(0);
 		trimmed_at = now;
 	}
-	/*
-	 * The resident size grows only by page faults: look at it again once
-	 * enough of them have happened since the last look.
-	 */
-	if (getrusage(RUSAGE_SELF, &ru) == 0) {
-		faults = ru.ru_minflt + ru.ru_majflt;
-		if (faults - faults_seen >= CORE_FAULTS_LOOK) {
-			faults_seen = faults;
-			core_large = core_resident() > CORE_RSS_IDLE;
-		}
-	}
+	core_large = core_resident() > CORE_RSS_IDLE;
 	return core_large;
 }
 
