@@ -299,6 +299,61 @@ for call in 'list_branches {}' 'list_commits {}' 'get_tree {}' \
 	"
 done
 
+# ---- refs that change between reads
+
+# reads_at REF COMMIT: four reads of README.md at REF (both workers serve
+# some) all resolve to COMMIT.
+reads_at () {
+	local i
+	for i in 1 2 3 4; do
+		ok get_file_contents "{$R,\"path\":\"README.md\",\"ref\":\"$1\"}" &&
+		jq -e --arg c "$2" ".commit == \$c" out.json >/dev/null ||
+			{ echo "read $i at $1: $(cat out.json 2>/dev/null)"; return 1; }
+	done
+}
+
+# reads_absent REF: four reads at REF are the not-found error.
+reads_absent () {
+	local i
+	for i in 1 2 3 4; do
+		tool_call get_file_contents "{$R,\"path\":\"README.md\",\"ref\":\"$1\"}" --token "$ALICE_TOKEN" &&
+		tool_error "ref .$1. not found" || return 1
+	done
+}
+
+test_expect_success 'a branch moved between reads is read at its new commit' '
+	gf_git update-ref refs/heads/moving "$GF_M1" &&
+	reads_at moving "$GF_M1" &&
+	gf_git update-ref refs/heads/moving "$GF_M2" &&
+	reads_at moving "$GF_M2" &&
+	gf_git update-ref refs/heads/moving "$GF_M3" &&
+	reads_at moving "$GF_M3"
+'
+
+test_expect_success 'a branch packed, then moved in packed-refs only, then deleted' '
+	gf_git pack-refs --all &&
+	! test -e "$GF/refs/heads/moving" &&
+	reads_at moving "$GF_M3" &&
+	sed -i "s|^$GF_M3 refs/heads/moving\$|$GF_M1 refs/heads/moving|" "$GF/packed-refs" &&
+	grep -q "^$GF_M1 refs/heads/moving\$" "$GF/packed-refs" &&
+	reads_at moving "$GF_M1" &&
+	gf_git update-ref -d refs/heads/moving &&
+	reads_absent moving
+'
+
+test_expect_success 'a tag moved, then shadowed by a new branch of its name, then freed again' '
+	gf_git tag -f movingtag "$GF_M1" &&
+	reads_at movingtag "$GF_M1" &&
+	gf_git tag -f -a -m "moved" movingtag "$GF_M2" &&
+	reads_at movingtag "$GF_M2" &&
+	gf_git update-ref refs/heads/movingtag "$GF_M3" &&
+	reads_at movingtag "$GF_M3" &&
+	gf_git update-ref -d refs/heads/movingtag &&
+	reads_at movingtag "$GF_M2" &&
+	gf_git tag -d movingtag &&
+	reads_absent movingtag
+'
+
 test_expect_success 'the read tools are read-only and titled in tools/list' '
 	mcp_modern tools/list &&
 	test_jq "[.result.tools[] | select(.name == (\"list_branches\", \"list_commits\", \"get_tree\", \"get_file_contents\"))] | length == 4 and all(.annotations.readOnlyHint == true and (.title | length) > 0)"

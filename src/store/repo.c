@@ -31,6 +31,8 @@ struct repo_cache {
 	unsigned long		 tick;
 };
 
+static void	ref_memo_clear(void);
+
 /* Logs libgit2's last error and records code with msg in e. */
 static int
 git_fail(struct err *e, int code, const char *what, const char *msg)
@@ -119,6 +121,7 @@ repo_global_wait(void)
 void
 repo_global_shutdown(void)
 {
+	ref_memo_clear();
 	if (repo_global_wait() == 0)
 		git_libgit2_shutdown();
 }
@@ -299,18 +302,147 @@ check_ref(const char *ref, struct err *e)
 }
 
 /*
+ * What try_ref found for a reference name, remembered with the stat of the
+ * files it came from: the loose reference and packed-refs.  While both
+ * stats are unchanged the answer is too, and the lookup (an open, a read
+ * and a close of each file, a parse) is skipped: a ref resolves with one
+ * stat per file.  git and libgit2 write a reference by renaming a new file
+ * over it, so an update changes the inode as well as the times.  Only
+ * direct references and absent ones are remembered; a symbolic one (HEAD)
+ * depends on a third file.
+ */
+#define REF_MEMO_SLOTS	64
+
+struct ref_stamp {
+	int		 present;
+	dev_t		 dev;
+	ino_t		 ino;
+	off_t		 size;
+	struct timespec	 mtime, ctime;
+};
+
+struct ref_memo {
+	char		*key;		/* the loose reference's path */
+	size_t		 keylen;
+	struct ref_stamp loose, packed;
+	int		 found;
+	git_oid		 commit;
+	unsigned long	 used;
+};
+
+static struct ref_memo	 ref_memo[REF_MEMO_SLOTS];
+static unsigned long	 ref_memo_tick;
+
+static void
+ref_stamp_of(struct ref_stamp *st, const char *path)
+{
+	struct stat	 sb;
+
+	memset(st, 0, sizeof(*st));
+	if (stat(path, &sb) != 0)
+		return;
+	st->present = 1;
+	st->dev = sb.st_dev;
+	st->ino = sb.st_ino;
+	st->size = sb.st_size;
+	st->mtime = sb.st_mtim;
+	st->ctime = sb.st_ctim;
+}
+
+static int
+ref_stamp_same(const struct ref_stamp *a, const struct ref_stamp *b)
+{
+	return a->present == b->present && a->dev == b->dev && a->ino == b->ino &&
+	    a->size == b->size && a->mtime.tv_sec == b->mtime.tv_sec &&
+	    a->mtime.tv_nsec == b->mtime.tv_nsec && a->ctime.tv_sec == b->ctime.tv_sec &&
+	    a->ctime.tv_nsec == b->ctime.tv_nsec;
+}
+
+static struct ref_memo *
+ref_memo_find(const char *key, size_t keylen)
+{
+	size_t	 i;
+
+	for (i = 0; i < REF_MEMO_SLOTS; i++)
+		if (ref_memo[i].key != NULL && ref_memo[i].keylen == keylen &&
+		    memcmp(ref_memo[i].key, key, keylen) == 0)
+			return &ref_memo[i];
+	return NULL;
+}
+
+static void
+ref_memo_store(const char *key, size_t keylen, const struct ref_stamp *loose,
+    const struct ref_stamp *packed, int found, const git_oid *commit)
+{
+	struct ref_memo	*m;
+	size_t		 i;
+
+	if ((m = ref_memo_find(key, keylen)) == NULL) {
+		m = &ref_memo[0];
+		for (i = 1; i < REF_MEMO_SLOTS && m->key != NULL; i++)
+			if (ref_memo[i].key == NULL || ref_memo[i].used < m->used)
+				m = &ref_memo[i];
+		free(m->key);
+		if ((m->key = malloc(keylen)) == NULL)
+			return;
+		memcpy(m->key, key, keylen);
+		m->keylen = keylen;
+	}
+	m->loose = *loose;
+	m->packed = *packed;
+	m->found = found;
+	if (found)
+		git_oid_cpy(&m->commit, commit);
+	m->used = ++ref_memo_tick;
+}
+
+static void
+ref_memo_clear(void)
+{
+	size_t	 i;
+
+	for (i = 0; i < REF_MEMO_SLOTS; i++)
+		free(ref_memo[i].key);
+	memset(ref_memo, 0, sizeof(ref_memo));
+}
+
+/*
  * Peels reference name (when it exists) to a commit: 1 when found, 0 when
  * absent (no such reference, or it names a missing object), -1 when the
  * reference or its object cannot be read (damaged storage; logged).
+ * packed is the stat of the repository's packed-refs, taken by the caller
+ * before it looks at any reference.
  */
 static int
-try_ref(git_repository *r, git_commit **out, const char *name)
+try_ref(git_repository *r, git_commit **out, const char *name,
+    const struct ref_stamp *packed)
 {
-	git_reference	*ref = NULL;
-	git_object	*obj = NULL;
-	int		 found = 0, grc;
+	git_reference		*ref = NULL;
+	git_object		*obj = NULL;
+	struct ref_memo		*m;
+	struct ref_stamp	 loose;
+	char			 key[REPO_PATH_MAX + REPO_REF_MAX + 16];
+	const char		*gitdir = git_repository_path(r);
+	size_t			 keylen = 0;
+	int			 found = 0, grc, n;
 
+	/* the key is the loose reference's file: gitdir ends with a slash */
+	n = snprintf(key, sizeof key, "%s%s", gitdir != NULL ? gitdir : "", name);
+	if (gitdir != NULL && n > 0 && (size_t)n < sizeof key) {
+		keylen = (size_t)n;
+		ref_stamp_of(&loose, key);
+		if ((m = ref_memo_find(key, keylen)) != NULL &&
+		    ref_stamp_same(&m->loose, &loose) && ref_stamp_same(&m->packed, packed)) {
+			m->used = ++ref_memo_tick;
+			if (!m->found)
+				return 0;
+			if (git_commit_lookup(out, r, &m->commit) == 0)
+				return 1;
+		}
+	}
 	if ((grc = git_reference_lookup(&ref, r, name)) < 0) {
+		if (grc == GIT_ENOTFOUND && keylen > 0)
+			ref_memo_store(key, keylen, &loose, packed, 0, NULL);
 		if (grc != GIT_ENOTFOUND && grc != GIT_EINVALIDSPEC)
 			found = -1;
 		goto done;
@@ -320,6 +452,8 @@ try_ref(git_repository *r, git_commit **out, const char *name)
 			found = -1;
 		goto done;
 	}
+	if (keylen > 0 && git_reference_type(ref) == GIT_REFERENCE_DIRECT)
+		ref_memo_store(key, keylen, &loose, packed, 1, git_object_id(obj));
 	*out = (git_commit *)obj;
 	obj = NULL;
 	found = 1;
@@ -336,22 +470,26 @@ done:
 static int
 resolve_ref(git_repository *r, git_commit **out, const char *ref, struct err *e)
 {
-	char		 full[REPO_REF_MAX + 16];
+	char		 full[REPO_PATH_MAX + REPO_REF_MAX + 16];
+	struct ref_stamp packed;
 	git_object	*obj = NULL, *peeled = NULL;
 	git_oid		 oid;
 	size_t		 hexlen;
 	int		 rc = 0, grc, found;
 
 	*out = NULL;
-	if (strcmp(ref, "HEAD") == 0 && (found = try_ref(r, out, "HEAD")) != 0)
+	snprintf(full, sizeof full, "%spacked-refs",
+	    git_repository_path(r) != NULL ? git_repository_path(r) : "/nonexistent/");
+	ref_stamp_of(&packed, full);
+	if (strcmp(ref, "HEAD") == 0 && (found = try_ref(r, out, "HEAD", &packed)) != 0)
 		goto found;
-	if (strncmp(ref, "refs/", 5) == 0 && (found = try_ref(r, out, ref)) != 0)
+	if (strncmp(ref, "refs/", 5) == 0 && (found = try_ref(r, out, ref, &packed)) != 0)
 		goto found;
 	snprintf(full, sizeof full, "refs/heads/%s", ref);
-	if ((found = try_ref(r, out, full)) != 0)
+	if ((found = try_ref(r, out, full, &packed)) != 0)
 		goto found;
 	snprintf(full, sizeof full, "refs/tags/%s", ref);
-	if ((found = try_ref(r, out, full)) != 0)
+	if ((found = try_ref(r, out, full, &packed)) != 0)
 		goto found;
 	if (is_hex(ref, &hexlen) && hexlen >= 4 && hexlen <= GIT_OID_HEXSZ &&
 	    git_oid_fromstrn(&oid, ref, hexlen) == 0) {
