@@ -43,6 +43,11 @@ const char	*json_dump(struct json_object *o, size_t *lenp);
  * U+FFFD (for git content a model reads); NULL on allocation failure.
  */
 struct json_object *json_new_string_repaired(const char *text, size_t len);
+/*
+ * A string value (len bytes, valid UTF-8) whose serialisation, when it is
+ * long, escapes 16 bytes at a time; the bytes written are json-c's.
+ */
+struct json_object *json_new_string_long(const char *text, size_t len);
 /* Whether buf is valid UTF-8 (no overlongs, no surrogates, <= U+10FFFF). */
 int		 json_utf8_valid(const char *buf, size_t len);
 

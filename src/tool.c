@@ -218,7 +218,7 @@ tool_text_result(const char *text, size_t len, int is_error)
 	content = json_object_new_array();
 	block = json_object_new_object();
 	json_object_object_add(block, "type", json_object_new_string("text"));
-	json_object_object_add(block, "text", json_object_new_string_len(text, (int)len));
+	json_object_object_add(block, "text", json_new_string_long(text, len));
 	json_object_array_add(content, block);
 	json_object_object_add(r, "content", content);
 	if (is_error)

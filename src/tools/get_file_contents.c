@@ -115,7 +115,7 @@ build(struct json_object **out, const char *full, const char *path, const char *
 	    add(o, "encoding", json_object_new_string(text ? "utf-8" : "base64")) != 0)
 		goto done;
 	if (text) {
-		if (add(o, "content", json_object_new_string_len(f->data, (int)len)) != 0)
+		if (add(o, "content", json_new_string_long(f->data, len)) != 0)
 			goto done;
 	} else {
 		int	 n;
@@ -123,7 +123,7 @@ build(struct json_object **out, const char *full, const char *path, const char *
 		if ((b64 = malloc(4 * ((len + 2) / 3) + 1)) == NULL)
 			goto done;
 		n = EVP_EncodeBlock(b64, (const unsigned char *)f->data, (int)len);
-		if (n < 0 || add(o, "content", json_object_new_string_len((char *)b64, n)) != 0)
+		if (n < 0 || add(o, "content", json_new_string_long((char *)b64, (size_t)n)) != 0)
 			goto done;
 	}
 	if (!f->binary) {

@@ -18,6 +18,59 @@ perr_of(const char *s, size_t len)
 
 #define PERR(s)	perr_of((s), sizeof(s) - 1)
 
+/*
+ * Whether json_new_string_long(s) serialises to json-c's own bytes for s,
+ * with and without JSON_C_TO_STRING_NOSLASHESCAPE.
+ */
+static int
+same_as_json_c(const char *s, size_t len)
+{
+	static const int	 flags[] = { JSON_C_TO_STRING_PLAIN,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE };
+	struct json_object	*ours, *theirs;
+	const char		*a, *b;
+	size_t			 i, alen, blen;
+	int			 same = 1;
+
+	ours = json_new_string_long(s, len);
+	theirs = json_object_new_string_len(s, (int)len);
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		a = json_object_to_json_string_length(ours, flags[i], &alen);
+		b = json_object_to_json_string_length(theirs, flags[i], &blen);
+		if (a == NULL || b == NULL || alen != blen || memcmp(a, b, alen) != 0)
+			same = 0;
+	}
+	json_object_put(ours);
+	json_object_put(theirs);
+	return same;
+}
+
+/* Every byte value at positions around the 16-byte steps, in strings of len. */
+static int
+every_byte_escaped_alike(size_t len)
+{
+	const size_t	 pos[] = { 0, 1, 14, 15, 16, 17, 31, 32, 100 };
+	char		 s[256];
+	size_t		 p;
+	int		 c, bad = 0;
+
+	for (p = 0; p < sizeof(pos) / sizeof(pos[0]); p++) {
+		if (pos[p] >= len)
+			continue;
+		for (c = 0; c < 256; c++) {
+			memset(s, 'a', len);
+			s[pos[p]] = (char)c;
+			s[len - 1] = (char)(255 - c);
+			if (!same_as_json_c(s, len)) {
+				diag("byte 0x%02x at %zu (and 0x%02x last) of %zu differs",
+				    c, pos[p], 255 - c, len);
+				bad++;
+			}
+		}
+	}
+	return bad == 0;
+}
+
 static char *
 nested(int depth)
 {
@@ -97,5 +150,24 @@ main(void)
 	ok(json_utf8_valid("abc", 3), "ascii is UTF-8");
 	ok(!json_utf8_valid("\xff", 1), "0xff is not UTF-8");
 	ok(!json_utf8_valid("\xe2\x82", 2), "truncated sequence");
+
+	ok(every_byte_escaped_alike(128), "long strings: every byte escapes as json-c's (128 bytes)");
+	ok(every_byte_escaped_alike(143), "long strings: every byte escapes as json-c's (143 bytes)");
+	ok(every_byte_escaped_alike(200), "long strings: every byte escapes as json-c's (200 bytes)");
+	ok(same_as_json_c("short \"x\"\n", 10), "a short string is json-c's own");
+	{
+		size_t	 n = 0, i;
+		char	*big = malloc(20000);
+
+		/* file-like lines with quotes, backslashes and tabs, across the 2048-byte chunks */
+		for (i = 0; n < 19900; i++)
+			n += (size_t)snprintf(big + n, 20000 - n, "line %zu:\t\"q\" \\ \xc3\xa9 /x\n", i);
+		ok(same_as_json_c(big, n), "a 20 KB text with escapes in every chunk");
+		memset(big, '\\', 5000);
+		ok(same_as_json_c(big, 5000), "5,000 backslashes (every byte doubles)");
+		memset(big, 0, 5000);
+		ok(same_as_json_c(big, 5000), "5,000 NUL bytes (every byte is \\u0000)");
+		free(big);
+	}
 	return done_testing();
 }
