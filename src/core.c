@@ -1,6 +1,5 @@
 /* core: the request path from the HTTP gate through auth and parsing to the MCP layer. */
 #include <sys/random.h>
-#include <sys/resource.h>
 
 #include <fcntl.h>
 #include <malloc.h>
@@ -74,11 +73,16 @@ core_check_ready(struct core *c, struct err *e)
  * and caches count in it; the heap counters do not see the windows.
  */
 #define CORE_RSS_IDLE		(12l * 1024 * 1024 / 4096)
-/* Page faults since the last look worth looking at the resident size again. */
-#define CORE_FAULTS_LOOK	512
+/*
+ * Time spent serving since the last look worth looking at the heap and the
+ * resident size again (besides once a second): growing either by a few MB
+ * takes thousands of page faults, far more than this.
+ */
+#define CORE_LOOK_US		2000
 
 static int	core_statm = -1;	/* /proc/self/statm, opened by the serving process */
 static int	core_large;		/* resident size above CORE_RSS_IDLE at the last look */
+static long	core_served_us;		/* time in core_handle since the last look */
 
 /* This process's resident size in 4 KiB pages, or -1. */
 static long
@@ -102,23 +106,18 @@ int
 core_idle(struct core *c)
 {
 	static time_t		 looked_at, trimmed_at;
-	static long		 faults_seen;
 	struct mallinfo2	 mi;
-	struct rusage		 ru;
 	time_t			 now = time(NULL);
-	long			 faults = faults_seen;
 
 	/*
-	 * The heap and the resident size grow by page faults: look at them
-	 * again once enough have happened since the last look, and at least
-	 * once a second.  mallinfo2() walks every free list; called after
-	 * every request it cost about 5% of a small read's time.
+	 * Look at the heap and the resident size after CORE_LOOK_US of
+	 * requests, and at least once a second; not after every request:
+	 * mallinfo2() walks every free list (it cost about 5% of a small
+	 * read's time), and counting page faults instead is a system call.
 	 */
-	if (getrusage(RUSAGE_SELF, &ru) == 0)
-		faults = ru.ru_minflt + ru.ru_majflt;
-	if (faults - faults_seen < CORE_FAULTS_LOOK && now == looked_at)
+	if (core_served_us < CORE_LOOK_US && now == looked_at)
 		return core_large;
-	faults_seen = faults;
+	core_served_us = 0;
 	looked_at = now;
 	mi = mallinfo2();
 	if (mi.uordblks + mi.hblkhd > CORE_HEAP_HIGH) {
@@ -669,6 +668,7 @@ core_handle(struct core *c, const struct core_request *req, struct core_response
 	method = req->transport == CORE_HTTP ? http_env(req, "REQUEST_METHOD", NULL) : "LINE";
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	us = (long)(t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000;
+	core_served_us += us;
 	/* One line per request: who, what, outcome, time; never the token. */
 	log_info("%s status=%d user=%llu rpc=%s tool=%s in=%zu out=%zu time=%ld.%03ldms",
 	    method != NULL ? method : "-", resp->status, resp->user_id,
