@@ -300,6 +300,16 @@ for call in 'list_branches {}' 'list_commits {}' 'get_tree {}' \
 done
 
 # ---- refs that change between reads
+#
+# A worker remembers what a ref resolved to while the stat of its loose
+# file and of packed-refs stays the same, but not for files modified in
+# the last 2 s.  settle backdates them so that the reads after it are
+# answered from memory; the reads after a change must not be.
+
+settle () {
+	find "$GF/refs" "$GF/packed-refs" -type f -exec touch -m -d "-1 minute" {} + 2>/dev/null
+	return 0
+}
 
 # reads_at REF COMMIT: four reads of README.md at REF (both workers serve
 # some) all resolve to COMMIT.
@@ -323,33 +333,41 @@ reads_absent () {
 
 test_expect_success 'a branch moved between reads is read at its new commit' '
 	gf_git update-ref refs/heads/moving "$GF_M1" &&
-	reads_at moving "$GF_M1" &&
+	settle && reads_at moving "$GF_M1" &&
 	gf_git update-ref refs/heads/moving "$GF_M2" &&
 	reads_at moving "$GF_M2" &&
+	settle && reads_at moving "$GF_M2" &&
 	gf_git update-ref refs/heads/moving "$GF_M3" &&
-	reads_at moving "$GF_M3"
+	reads_at moving "$GF_M3" &&
+	settle && reads_at moving "$GF_M3"
 '
 
 test_expect_success 'a branch packed, then moved in packed-refs only, then deleted' '
 	gf_git pack-refs --all &&
 	! test -e "$GF/refs/heads/moving" &&
 	reads_at moving "$GF_M3" &&
+	settle && reads_at moving "$GF_M3" &&
 	sed -i "s|^$GF_M3 refs/heads/moving\$|$GF_M1 refs/heads/moving|" "$GF/packed-refs" &&
 	grep -q "^$GF_M1 refs/heads/moving\$" "$GF/packed-refs" &&
 	reads_at moving "$GF_M1" &&
+	settle && reads_at moving "$GF_M1" &&
 	gf_git update-ref -d refs/heads/moving &&
-	reads_absent moving
+	reads_absent moving &&
+	settle && reads_absent moving
 '
 
 test_expect_success 'a tag moved, then shadowed by a new branch of its name, then freed again' '
 	gf_git tag -f movingtag "$GF_M1" &&
-	reads_at movingtag "$GF_M1" &&
+	settle && reads_at movingtag "$GF_M1" &&
 	gf_git tag -f -a -m "moved" movingtag "$GF_M2" &&
 	reads_at movingtag "$GF_M2" &&
+	settle && reads_at movingtag "$GF_M2" &&
 	gf_git update-ref refs/heads/movingtag "$GF_M3" &&
 	reads_at movingtag "$GF_M3" &&
+	settle && reads_at movingtag "$GF_M3" &&
 	gf_git update-ref -d refs/heads/movingtag &&
 	reads_at movingtag "$GF_M2" &&
+	settle && reads_at movingtag "$GF_M2" &&
 	gf_git tag -d movingtag &&
 	reads_absent movingtag
 '

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <git2.h>
 
 #include "err.h"
@@ -309,9 +310,14 @@ check_ref(const char *ref, struct err *e)
  * stat per file.  git and libgit2 write a reference by renaming a new file
  * over it, so an update changes the inode as well as the times.  Only
  * direct references and absent ones are remembered; a symbolic one (HEAD)
- * depends on a third file.
+ * depends on a third file.  As with git's racily clean index entries, an
+ * answer read from a file modified less than REF_MEMO_SETTLE seconds ago
+ * is not remembered: on a file system that keeps whole seconds, a second
+ * update within the same second could reuse the first one's inode and leave
+ * every stat field as it was.
  */
 #define REF_MEMO_SLOTS	64
+#define REF_MEMO_SETTLE	2
 
 struct ref_stamp {
 	int		 present;
@@ -358,6 +364,13 @@ ref_stamp_same(const struct ref_stamp *a, const struct ref_stamp *b)
 	    a->ctime.tv_nsec == b->ctime.tv_nsec;
 }
 
+/* Whether the file was modified too recently for its stat to be trusted. */
+static int
+ref_stamp_settling(const struct ref_stamp *st, time_t now)
+{
+	return st->present && now - st->mtime.tv_sec < REF_MEMO_SETTLE;
+}
+
 static struct ref_memo *
 ref_memo_find(const char *key, size_t keylen)
 {
@@ -376,7 +389,15 @@ ref_memo_store(const char *key, size_t keylen, const struct ref_stamp *loose,
 {
 	struct ref_memo	*m;
 	size_t		 i;
+	time_t		 now = time(NULL);
 
+	if (ref_stamp_settling(loose, now) || ref_stamp_settling(packed, now)) {
+		if ((m = ref_memo_find(key, keylen)) != NULL) {
+			free(m->key);
+			memset(m, 0, sizeof(*m));
+		}
+		return;
+	}
 	if ((m = ref_memo_find(key, keylen)) == NULL) {
 		m = &ref_memo[0];
 		for (i = 1; i < REF_MEMO_SLOTS && m->key != NULL; i++)
