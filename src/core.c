@@ -476,8 +476,8 @@ core_parse_failed(struct core_response *resp, enum json_perr perr)
  * SDKs' HTTP clients do, goes out compressed to about a fifth: the tools
  * array was deflated once at start-up (tool_list_gz), and the answer was
  * serialised with a NUL byte in its place (tool_list_mark), so this costs a
- * few small copies, not a compression, nor even the 48 KiB of text.  Other
- * answers stay as they are.
+ * few small copies, not a compression, nor even the 48 KiB of text.  Only
+ * answers that hold the array come here (tool_list_mark counts the NULs).
  */
 static void
 core_compress(struct core_response *resp)
@@ -486,7 +486,7 @@ core_compress(struct core_response *resp)
 	size_t	 zlen = 0;
 	int	 rc;
 
-	if (resp->body == NULL || memchr(resp->body, '\0', resp->body_len) == NULL)
+	if (resp->body == NULL)
 		return;
 	if (resp->status == 200 && resp->content_type != NULL &&
 	    strcmp(resp->content_type, "application/json") == 0) {
@@ -605,8 +605,8 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 	if (ae != NULL && gz_accepted(ae)) {
 		tool_list_mark(1);
 		mcp_handle(c, req, &who, body, resp);
-		tool_list_mark(0);
-		core_compress(resp);
+		if (tool_list_mark(0) > 0)
+			core_compress(resp);
 	} else
 		mcp_handle(c, req, &who, body, resp);
 done:

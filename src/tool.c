@@ -68,12 +68,15 @@ tool_freeze(struct json_object *o, const char *text, size_t len)
 }
 
 static int	tool_list_marking;	/* serialise tool_list as one NUL byte (tool_list_mark) */
+static int	tool_list_marks;	/* NUL bytes written since marking began */
 
 static int
 tool_list_serialize(struct json_object *o, struct printbuf *pb, int level, int flags)
 {
-	if (tool_list_marking)
+	if (tool_list_marking) {
+		tool_list_marks++;
 		return printbuf_memappend(pb, "", 1);
+	}
 	return tool_text_serialize(o, pb, level, flags);
 }
 
@@ -93,10 +96,14 @@ tool_list_freeze(struct err *e)
 	return 0;
 }
 
-void
+int
 tool_list_mark(int on)
 {
+	int	 marks = tool_list_marks;
+
 	tool_list_marking = on;
+	tool_list_marks = 0;
+	return marks;
 }
 
 static struct json_object *

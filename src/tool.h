@@ -104,9 +104,10 @@ const struct gz_piece *tool_list_gz(void);
 /*
  * While on, the tools/list array serialises as one NUL byte (which JSON
  * text never holds otherwise): the answer is then spliced with the
- * deflated array (gz_splice), or the array put back (gz_expand).
+ * deflated array (gz_splice), or the array put back (gz_expand).  Returns
+ * how many NUL bytes were written since the last call.
  */
-void	tool_list_mark(int on);
+int	tool_list_mark(int on);
 
 /*
  * The tool gate for a known tool index: validates arguments against the
