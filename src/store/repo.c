@@ -431,11 +431,12 @@ ref_memo_clear(void)
  * Peels reference name (when it exists) to a commit: 1 when found, 0 when
  * absent (no such reference, or it names a missing object), -1 when the
  * reference or its object cannot be read (damaged storage; logged).
- * packed is the stat of the repository's packed-refs, taken by the caller
- * before it looks at any reference.
+ * gitdir (ending with a slash) and packed, the stat of its packed-refs
+ * taken before any reference was looked at, are for the memo; gitdir NULL
+ * looks without it.
  */
 static int
-try_ref(git_repository *r, git_commit **out, const char *name,
+try_ref(git_repository *r, git_commit **out, const char *name, const char *gitdir,
     const struct ref_stamp *packed)
 {
 	git_reference		*ref = NULL;
@@ -443,13 +444,12 @@ try_ref(git_repository *r, git_commit **out, const char *name,
 	struct ref_memo		*m;
 	struct ref_stamp	 loose;
 	char			 key[REPO_PATH_MAX + REPO_REF_MAX + 16];
-	const char		*gitdir = git_repository_path(r);
 	size_t			 keylen = 0;
 	int			 found = 0, grc, n;
 
-	/* the key is the loose reference's file: gitdir ends with a slash */
-	n = snprintf(key, sizeof key, "%s%s", gitdir != NULL ? gitdir : "", name);
-	if (gitdir != NULL && n > 0 && (size_t)n < sizeof key) {
+	/* the key is the loose reference's file */
+	if (gitdir != NULL && (n = snprintf(key, sizeof key, "%s%s", gitdir, name)) > 0 &&
+	    (size_t)n < sizeof key) {
 		keylen = (size_t)n;
 		ref_stamp_of(&loose, key);
 		if ((m = ref_memo_find(key, keylen)) != NULL &&
@@ -491,26 +491,31 @@ done:
 static int
 resolve_ref(git_repository *r, git_commit **out, const char *ref, struct err *e)
 {
-	char		 full[REPO_PATH_MAX + REPO_REF_MAX + 16];
+	char		 full[REPO_REF_MAX + 16], packed_path[REPO_PATH_MAX + 16];
+	const char	*gitdir = git_repository_path(r);
 	struct ref_stamp packed;
 	git_object	*obj = NULL, *peeled = NULL;
 	git_oid		 oid;
 	size_t		 hexlen;
-	int		 rc = 0, grc, found;
+	int		 rc = 0, grc, found, n;
 
 	*out = NULL;
-	snprintf(full, sizeof full, "%spacked-refs",
-	    git_repository_path(r) != NULL ? git_repository_path(r) : "/nonexistent/");
-	ref_stamp_of(&packed, full);
-	if (strcmp(ref, "HEAD") == 0 && (found = try_ref(r, out, "HEAD", &packed)) != 0)
+	memset(&packed, 0, sizeof(packed));
+	if (gitdir != NULL && (n = snprintf(packed_path, sizeof packed_path, "%spacked-refs",
+	    gitdir)) > 0 && (size_t)n < sizeof packed_path)
+		ref_stamp_of(&packed, packed_path);
+	else
+		gitdir = NULL;
+	/* HEAD is symbolic: never remembered, so not looked up in the memo either */
+	if (strcmp(ref, "HEAD") == 0 && (found = try_ref(r, out, "HEAD", NULL, &packed)) != 0)
 		goto found;
-	if (strncmp(ref, "refs/", 5) == 0 && (found = try_ref(r, out, ref, &packed)) != 0)
+	if (strncmp(ref, "refs/", 5) == 0 && (found = try_ref(r, out, ref, gitdir, &packed)) != 0)
 		goto found;
 	snprintf(full, sizeof full, "refs/heads/%s", ref);
-	if ((found = try_ref(r, out, full, &packed)) != 0)
+	if ((found = try_ref(r, out, full, gitdir, &packed)) != 0)
 		goto found;
 	snprintf(full, sizeof full, "refs/tags/%s", ref);
-	if ((found = try_ref(r, out, full, &packed)) != 0)
+	if ((found = try_ref(r, out, full, gitdir, &packed)) != 0)
 		goto found;
 	if (is_hex(ref, &hexlen) && hexlen >= 4 && hexlen <= GIT_OID_HEXSZ &&
 	    git_oid_fromstrn(&oid, ref, hexlen) == 0) {
