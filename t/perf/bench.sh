@@ -195,7 +195,6 @@ check () {
 	}
 }
 
-# run_wrk NAME BODY CONNS HEADERS PATH [SECONDS]: appends one result line.
 # wanted NAME: whether BENCH_ONLY (or its absence) asks for this case
 wanted () {
 	test -z "$ONLY" && return 0
@@ -203,16 +202,23 @@ wanted () {
 	return 1
 }
 
+# wrk_post BODIES HEADERS CONNS SECONDS URL OUT: wrk POSTing the bodies
+# (colon-separated files) with the headers ('|'-separated); its figures go
+# to OUT as JSON, its own output to $TRASH/wrk.log.
+wrk_post () {
+	BENCH_BODIES=$1 BENCH_HEADERS=$2 BENCH_OUT=$6 \
+		wrk -t$(( $3 < 2 ? 1 : 2 )) -c"$3" -d"$4s" --timeout 30s -s "$perf_dir/post.lua" "$5" \
+		>"$TRASH/wrk.log" 2>&1
+}
+
+# run_wrk NAME BODY CONNS HEADERS PATH [SECONDS]: appends one result line.
 run_wrk () {
-	local name=$1 b=$2 c=$3 h=$4 p=$5 s=${6:-$SECS} t out=$TRASH/wrk.out
+	local name=$1 b=$2 c=$3 h=$4 p=$5 s=${6:-$SECS} out=$TRASH/wrk.out
 	wanted "$name" || test "$name" = trivial || return 0
-	t=$(( c < 2 ? 1 : 2 ))
 	check "$b" "$h" "$p" || die "case $name is broken"
-	BENCH_BODIES=$BODIES/$b.json BENCH_HEADERS=$h BENCH_OUT=/dev/null \
-		wrk -t1 -c"$c" -d1s --timeout 30s -s "$perf_dir/post.lua" "$BASE_URL$p" >/dev/null 2>&1
-	BENCH_BODIES=$BODIES/$b.json BENCH_HEADERS=$h BENCH_OUT=$out \
-		wrk -t"$t" -c"$c" -d"${s}s" --timeout 30s -s "$perf_dir/post.lua" "$BASE_URL$p" \
-		>"$TRASH/wrk.log" 2>&1 || die "wrk failed for $name: $(cat "$TRASH/wrk.log")"
+	wrk_post "$BODIES/$b.json" "$h" "$c" 1 "$BASE_URL$p" /dev/null
+	wrk_post "$BODIES/$b.json" "$h" "$c" "$s" "$BASE_URL$p" "$out" ||
+		die "wrk failed for $name: $(cat "$TRASH/wrk.log")"
 	jq -c --arg n "$name" --argjson c "$c" '{case: $n, conns: $c} + .' "$out" >>"$RESULTS"
 	jq -e '.non2xx == 0 and .errors == 0' "$out" >/dev/null ||
 		note "case $name c=$c: $(jq -r '"\(.non2xx) non-2xx answers, \(.errors) socket errors"' "$out") (marked in the table)"
@@ -225,17 +231,14 @@ run_wrk () {
 # machine the speed drifts over the minute between two long runs; within a
 # round both see the same machine.
 run_pair () {
-	local name=$1 b=$2 c=$3 h=$4 p=$5 i r0 r1 t out=$TRASH/pair.out
+	local name=$1 b=$2 c=$3 h=$4 p=$5 i r0 r1 out=$TRASH/pair.out
 	wanted "$name" || return 0
-	t=$(( c < 2 ? 1 : 2 ))
 	for i in $(seq "$ROUNDS"); do
-		BENCH_BODIES=$BODIES/trivial.json BENCH_HEADERS= BENCH_OUT=$out \
-			wrk -t"$t" -c"$c" -d"${PAIR_SECS}s" --timeout 30s -s "$perf_dir/post.lua" \
-			"$BASE_URL/trivial" >/dev/null 2>&1 || die "wrk failed for trivial (pair)"
+		wrk_post "$BODIES/trivial.json" "" "$c" "$PAIR_SECS" "$BASE_URL/trivial" "$out" ||
+			die "wrk failed for trivial (pair)"
 		r0=$(jq .rps "$out")
-		BENCH_BODIES=$BODIES/$b.json BENCH_HEADERS=$h BENCH_OUT=$out \
-			wrk -t"$t" -c"$c" -d"${PAIR_SECS}s" --timeout 30s -s "$perf_dir/post.lua" \
-			"$BASE_URL$p" >/dev/null 2>&1 || die "wrk failed for $name (pair)"
+		wrk_post "$BODIES/$b.json" "$h" "$c" "$PAIR_SECS" "$BASE_URL$p" "$out" ||
+			die "wrk failed for $name (pair)"
 		r1=$(jq .rps "$out")
 		echo "$r1 $r0"
 	done | jq -R -s -c --arg n "$name" --argjson c "$c" '
@@ -331,8 +334,7 @@ if test "$SOAK" = 1; then
 		t0=$(date +%s)
 		while test "$soak_total" -lt "$goal"; do
 			test $(( $(date +%s) - t0 )) -lt 3600 || die "soak: $goal requests not reached in an hour"
-			BENCH_BODIES=$all BENCH_HEADERS="$LEGACY_HDRS" BENCH_OUT=$TRASH/soak.out \
-				wrk -t2 -c8 -d10s --timeout 30s -s "$perf_dir/post.lua" "$BASE_URL/mcp" >/dev/null 2>&1 ||
+			wrk_post "$all" "$LEGACY_HDRS" 8 10 "$BASE_URL/mcp" "$TRASH/soak.out" ||
 				die "soak: wrk failed"
 			soak_total=$((soak_total + $(jq .requests "$TRASH/soak.out")))
 		done
