@@ -355,6 +355,20 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 }
 
 /* Serves exactly one CGI request from the environment and stdin. */
+/*
+ * Waits for libgit2's set-up, begun on a thread at start (main); on failure
+ * says so and releases core.  Returns 0 or -1.
+ */
+static int
+front_git_ready(struct core *core)
+{
+	if (repo_global_wait() == 0)
+		return 0;
+	fprintf(stderr, "forgemcp: cannot initialise libgit2\n");
+	core_release(core);
+	return -1;
+}
+
 static int
 front_cgi(struct core *core, const struct config *cfg)
 {
@@ -619,11 +633,8 @@ front_main(const struct config *cfg, int argc, char **argv)
 			    "\"message\":\"Service unavailable: the server is misconfigured\"}}\n");
 			return 1;
 		}
-		if (repo_global_wait() != 0) {
-			fprintf(stderr, "forgemcp: cannot initialise libgit2\n");
-			core_release(&core);
+		if (front_git_ready(&core) != 0)
 			return 1;
-		}
 		rc = front_cgi(&core, cfg);
 		core_release(&core);
 		return rc;
@@ -644,11 +655,8 @@ front_main(const struct config *cfg, int argc, char **argv)
 		return 1;
 	}
 	/* libgit2's set-up ran on a thread meanwhile (main); it ends before any fork. */
-	if (repo_global_wait() != 0) {
-		fprintf(stderr, "forgemcp: cannot initialise libgit2\n");
-		core_release(&core);
+	if (front_git_ready(&core) != 0)
 		return 1;
-	}
 	if (workers == 0) {
 		rc = front_worker(&core, cfg, sock);
 		core_release(&core);
