@@ -118,7 +118,8 @@ test_expect_success 'while MariaDB is down: 503 with a token, 401 without one (t
 
 test_expect_success 'service resumes within 1 s of MariaDB accepting connections' '
 	legacy_body tools/call "{\"name\":\"list_issues\",\"arguments\":{\"repo\":\"$R\"}}" >probe &&
-	DB_PID=$(db_start_in "$TRASH/db" "$DB_SOCK" "$TRASH/db.pid" "$TRASH/db.log") &&
+	db_start_in "$TRASH/db" "$DB_SOCK" "$TRASH/db.pid" "$TRASH/db.log" &&
+	DB_PID=$DB_STARTED &&
 	i=0 &&
 	until db_ping "$DB_SOCK"; do
 		i=$((i + 1)); test $i -lt 6000 || return 1; sleep 0.01
@@ -150,7 +151,7 @@ round () {
 	sleep 1.5 &&
 	now >"$1.t_down" &&
 	if test "$2" = kill; then
-		kill -KILL "$DB_PID" && wait "$DB_PID" 2>/dev/null; DB_PID=
+		kill -KILL "$DB_PID" && wait_for 30 eval "! proc_alive $DB_PID"; DB_PID=
 	else
 		stop_db_only
 	fi &&

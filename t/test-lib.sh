@@ -437,14 +437,15 @@ db_user_opt () {
 	if is_root; then echo --user=root; fi
 }
 
-# db_start_in DATADIR SOCKET PIDFILE LOG: starts mariadbd in the background,
-# prints its pid.
+# db_start_in DATADIR SOCKET PIDFILE LOG: starts mariadbd in the background
+# as a child of this shell (never call it inside $(...): the server would be
+# a grandchild, and `wait` would return at once); DB_STARTED holds its pid.
 db_start_in () {
 	# shellcheck disable=SC2086
 	"$(mariadbd_bin)" --no-defaults $(db_user_opt) --datadir="$1" \
 		--socket="$2" --pid-file="$3" --log-error="$4" \
 		--skip-networking $DB_OPTS >>"$4" 2>&1 &
-	echo $!
+	DB_STARTED=$!
 }
 
 db_ping () {
@@ -462,10 +463,11 @@ build_template_ () {
 		return 1
 	}
 	sock=$TEMPLATE.tmp/s
-	pid=$(db_start_in "$TEMPLATE.tmp/data" "$sock" "$TEMPLATE.tmp/pid" "$TEMPLATE.tmp/err.log")
+	db_start_in "$TEMPLATE.tmp/data" "$sock" "$TEMPLATE.tmp/pid" "$TEMPLATE.tmp/err.log"
+	pid=$DB_STARTED
 	if ! wait_for 60 db_ping "$sock"; then
 		cat "$TEMPLATE.tmp/err.log" >&2
-		kill "$pid" 2>/dev/null
+		stop_pid "$pid" 30
 		return 1
 	fi
 	"$(mariadb_client)" --no-defaults -S "$sock" -u root <<-EOF || return 1
@@ -474,8 +476,9 @@ build_template_ () {
 	GRANT ALL ON $DB_NAME.* TO '$DB_USER'@'localhost';
 	FLUSH PRIVILEGES;
 	EOF
-	kill -TERM "$pid"
-	wait "$pid" 2>/dev/null
+	# The datadir is copied only once the server is gone: a server still
+	# shutting down removes files (ibtmp1) under the copy's feet.
+	stop_pid "$pid" 60 || { echo "the template's mariadbd ignored SIGTERM" >&2; return 1; }
 	rm -f "$sock" "$TEMPLATE.tmp/pid"
 	touch "$TEMPLATE.tmp/ready"
 	rm -rf "$TEMPLATE" && mv "$TEMPLATE.tmp" "$TEMPLATE"
@@ -505,7 +508,8 @@ start_db () {
 	ensure_template || { echo "Bail out! cannot build the MariaDB template datadir"; exit 1; }
 	rm -rf "$TRASH/db"
 	cp -a "$TEMPLATE/data" "$TRASH/db" || exit 1
-	DB_PID=$(db_start_in "$TRASH/db" "$DB_SOCK" "$TRASH/db.pid" "$TRASH/db.log")
+	db_start_in "$TRASH/db" "$DB_SOCK" "$TRASH/db.pid" "$TRASH/db.log"
+	DB_PID=$DB_STARTED
 	if ! wait_for 60 db_ping "$DB_SOCK"; then
 		echo "Bail out! mariadbd did not start (see $TRASH/db.log)"
 		tail -n 20 "$TRASH/db.log" >&2
@@ -1097,7 +1101,8 @@ stop_db_only () {
 	stop_db
 }
 start_db_again () {
-	DB_PID=$(db_start_in "$TRASH/db" "$DB_SOCK" "$TRASH/db.pid" "$TRASH/db.log")
+	db_start_in "$TRASH/db" "$DB_SOCK" "$TRASH/db.pid" "$TRASH/db.log"
+	DB_PID=$DB_STARTED
 	wait_for 60 db_ping "$DB_SOCK"
 }
 
