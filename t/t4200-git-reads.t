@@ -279,7 +279,7 @@ for call in 'list_branches {}' 'list_commits {}' 'get_tree {}' \
 		tool_text >missing.txt &&
 		test_cmp missing.txt hidden.txt &&
 		args=\$(jq -nc --argjson e '$extra' '{repo: \"bob/hidden\"} + \$e') &&
-		ok $tool \"\$args\" \"\$BOB_TOKEN\"
+		tool_ok $tool \"\$args\" \"\$BOB_TOKEN\"
 	"
 done
 
