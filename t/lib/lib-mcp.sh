@@ -148,10 +148,12 @@ mcp_post () {
 		return 1
 	}
 	tr -d '\r' <"$RESP.headers.raw" >"$RESP.headers"
-	{ printf '### %s -> %s\n' "$method" "$(cat "$RESP.status")"
+	local status
+	read -r status <"$RESP.status" || :
+	{ printf '### %s -> %s\n' "$method" "$status"
 	  cat "$RESP.headers" "$RESP.body" 2>/dev/null; echo; } >>"$RESPONSES_LOG"
 	if test "${TEST_VERBOSE:-}" = 1; then
-		echo "> $method $url: $(cat "$RESP.status")"
+		echo "> $method $url: $status"
 		cat "$RESP.headers" "$RESP.body"
 		echo
 	fi
@@ -160,7 +162,13 @@ mcp_post () {
 
 # json_meta [EXTRA_JSON_OBJECT]: the modern per-request _meta object.
 json_meta () {
-	jq -nc --arg v "$MODERN_VERSION" --argjson extra "${1:-$EMPTY_OBJ}" \
+	if test -z "${1:-}"; then
+		# the common case, without a jq run: MODERN_VERSION needs no escaping
+		printf '{"io.modelcontextprotocol/protocolVersion":"%s","io.modelcontextprotocol/clientCapabilities":{}}\n' \
+			"$MODERN_VERSION"
+		return
+	fi
+	jq -nc --arg v "$MODERN_VERSION" --argjson extra "$1" \
 		'{"io.modelcontextprotocol/protocolVersion": $v,
 		  "io.modelcontextprotocol/clientCapabilities": {}} + $extra'
 }
@@ -204,12 +212,18 @@ mcp_legacy () {
 	mcp_post "$@" "$(legacy_body "$m" "$p")"
 }
 
-# tool_call NAME ARGS_JSON [mcp_post options]: a modern tools/call.
+# tool_call NAME ARGS_JSON [mcp_post options]: a modern tools/call, as
+# mcp_modern tools/call '{"name":NAME,"arguments":ARGS_JSON}' sends it
+# (the body built by one jq run instead of three).
 tool_call () {
-	local n=$1 a=${2:-$EMPTY_OBJ}
+	local n=$1 a=${2:-$EMPTY_OBJ} body
 	shift
 	test $# -gt 0 && shift
-	mcp_modern tools/call "$(jq -nc --arg n "$n" --argjson a "$a" '{name: $n, arguments: $a}')" "$@"
+	body=$(jq -nc --arg n "$n" --argjson a "$a" --argjson meta "$(json_meta)" \
+		'{jsonrpc: "2.0", method: "tools/call",
+		  params: ({_meta: $meta} + {name: $n, arguments: $a}), id: 1}')
+	mcp_post -H "MCP-Protocol-Version: $MODERN_VERSION" -H "Mcp-Method: tools/call" \
+		-H "Mcp-Name: $n" "$@" "$body"
 }
 
 # tool_text: prints result.content[0].text of the last response.
@@ -230,18 +244,29 @@ show_response_ () {
 
 # test_status CODE
 test_status () {
-	if test "$(cat "$RESP.status")" != "$1"; then
+	local status=
+	read -r status <"$RESP.status" || :
+	if test "$status" != "$1"; then
 		echo "expected HTTP status $1"
 		show_response_
 		return 1
 	fi
 }
 
+# JSON texts that jq -cS prints unchanged (in the C locale).
+JSON_SELF_NORMAL_='^(-?(0|[1-9][0-9]*)|true|false|null|"[] !#-[^-~]*")$'
+
 # test_json FILTER EXPECTED: jq -c FILTER on the body equals EXPECTED.
 test_json () {
 	local actual expect
 	actual=$(jq -cS "$1" "$RESP.body" 2>&1)
-	expect=$(printf '%s' "$2" | jq -cS . 2>/dev/null) || expect=$2
+	# An integer, true, false, null or a plain ASCII string is its own
+	# normal form; anything else is normalised by jq.
+	if [[ $2 =~ $JSON_SELF_NORMAL_ ]]; then
+		expect=$2
+	else
+		expect=$(printf '%s' "$2" | jq -cS . 2>/dev/null) || expect=$2
+	fi
 	if test "$actual" != "$expect"; then
 		echo "expected $1 == $2, got: $actual"
 		show_response_
