@@ -290,6 +290,7 @@ stop_pid () {
 	return 0
 }
 
+# stop_all: stops everything the script started (at its end).
 stop_all () {
 	stop_nginx
 	stop_server
@@ -297,7 +298,8 @@ stop_all () {
 		stop_pid "$p" 5
 	done
 	TEST_PIDS=
-	stop_db
+	# the datadir is thrown away with the trash: no clean shutdown needed
+	stop_db --discard
 }
 
 test_exit_ () {
