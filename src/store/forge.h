@@ -156,8 +156,6 @@ struct forge_notification {
 	char		 read_at[32];	/* "" while unread */
 };
 
-/* The name of a reason ("mention", ...). */
-const char *forge_reason_name(enum forge_reason r);
 /* The id of the user login, 0 in *out when there is none (for use in a transaction). */
 int	forge_user_id(struct db *db, uint64_t *out, const char *login, struct err *e);
 /* The author of the issue or pull request (kind) id, 0 in *out when there is none. */
@@ -267,9 +265,6 @@ struct forge_event {
 	char		 created_at[32];	/* "YYYY-MM-DDTHH:MM:SSZ" */
 };
 
-/* The name of an event kind ("opened", ...) and of a cause ("user", "merge"). */
-const char *forge_event_name(enum forge_event_kind k);
-const char *forge_cause_name(enum forge_cause c);
 /*
  * Records that actor_id did what to the issue or pull request (kind)
  * parent_id, for cause; source_number (0 for none) is the pull request

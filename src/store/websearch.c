@@ -82,14 +82,6 @@ websearch_results_free(struct websearch_result *v, size_t n)
 	free(v);
 }
 
-void
-websearch_shutdown(void)
-{
-	if (ws_curl != NULL)
-		curl_easy_cleanup(ws_curl);
-	ws_curl = NULL;
-}
-
 /* Whether s holds a byte that cannot go into an HTTP header value. */
 static int
 has_ctl(const char *s)
