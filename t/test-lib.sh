@@ -26,8 +26,9 @@
 # requests and assertions on the last response).
 #
 # Vocabulary (after git's t/):
-#   test_expect_success 'title' 'commands'
-#   test_expect_failure 'title' 'commands'   (known breakage, reported as TODO)
+#   test_expect_success [PREREQ] 'title' 'commands'
+#   test_expect_failure [PREREQ] 'title' 'commands'   (known breakage, reported as TODO)
+#   test_have_prereq PREREQ                  (a test without PREREQ is skipped)
 #   test_when_finished 'commands'            (cleanup after the current test)
 #   test_done
 #   say, skip_all, test_skip_unless
@@ -124,6 +125,41 @@ test_skip_unless () {
 	"$@" >/dev/null 2>&1 || skip_all "needs: $*"
 }
 
+# Prerequisites a test names before its title: without them it is reported
+# as skipped, with the reason, and not run.  Each is a function
+# test_prereq_NAME_ that succeeds when NAME holds (asked once per script)
+# and a TEST_PREREQ_WHY_NAME saying what is missing.
+
+# DEBUG_HOOKS: the binary has the fault hooks of configure --enable-debug.
+test_prereq_DEBUG_HOOKS_ () {
+	"$FORGEMCP" --version 2>/dev/null | grep -qx 'debug hooks: yes'
+}
+TEST_PREREQ_WHY_DEBUG_HOOKS="forgemcp was built without --enable-debug: no fault hooks"
+
+# test_have_prereq NAME: whether the prerequisite NAME holds.
+test_have_prereq () {
+	local have
+	type "test_prereq_$1_" >/dev/null 2>&1 ||
+		{ echo "bug in the test script: unknown prerequisite '$1'" >&2; exit 1; }
+	eval "have=\${TEST_PREREQ_HAVE_$1:-}"
+	if test -z "$have"; then
+		if "test_prereq_$1_"; then have=yes; else have=no; fi
+		eval "TEST_PREREQ_HAVE_$1=\$have"
+	fi
+	test "$have" = yes
+}
+
+# test_skip_missing_ PREREQ TITLE: when PREREQ does not hold, reports TITLE
+# as a skipped test and succeeds; fails when the test is to run.
+test_skip_missing_ () {
+	local why
+	test_have_prereq "$1" && return 1
+	test_count=$((test_count + 1))
+	eval "why=\${TEST_PREREQ_WHY_$1}"
+	echo "ok $test_count - $2 # skip $why"
+	return 0
+}
+
 test_when_finished () {
 	test_cleanup="{ $*
 	} && (exit \"\$eval_ret\"); eval_ret=\$?; $test_cleanup"
@@ -152,7 +188,11 @@ test_show_failure_ () {
 }
 
 test_expect_success () {
-	test "$#" = 2 || { echo "bug in the test script: test_expect_success needs 2 arguments" >&2; exit 1; }
+	if test "$#" = 3; then
+		test_skip_missing_ "$1" "$2" && return 0
+		shift
+	fi
+	test "$#" = 2 || { echo "bug in the test script: test_expect_success needs [PREREQ] TITLE COMMANDS" >&2; exit 1; }
 	test_count=$((test_count + 1))
 	if test_run_ "$2"; then
 		echo "ok $test_count - $1"
@@ -166,7 +206,11 @@ test_expect_success () {
 }
 
 test_expect_failure () {
-	test "$#" = 2 || { echo "bug in the test script: test_expect_failure needs 2 arguments" >&2; exit 1; }
+	if test "$#" = 3; then
+		test_skip_missing_ "$1" "$2" && return 0
+		shift
+	fi
+	test "$#" = 2 || { echo "bug in the test script: test_expect_failure needs [PREREQ] TITLE COMMANDS" >&2; exit 1; }
 	test_count=$((test_count + 1))
 	if test_run_ "$2"; then
 		test_fixed=$((test_fixed + 1))

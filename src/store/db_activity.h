@@ -45,9 +45,6 @@ struct forge_event {
 	char		 created_at[32];	/* "YYYY-MM-DDTHH:MM:SSZ" */
 };
 
-/* The name of an event kind ("opened", ...) and of a cause ("user", "merge"). */
-const char *forge_event_name(enum forge_event_kind k);
-const char *forge_cause_name(enum forge_cause c);
 /*
  * Records that actor_id did what to the issue or pull request (kind)
  * parent_id, for cause; source_number (0 for none) is the pull request

@@ -37,8 +37,6 @@ struct forge_notification {
 	char		 read_at[32];	/* "" while unread */
 };
 
-/* The name of a reason ("mention", ...). */
-const char *forge_reason_name(enum forge_reason r);
 /* The id of the user login, 0 in *out when there is none (for use in a transaction). */
 int	forge_user_id(struct db *db, uint64_t *out, const char *login, struct err *e);
 /* The author of the issue or pull request (kind) id, 0 in *out when there is none. */

@@ -259,9 +259,8 @@ done:
 	return rc;
 }
 
-/* A relative path of non-empty segments, none "." or "..". */
-static int
-check_path(const char *path, struct err *e)
+int
+repo_path_check(const char *path, struct err *e)
 {
 	const char	*seg, *end;
 	size_t		 n;
@@ -285,89 +284,6 @@ check_path(const char *path, struct err *e)
 }
 
 int
-repo_read_file(struct repo_cache *c, struct repo_file *out, const char *owner,
-    const char *name, const char *ref, const char *path, size_t cap, struct err *e)
-{
-	git_repository	*r;
-	git_commit	*commit = NULL;
-	git_tree	*tree = NULL;
-	git_tree_entry	*entry = NULL;
-	git_blob	*blob = NULL;
-	const char	*shown;
-	git_object_size_t size;
-	int		 rc, grc;
-
-	memset(out, 0, sizeof *out);
-	if (ref == NULL || ref[0] == '\0')
-		ref = "HEAD";
-	shown = ref;
-	if ((rc = repo_ref_check(ref, e)) != 0)
-		goto done;
-	if ((rc = check_path(path, e)) != 0)
-		goto done;
-	if ((rc = cache_get(c, &r, owner, name, e)) != 0)
-		goto done;
-	if ((rc = repo_ref_commit(r, &commit, ref, e)) != 0)
-		goto done;
-	git_oid_tostr(out->commit, sizeof out->commit, git_commit_id(commit));
-	if (git_commit_tree(&tree, commit) < 0) {
-		rc = git_fail(e, ERR_GIT, "tree", "cannot read the commit's tree");
-		goto done;
-	}
-	grc = git_tree_entry_bypath(&entry, tree, path);
-	if (grc == GIT_ENOTFOUND) {
-		rc = err_set(e, ERR_NOTFOUND, "file not found: %s@%s", path, shown);
-		goto done;
-	}
-	if (grc < 0) {
-		rc = git_fail(e, ERR_GIT, "tree entry", "cannot read the tree");
-		goto done;
-	}
-	switch (git_tree_entry_type(entry)) {
-	case GIT_OBJECT_BLOB:
-		break;
-	case GIT_OBJECT_TREE:
-		rc = err_set(e, ERR_INVALID, "'%s' is a directory at %s", path, shown);
-		goto done;
-	default:
-		rc = err_set(e, ERR_INVALID, "'%s' is a submodule at %s", path, shown);
-		goto done;
-	}
-	if (git_blob_lookup(&blob, r, git_tree_entry_id(entry)) < 0) {
-		rc = git_fail(e, ERR_GIT, "blob", "cannot read the file");
-		goto done;
-	}
-	size = git_blob_rawsize(blob);
-	out->size = (size_t)size;
-	out->len = out->size > cap ? cap : out->size;
-	out->truncated = out->size > cap;
-	out->binary = git_blob_is_binary(blob);
-	if ((out->data = malloc(out->len + 1)) == NULL) {
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-		goto done;
-	}
-	memcpy(out->data, git_blob_rawcontent(blob), out->len);
-	out->data[out->len] = '\0';
-done:
-	git_blob_free(blob);
-	git_tree_entry_free(entry);
-	git_tree_free(tree);
-	git_commit_free(commit);
-	return rc;
-}
-
-void
-repo_file_release(struct repo_file *f)
-{
-	if (f == NULL)
-		return;
-	free(f->data);
-	f->data = NULL;
-	f->len = f->size = 0;
-}
-
-
-int
 repo_git_fail(struct err *e, int code, const char *what, const char *msg)
 {
 	return git_fail(e, code, what, msg);
@@ -378,12 +294,4 @@ repo_open(struct repo_cache *c, git_repository **out, const char *owner, const c
     struct err *e)
 {
 	return cache_get(c, out, owner, name, e);
-}
-
-
-
-int
-repo_path_check(const char *path, struct err *e)
-{
-	return check_path(path, e);
 }
