@@ -303,9 +303,28 @@ test_register_pid () {
 }
 
 # proc_alive PID: PID exists and is not a zombie.
+#
+# PID may also be PID:START as proc_stamp prints it: then a process that has
+# the pid but started at another time (the pid was reused: the kernel hands
+# out at most pid_max of them, 32768 on many machines, and a busy suite goes
+# round that in minutes) is not the one asked about.
 proc_alive () {
-	test -r "/proc/$1/status" || return 1
-	! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
+	local pid=${1%%:*} st
+	test -r "/proc/$pid/status" || return 1
+	grep -q '^State:[[:space:]]*Z' "/proc/$pid/status" 2>/dev/null && return 1
+	case $1 in
+	*:*) st=$(proc_stamp "$pid") && test "$st" = "$1" ;;
+	esac
+}
+
+# proc_stamp PID: PID:START, START being when the process started (in clock
+# ticks since boot); fails when there is no such process.
+proc_stamp () {
+	local stat
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	# the fields after the command name (which may hold spaces), from the 3rd
+	set -- "$1" ${stat##*) }
+	printf '%s:%s\n' "$1" "${21}"
 }
 
 # stop_pid PID [SECONDS]: SIGTERM, wait, SIGKILL.  Returns 0 when it went
