@@ -317,6 +317,14 @@ proc_alive () {
 	esac
 }
 
+# proc_stamps PID...: proc_stamp of each PID that still runs, one a line.
+proc_stamps () {
+	local p
+	for p in "$@"; do
+		proc_stamp "$p" || :
+	done
+}
+
 # proc_stamp PID: PID:START, START being when the process started (in clock
 # ticks since boot); fails when there is no such process.
 proc_stamp () {
