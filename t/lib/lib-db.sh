@@ -123,9 +123,10 @@ start_db () {
 stop_db () {
 	test -n "$DB_PID" || return 0
 	if test "${1:-}" = --discard; then
+		# disowned first, so that bash does not report the job "Killed"
+		disown "$DB_PID" 2>/dev/null
 		kill -KILL "$DB_PID" 2>/dev/null
 		wait_for 30 eval "! proc_alive $DB_PID"
-		wait "$DB_PID" 2>/dev/null
 	else
 		stop_pid "$DB_PID" 30
 	fi
