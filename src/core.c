@@ -627,7 +627,7 @@ core_stdio(struct core *c, const struct core_request *req, struct core_response 
 	ar = auth_check_token(&who, c->db, req->stdio_token, &e);
 	if (ar == AUTH_MISSING || ar == AUTH_INVALID) {
 		core_response_error(resp, 401, core_body_id(body), RPC_UNAUTHORIZED,
-		    ar == AUTH_MISSING ? "Unauthorized: no token (use --token or FORGEMCP_TOKEN)" :
+		    ar == AUTH_MISSING ? "Unauthorized: no token (set FORGEMCP_TOKEN or use --token-file)" :
 		    "Unauthorized: the token is unknown, expired or revoked", NULL);
 		goto done;
 	}

@@ -88,7 +88,7 @@ test_expect_success 'another account is unaffected' '
 
 test_expect_success 'stdio is not limited' '
 	for i in 1 2 3 4 5 6 7; do cat ping.json; echo; done |
-		timeout 30 "$FORGEMCP" stdio --token "$ALICE" >stdio.out 2>stdio.err &&
+		FORGEMCP_TOKEN="$ALICE" timeout 30 "$FORGEMCP" stdio >stdio.out 2>stdio.err &&
 	test "$(jq -s "map(select(.result == {})) | length" stdio.out)" = 7
 '
 
