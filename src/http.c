@@ -1,4 +1,4 @@
-/* http: CGI environment lookup, repeated headers, MCP header value decoding (SEP-2243), the Origin allow-list and the client's network. */
+/* http: CGI environment, repeated headers, MCP header values (SEP-2243), the Origin allow-list, client networks. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 

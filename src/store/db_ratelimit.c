@@ -1,4 +1,4 @@
-/* db_ratelimit: admission control, a fixed window per principal counted in a bounded set of buckets. */
+/* db_ratelimit: admission control, a fixed window per principal in a bounded set of buckets. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
