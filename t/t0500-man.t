@@ -85,8 +85,7 @@ test_expect_success 'forgemcp.conf(5) documents the SEARCH_PROVIDER and BRAVE_SE
 '
 
 test_expect_success 'forgemcp(1) documents every command of forgemcp --help' '
-	"$FORGEMCP" --help >help &&
-	sed -n "/^Commands:/,/^\$/s/^  \([a-z][a-z-]*\)  .*/\1/p" help >commands &&
+	forgemcp_commands >commands &&
 	test "$(wc -l <commands)" -ge 7 &&
 	missing= &&
 	while read -r cmd; do

@@ -108,8 +108,7 @@ test_expect_success 'README.md and doc/ leave the key table to forgemcp.conf(5)'
 '
 
 test_expect_success 'README.md and doc/ leave the command synopsis to forgemcp(1)' '
-	"$FORGEMCP" --help >help &&
-	sed -n "/^Commands:/,/^\$/s/^  \([a-z][a-z-]*\)  .*/\1/p" help >commands &&
+	forgemcp_commands >commands &&
 	test "$(wc -l <commands)" -ge 7 &&
 	for cmd in $(cat commands); do
 		"$FORGEMCP" $cmd --help || return 1

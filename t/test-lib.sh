@@ -487,6 +487,11 @@ test_cmp () {
 	diff -u "$@"
 }
 
+# forgemcp_commands: the commands `forgemcp --help` lists, one a line.
+forgemcp_commands () {
+	"$FORGEMCP" --help | sed -n "/^Commands:/,/^\$/s/^  \([a-z][a-z-]*\)  .*/\1/p"
+}
+
 # sha256_hex TEXT
 sha256_hex () {
 	printf '%s' "$1" | sha256sum | cut -d' ' -f1
