@@ -277,8 +277,10 @@ struct repo_lines {
  * Lines [start, start + max_lines) of path at ref (start 1-based), but
  * never more than max_bytes: whole lines while they fit; a first line
  * longer than max_bytes is cut (cut_line).  Binary blobs give their first
- * max_bytes bytes.  Errors as repo_read_file; ERR_INVALID when start is
- * past the end of a non-empty file.
+ * max_bytes bytes.  Errors as repo_read_file, but a missing path is
+ * ERR_NOTFOUND "File not found: path@ref" (ref as given, the text
+ * get_file_contents shows); ERR_INVALID when start is past the end of a
+ * non-empty file.
  */
 int	repo_read_lines(struct repo_cache *c, struct repo_lines *out, const char *owner,
 	    const char *name, const char *ref, const char *path, size_t start, size_t max_lines,
