@@ -26,8 +26,6 @@
 #include "store/repo.h"
 #include "tool.h"
 
-#define PRM_PATH	"/.well-known/oauth-protected-resource"
-
 int
 core_init(struct core *out, const struct config *cfg, struct err *e)
 {
@@ -153,70 +151,6 @@ core_release(struct core *c)
 	repo_cache_free(c->repos);
 	db_free(c->db);
 	memset(c, 0, sizeof(*c));
-}
-
-void
-core_response_init(struct core_response *r)
-{
-	memset(r, 0, sizeof(*r));
-}
-
-void
-core_response_release(struct core_response *r)
-{
-	size_t	i;
-
-	for (i = 0; i < r->n_headers; i++)
-		free(r->headers[i].value);
-	free(r->body);
-	memset(r, 0, sizeof(*r));
-}
-
-int
-core_response_header(struct core_response *r, const char *name, const char *value)
-{
-	char	*v;
-
-	if (r->n_headers == CORE_MAX_HEADERS)
-		return ERR_TOOBIG;
-	if ((v = strdup(value)) == NULL)
-		return ERR_NOMEM;
-	r->headers[r->n_headers].name = name;
-	r->headers[r->n_headers].value = v;
-	r->n_headers++;
-	return 0;
-}
-
-void
-core_response_json(struct core_response *r, int status, struct json_object *body)
-{
-	const char	*text;
-	size_t		 len;
-
-	r->status = status;
-	free(r->body);
-	r->body = NULL;
-	r->body_len = 0;
-	r->content_type = NULL;
-	if (body == NULL)
-		return;
-	text = json_dump(body, &len);
-	if (text != NULL && (r->body = malloc(len + 2)) != NULL) {
-		memcpy(r->body, text, len);
-		r->body[len] = '\n';
-		r->body[len + 1] = '\0';
-		r->body_len = len + 1;
-		r->content_type = "application/json";
-	} else
-		r->status = 500;
-	json_object_put(body);
-}
-
-void
-core_response_error(struct core_response *r, int status, struct json_object *id, int code,
-    const char *message, struct json_object *data)
-{
-	core_response_json(r, status, rpc_error(id, code, message, data));
 }
 
 /*
@@ -358,22 +292,6 @@ core_body_id(struct json_object *body)
 	    rpc_id_valid(id))
 		return id;
 	return NULL;
-}
-
-void
-core_challenge(char *buf, size_t len, const struct config *cfg, const char *error,
-    const char *scope)
-{
-	int	n;
-
-	n = snprintf(buf, len, "Bearer realm=\"forgemcp\"");
-	if (error != NULL && n > 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, ", error=\"%s\"", error);
-	if (scope != NULL && n > 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, ", scope=\"%s\"", scope);
-	if (cfg->authorization_server != NULL && n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, ", resource_metadata=\"%s" PRM_PATH "%s\"",
-		    cfg->base_url, cfg->endpoint);
 }
 
 static void
@@ -526,9 +444,9 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 		core_response_error(resp, 500, NULL, RPC_INTERNAL_ERROR, "Internal error", NULL);
 		goto done;
 	}
-	if (strcmp(path, PRM_PATH) == 0 ||
-	    (strncmp(path, PRM_PATH, strlen(PRM_PATH)) == 0 &&
-	    strcmp(path + strlen(PRM_PATH), cfg->endpoint) == 0)) {
+	if (strcmp(path, CORE_PRM_PATH) == 0 ||
+	    (strncmp(path, CORE_PRM_PATH, strlen(CORE_PRM_PATH)) == 0 &&
+	    strcmp(path + strlen(CORE_PRM_PATH), cfg->endpoint) == 0)) {
 		core_prm(c, req, resp);
 		goto done;
 	}
@@ -604,11 +522,11 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 	ae = http_env(req, "HTTP_ACCEPT_ENCODING", NULL);
 	if (ae != NULL && gz_accepted(ae)) {
 		tool_list_mark(1);
-		mcp_handle(c, req, &who, body, resp);
+		mcp_handle(c->db, c->repos, c->cfg, req, &who, body, resp);
 		if (tool_list_mark(0) > 0)
 			core_compress(resp);
 	} else
-		mcp_handle(c, req, &who, body, resp);
+		mcp_handle(c->db, c->repos, c->cfg, req, &who, body, resp);
 done:
 	json_object_put(body);
 	free(path);
@@ -642,7 +560,7 @@ core_stdio(struct core *c, const struct core_request *req, struct core_response 
 		goto done;
 	}
 	resp->user_id = who.user_id;
-	mcp_handle(c, req, &who, body, resp);
+	mcp_handle(c->db, c->repos, c->cfg, req, &who, body, resp);
 done:
 	json_object_put(body);
 }
