@@ -20,14 +20,6 @@ buf_release(struct buf *b)
 	buf_init(b);
 }
 
-void
-buf_reset(struct buf *b)
-{
-	b->len = 0;
-	if (b->data != NULL)
-		b->data[0] = '\0';
-}
-
 static int
 buf_grow(struct buf *b, size_t need)
 {

@@ -13,7 +13,6 @@ struct buf {
 
 void	 buf_init(struct buf *b);
 void	 buf_release(struct buf *b);
-void	 buf_reset(struct buf *b);
 /* Appends; return 0 or ERR_NOMEM (and sets b->oom). */
 int	 buf_append(struct buf *b, const void *p, size_t n);
 int	 buf_puts(struct buf *b, const char *s);

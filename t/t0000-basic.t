@@ -10,6 +10,20 @@ test_expect_success 'forgemcp --version prints the name and a version' '
 	test_must_fail test -s err
 '
 
+# The test scripts skip the tests of the fault hooks on a "no" (see DEBUG_HOOKS in
+# test-lib.sh): the answer must be what configure decided.
+test_expect_success 'forgemcp --version says whether the build has the debug hooks' '
+	fm --version >out &&
+	grep -Ex "debug hooks: (yes|no)" out &&
+	if ! test -f "$FORGEMCP_BUILD/Makefile"; then
+		return 0
+	elif grep -q -- "-DFM_DEBUG_HOOKS=1" "$FORGEMCP_BUILD/Makefile"; then
+		grep -x "debug hooks: yes" out
+	else
+		grep -x "debug hooks: no" out
+	fi
+'
+
 test_expect_success 'forgemcp --help succeeds and lists the subcommands' '
 	fm --help >out 2>err &&
 	for c in migrate user token repo collaborator stdio fcgi; do

@@ -51,7 +51,7 @@ declare -A ARGS=(
 	[get_pull_request_diff]='{"repo":"@REPO@","number":2}'
 	[edit_pull_request]='{"repo":"@REPO@","number":2,"edit_version":@PEV@,"title":"edited @N@"}'
 )
-# The scope each tool needs (README, "Tools").
+# The scope each tool needs (doc/tools.md).
 declare -A SCOPE=(
 	[add_issue_comment]=write [compare_refs]=read [create_issue]=write
 	[create_pull_request]=write [get_file_contents]=read [get_issue]=read
@@ -73,7 +73,7 @@ declare -A TARGET=(
 	[list_repositories]=listing [web_search]=none [get_user]=none [list_inbox]=none
 	[mark_notification_read]=none
 )
-# Who may use a write tool on a repository they can read (README, "Tools"):
+# Who may use a write tool on a repository they can read (doc/scopes-and-roles.md):
 # "reader" (anyone who can read it), or the least role it needs: "writer",
 # "manager" or "owner" (roles rank reader < writer < manager < owner); "self"
 # for a tool that acts on the caller's own data, not on a repository.
@@ -277,10 +277,10 @@ test_expect_success 'the table agrees with the registry: a repo argument exactly
 	done
 '
 
-test_expect_success 'README gives every tool the scope the table gives it' '
-	sed -n "s/^| \`\([a-z_]*\)\` | \(read\|write\|execute\|merge\) |.*/\1 \2/p" "$SRC_DIR/README.md" >readme-scopes &&
+test_expect_success 'doc/tools.md gives every tool the scope the table gives it' '
+	sed -n "s/^| \`\([a-z_]*\)\` | \(read\|write\|execute\|merge\) |.*/\1 \2/p" "$SRC_DIR/doc/tools.md" >doc-scopes &&
 	for t in $TOOLS; do
-		grep -qx "$t ${SCOPE[$t]}" readme-scopes || { echo "README: $t is not listed with scope ${SCOPE[$t]}"; return 1; }
+		grep -qx "$t ${SCOPE[$t]}" doc-scopes || { echo "doc/tools.md: $t is not listed with scope ${SCOPE[$t]}"; return 1; }
 	done
 '
 

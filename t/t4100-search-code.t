@@ -6,20 +6,6 @@
 start_all
 setup_git_fixtures || { echo "Bail out! fixtures"; exit 1; }
 
-ok () {
-	tool_call "$1" "$2" --token "${3:-$ALICE_TOKEN}" &&
-	test_status 200 &&
-	test_jq ".result.isError != true" &&
-	tool_text >out.json
-}
-
-tool_error () {
-	test_status 200 &&
-	test_json .result.isError true &&
-	tool_text >errtext &&
-	grep -E -- "$1" errtext || { echo "error text: $(cat errtext)"; return 1; }
-}
-
 R='"repo":"alice/gitfix"'
 
 # hits: "path:line" of each result, in order
@@ -37,7 +23,7 @@ grep_hits () {
 }
 
 test_expect_success 'a fixed string, case-insensitive, as git grep -F -i' '
-	ok search_code "{$R,\"query\":\"needle\",\"limit\":100}" &&
+	tool_ok search_code "{$R,\"query\":\"needle\",\"limit\":100}" &&
 	hits >got &&
 	grep_hits main -F -i needle >expect &&
 	test_cmp expect got &&
@@ -64,27 +50,27 @@ test_expect_success 'a non-UTF-8 line gives a valid UTF-8 snippet' '
 
 test_expect_success 'the query case does not matter' '
 	hits >lower &&
-	ok search_code "{$R,\"query\":\"NeEdLe\",\"limit\":100}" &&
+	tool_ok search_code "{$R,\"query\":\"NeEdLe\",\"limit\":100}" &&
 	hits >upper &&
 	test_cmp lower upper
 '
 
 test_expect_success 'a query with regex characters is a fixed string by default' '
-	ok search_code "{$R,\"query\":\"b2(void)\"}" &&
+	tool_ok search_code "{$R,\"query\":\"b2(void)\"}" &&
 	test "$(hits)" = "src/lib/deep/b.c:3" &&
-	ok search_code "{$R,\"query\":\".*\"}" &&
+	tool_ok search_code "{$R,\"query\":\".*\"}" &&
 	jq -e ".results == []" out.json
 '
 
 test_expect_success 'one hit per line, line numbers as git grep' '
-	ok search_code "{$R,\"query\":\"o\",\"path\":\"src/**\",\"limit\":100}" &&
+	tool_ok search_code "{$R,\"query\":\"o\",\"path\":\"src/**\",\"limit\":100}" &&
 	hits >got &&
 	gf_git grep -I -n -F -i o main -- "src/" | sed "s/^main://" | cut -d: -f1,2 >expect &&
 	test_cmp expect got
 '
 
 test_expect_success 'regex: anchors work per line' '
-	ok search_code "{$R,\"query\":\"^int b\",\"regex\":true}" &&
+	tool_ok search_code "{$R,\"query\":\"^int b\",\"regex\":true}" &&
 	hits >got &&
 	grep_hits main -i -E "^int b" >expect &&
 	test_cmp expect got &&
@@ -92,7 +78,7 @@ test_expect_success 'regex: anchors work per line' '
 '
 
 test_expect_success 'regex: alternation and classes, case-insensitive' '
-	ok search_code "{$R,\"query\":\"needle (one|two)\",\"regex\":true}" &&
+	tool_ok search_code "{$R,\"query\":\"needle (one|two)\",\"regex\":true}" &&
 	hits >got &&
 	printf "%s\n" src/lib/a.c:1 src/lib/deep/b.c:3 >expect &&
 	test_cmp expect got
@@ -106,35 +92,35 @@ test_expect_success 'regex: a bad pattern is an error with pcre2 message' '
 test_expect_success 'regex: a catastrophic pattern stops at the match limit' '
 	tool_call search_code "{$R,\"query\":\"(a|aa)+[^a\\\\n]\",\"regex\":true,\"path\":\"oneline.txt\"}" &&
 	tool_error "too costly" &&
-	ok search_code "{$R,\"query\":\"needle\",\"path\":\"src/**\"}"
+	tool_ok search_code "{$R,\"query\":\"needle\",\"path\":\"src/**\"}"
 '
 
 test_expect_success 'path glob: *.c matches at any depth' '
-	ok search_code "{$R,\"query\":\"int\",\"path\":\"*.c\",\"limit\":100}" &&
+	tool_ok search_code "{$R,\"query\":\"int\",\"path\":\"*.c\",\"limit\":100}" &&
 	hits | cut -d: -f1 | sort -u >got &&
 	printf "%s\n" src/app.c src/lib/a.c src/lib/deep/b.c tests/c.c >expect &&
 	test_cmp expect got
 '
 
 test_expect_success 'path glob: * stays in one directory, ** crosses them' '
-	ok search_code "{$R,\"query\":\"int\",\"path\":\"src/*.c\",\"limit\":100}" &&
+	tool_ok search_code "{$R,\"query\":\"int\",\"path\":\"src/*.c\",\"limit\":100}" &&
 	test "$(hits | cut -d: -f1 | sort -u)" = src/app.c &&
-	ok search_code "{$R,\"query\":\"int\",\"path\":\"src/**/*.c\",\"limit\":100}" &&
+	tool_ok search_code "{$R,\"query\":\"int\",\"path\":\"src/**/*.c\",\"limit\":100}" &&
 	hits | cut -d: -f1 | sort -u >got &&
 	printf "%s\n" src/app.c src/lib/a.c src/lib/deep/b.c >expect &&
 	test_cmp expect got &&
-	ok search_code "{$R,\"query\":\"int\",\"path\":\"**/b.c\"}" &&
+	tool_ok search_code "{$R,\"query\":\"int\",\"path\":\"**/b.c\"}" &&
 	test "$(hits | cut -d: -f1 | sort -u)" = src/lib/deep/b.c &&
-	ok search_code "{$R,\"query\":\"hello\",\"path\":\"src/*.[ch]\",\"limit\":100}" &&
+	tool_ok search_code "{$R,\"query\":\"hello\",\"path\":\"src/*.[ch]\",\"limit\":100}" &&
 	hits | cut -d: -f1 | sort -u >got &&
 	printf "%s\n" src/app.c src/util.h >expect &&
 	test_cmp expect got &&
-	ok search_code "{$R,\"query\":\"int\",\"path\":\"nothing/**\"}" &&
+	tool_ok search_code "{$R,\"query\":\"int\",\"path\":\"nothing/**\"}" &&
 	jq -e ".results == [] and .truncated == false" out.json
 '
 
 test_expect_success 'the default limit is 20 and truncated says more matched' '
-	ok search_code "{$R,\"query\":\"wide\"}" &&
+	tool_ok search_code "{$R,\"query\":\"wide\"}" &&
 	jq -e "(.results | length) == 20 and .truncated == true and .next_offset == 20" out.json &&
 	jq -e ".note | test(\"offset 20\")" out.json
 '
@@ -143,7 +129,7 @@ test_expect_success 'paging with offset at the commit gives every hit once' '
 	: >all &&
 	off=0 &&
 	while :; do
-		ok search_code "{$R,\"query\":\"large line\",\"ref\":\"$GF_F2\",\"limit\":100,\"offset\":$off}" || return 1
+		tool_ok search_code "{$R,\"query\":\"large line\",\"ref\":\"$GF_F2\",\"limit\":100,\"offset\":$off}" || return 1
 		hits >>all
 		jq -e ".truncated" out.json >/dev/null || break
 		off=$(jq .next_offset out.json)
@@ -155,9 +141,9 @@ test_expect_success 'paging with offset at the commit gives every hit once' '
 '
 
 test_expect_success 'another ref' '
-	ok search_code "{$R,\"query\":\"return 42\",\"ref\":\"feature\"}" &&
+	tool_ok search_code "{$R,\"query\":\"return 42\",\"ref\":\"feature\"}" &&
 	test "$(hits)" = "src/feature.c:3" &&
-	ok search_code "{$R,\"query\":\"return 42\"}" &&
+	tool_ok search_code "{$R,\"query\":\"return 42\"}" &&
 	jq -e ".results == []" out.json
 '
 
@@ -184,7 +170,7 @@ test_expect_success 'a private repository of another user is not found' '
 	tool_call search_code "{\"repo\":\"bob/nothing\",\"query\":\"fixture\"}" &&
 	tool_text >missing.txt &&
 	test_cmp missing.txt hidden.txt &&
-	ok search_code "{\"repo\":\"bob/hidden\",\"query\":\"fixture\"}" "$CAROL_TOKEN" &&
+	tool_ok search_code "{\"repo\":\"bob/hidden\",\"query\":\"fixture\"}" "$CAROL_TOKEN" &&
 	test "$(hits)" = "README.md:1"
 '
 
@@ -219,23 +205,23 @@ test_expect_success 'a large tree read in parallel pages exactly like git grep' 
 	: >all &&
 	off=0 &&
 	while :; do
-		ok search_code "{\"repo\":\"alice/many\",\"query\":\"spread needle\",\"limit\":7,\"offset\":$off}" || return 1
+		tool_ok search_code "{\"repo\":\"alice/many\",\"query\":\"spread needle\",\"limit\":7,\"offset\":$off}" || return 1
 		hits >>all
 		jq -e ".truncated" out.json >/dev/null || break
 		off=$(jq .next_offset out.json)
 	done &&
 	test_cmp expect all &&
-	ok search_code "{\"repo\":\"alice/many\",\"query\":\"^spread\",\"regex\":true,\"limit\":100}" &&
+	tool_ok search_code "{\"repo\":\"alice/many\",\"query\":\"^spread\",\"regex\":true,\"limit\":100}" &&
 	git -C many grep -n -i -P "^spread" HEAD | sed "s/^HEAD://" | cut -d: -f1,2 >expect &&
 	hits >got &&
 	test_cmp expect got
 '
 
 test_expect_success 'a worker idle for a second after a search (and shrunk if it grew) answers the same' '
-	ok search_code "{\"repo\":\"alice/many\",\"query\":\"spread needle\",\"limit\":100}" &&
+	tool_ok search_code "{\"repo\":\"alice/many\",\"query\":\"spread needle\",\"limit\":100}" &&
 	hits >before &&
 	sleep 1.5 &&
-	ok search_code "{\"repo\":\"alice/many\",\"query\":\"spread needle\",\"limit\":100}" &&
+	tool_ok search_code "{\"repo\":\"alice/many\",\"query\":\"spread needle\",\"limit\":100}" &&
 	hits >after &&
 	test_cmp before after &&
 	test -s after

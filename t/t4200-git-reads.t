@@ -6,28 +6,12 @@
 start_all
 setup_git_fixtures || { echo "Bail out! fixtures"; exit 1; }
 
-# ok TOOL ARGS_JSON [token]: a successful call; the parsed text goes to out.json
-ok () {
-	tool_call "$1" "$2" --token "${3:-$ALICE_TOKEN}" &&
-	test_status 200 &&
-	test_jq ".result.isError != true" &&
-	tool_text >out.json
-}
-
-# tool_error TEXT_REGEX: the last response is an in-band tool error matching it
-tool_error () {
-	test_status 200 &&
-	test_json .result.isError true &&
-	tool_text >errtext &&
-	grep -E -- "$1" errtext || { echo "error text: $(cat errtext)"; return 1; }
-}
-
 R='"repo":"alice/gitfix"'
 
 # ---- list_branches
 
 test_expect_success 'list_branches: every branch with its commit, by name' '
-	ok list_branches "{$R}" &&
+	tool_ok list_branches "{$R}" &&
 	jq -r ".branches[] | \"\(.name) \(.commit)\"" out.json >got &&
 	gf_git for-each-ref --format="%(refname:short) %(objectname)" refs/heads | sort >expect &&
 	test_cmp expect got &&
@@ -41,12 +25,12 @@ test_expect_success 'list_branches: only the default branch is marked' '
 '
 
 test_expect_success 'list_branches: paging with limit and after covers every branch once' '
-	ok list_branches "{$R,\"limit\":2}" &&
+	tool_ok list_branches "{$R,\"limit\":2}" &&
 	jq -e ".truncated == true and (.branches | length) == 2 and .next_after == .branches[1].name" out.json &&
 	jq -r ".branches[].name" out.json >all &&
 	after=$(jq -r .next_after out.json) &&
 	while :; do
-		ok list_branches "{$R,\"limit\":2,\"after\":\"$after\"}" || return 1
+		tool_ok list_branches "{$R,\"limit\":2,\"after\":\"$after\"}" || return 1
 		jq -r ".branches[].name" out.json >>all
 		jq -e ".truncated" out.json >/dev/null || break
 		after=$(jq -r .next_after out.json)
@@ -58,7 +42,7 @@ test_expect_success 'list_branches: paging with limit and after covers every bra
 # ---- list_commits
 
 test_expect_success 'list_commits: the default branch, newest first, as git log' '
-	ok list_commits "{$R}" &&
+	tool_ok list_commits "{$R}" &&
 	jq -r ".commits[].id" out.json >got &&
 	gf_git log --format=%H main >expect &&
 	test_cmp expect got &&
@@ -73,7 +57,7 @@ test_expect_success 'list_commits: author, email, date (UTC) and subject' '
 '
 
 test_expect_success 'list_commits: the subject is the first line only' '
-	ok list_commits "{$R,\"ref\":\"feature\"}" &&
+	tool_ok list_commits "{$R,\"ref\":\"feature\"}" &&
 	jq -e ".commits[] | select(.id == \"$GF_F1\") | .subject == \"f1: rename, delete, add\"" out.json &&
 	jq -r ".commits[].id" out.json >got &&
 	gf_git log --format=%H feature >expect &&
@@ -82,7 +66,7 @@ test_expect_success 'list_commits: the subject is the first line only' '
 
 for p in src/util.h src/app.c README.md src new-name.txt no/such/path; do
 	test_expect_success "list_commits with path $p is git log -- $p" "
-		ok list_commits '{$R,\"ref\":\"main\",\"path\":\"$p\"}' &&
+		tool_ok list_commits '{$R,\"ref\":\"main\",\"path\":\"$p\"}' &&
 		jq -r '.commits[].id' out.json >got &&
 		gf_git log --format=%H main -- '$p' >expect &&
 		test_cmp expect got
@@ -90,17 +74,17 @@ for p in src/util.h src/app.c README.md src new-name.txt no/such/path; do
 done
 
 test_expect_success 'list_commits with path: a merge that only brings a change in is not listed' '
-	ok list_commits "{$R,\"path\":\"src/util.h\"}" &&
+	tool_ok list_commits "{$R,\"path\":\"src/util.h\"}" &&
 	jq -e "[.commits[].id] == [\"$GF_T1\", \"$GF_M1\"]" out.json
 '
 
 test_expect_success 'list_commits: cursor paging covers the history once' '
-	ok list_commits "{$R,\"limit\":2}" &&
+	tool_ok list_commits "{$R,\"limit\":2}" &&
 	jq -e ".truncated == true and .next_cursor == .commits[1].id" out.json &&
 	jq -r ".commits[].id" out.json >all &&
 	cur=$(jq -r .next_cursor out.json) &&
 	while :; do
-		ok list_commits "{$R,\"limit\":2,\"cursor\":\"$cur\"}" || return 1
+		tool_ok list_commits "{$R,\"limit\":2,\"cursor\":\"$cur\"}" || return 1
 		jq -r ".commits[].id" out.json >>all
 		jq -e ".truncated" out.json >/dev/null || break
 		cur=$(jq -r .next_cursor out.json)
@@ -110,10 +94,10 @@ test_expect_success 'list_commits: cursor paging covers the history once' '
 '
 
 test_expect_success 'list_commits: cursor paging with a path' '
-	ok list_commits "{$R,\"path\":\"src\",\"limit\":1}" &&
+	tool_ok list_commits "{$R,\"path\":\"src\",\"limit\":1}" &&
 	jq -r ".commits[].id" out.json >all &&
 	cur=$(jq -r .next_cursor out.json) &&
-	ok list_commits "{$R,\"path\":\"src\",\"limit\":5,\"cursor\":\"$cur\"}" &&
+	tool_ok list_commits "{$R,\"path\":\"src\",\"limit\":5,\"cursor\":\"$cur\"}" &&
 	jq -r ".commits[].id" out.json >>all &&
 	jq -e ".truncated == false" out.json &&
 	gf_git log --format=%H main -- src >expect &&
@@ -142,7 +126,7 @@ test_expect_success 'list_commits: limit out of range names the argument' '
 # ---- get_tree
 
 test_expect_success 'get_tree: the root as git ls-tree shows it' '
-	ok get_tree "{$R}" &&
+	tool_ok get_tree "{$R}" &&
 	jq -r ".entries[] | \"\(.mode) \(.id)\t\(.name)\"" out.json >got &&
 	gf_git ls-tree main | sed "s/ [a-z]* / /" >expect &&
 	test_cmp expect got &&
@@ -157,28 +141,28 @@ test_expect_success 'get_tree: types and sizes' '
 '
 
 test_expect_success 'get_tree: a subdirectory, with or without a trailing slash' '
-	ok get_tree "{$R,\"path\":\"src/lib\"}" &&
+	tool_ok get_tree "{$R,\"path\":\"src/lib\"}" &&
 	jq -c "[.entries[] | [.name, .path, .type]]" out.json >got &&
 	echo "[[\"a.c\",\"src/lib/a.c\",\"blob\"],[\"deep\",\"src/lib/deep\",\"tree\"]]" >expect &&
 	test_cmp expect got &&
-	ok get_tree "{$R,\"path\":\"src/lib/\"}" &&
+	tool_ok get_tree "{$R,\"path\":\"src/lib/\"}" &&
 	jq -c "[.entries[] | [.name, .path, .type]]" out.json >got2 &&
 	test_cmp expect got2
 '
 
 test_expect_success 'get_tree at another ref' '
-	ok get_tree "{$R,\"ref\":\"feature\",\"path\":\"src\"}" &&
+	tool_ok get_tree "{$R,\"ref\":\"feature\",\"path\":\"src\"}" &&
 	jq -e "[.entries[].name] | index(\"feature.c\") != null" out.json &&
 	jq -e ".commit == \"$GF_F2\"" out.json
 '
 
 test_expect_success 'get_tree: paging with limit and offset' '
-	ok get_tree "{$R,\"limit\":5}" &&
+	tool_ok get_tree "{$R,\"limit\":5}" &&
 	jq -e ".truncated == true and .next_offset == 5 and (.entries | length) == 5" out.json &&
 	jq -r ".entries[].name" out.json >all &&
 	off=5 &&
 	while :; do
-		ok get_tree "{$R,\"limit\":5,\"offset\":$off}" || return 1
+		tool_ok get_tree "{$R,\"limit\":5,\"offset\":$off}" || return 1
 		jq -r ".entries[].name" out.json >>all
 		jq -e ".truncated" out.json >/dev/null || break
 		off=$(jq -r .next_offset out.json)
@@ -201,7 +185,7 @@ test_expect_success 'get_tree: a file, a missing path, a missing ref' '
 # ---- get_file_contents line windows
 
 test_expect_success 'get_file_contents: a small file is whole, with its line counts' '
-	ok get_file_contents "{$R,\"path\":\"README.md\"}" &&
+	tool_ok get_file_contents "{$R,\"path\":\"README.md\"}" &&
 	jq -e ".total_lines == 4 and .start_line == 1 and .end_line == 4 and .truncated == false and (has(\"next_offset\") | not)" out.json &&
 	jq -j .content out.json >got &&
 	gf_git cat-file -p main:README.md >expect &&
@@ -209,11 +193,11 @@ test_expect_success 'get_file_contents: a small file is whole, with its line cou
 '
 
 test_expect_success 'get_file_contents: the default window is 2000 lines' '
-	ok get_file_contents "{$R,\"path\":\"large.txt\",\"ref\":\"feature\"}" &&
+	tool_ok get_file_contents "{$R,\"path\":\"large.txt\",\"ref\":\"feature\"}" &&
 	jq -e ".total_lines == 4000 and .start_line == 1 and .end_line == 2000 and .truncated == true and .next_offset == 2001" out.json &&
 	jq -e ".note | test(\"next_offset\")" out.json &&
 	jq -j .content out.json >got &&
-	ok get_file_contents "{$R,\"path\":\"large.txt\",\"ref\":\"feature\",\"offset\":2001}" &&
+	tool_ok get_file_contents "{$R,\"path\":\"large.txt\",\"ref\":\"feature\",\"offset\":2001}" &&
 	jq -e ".start_line == 2001 and .end_line == 4000 and .truncated == false" out.json &&
 	jq -j .content out.json >>got &&
 	gf_git cat-file -p feature:large.txt >expect &&
@@ -221,7 +205,7 @@ test_expect_success 'get_file_contents: the default window is 2000 lines' '
 '
 
 test_expect_success 'get_file_contents: offset and limit pick exact lines' '
-	ok get_file_contents "{$R,\"path\":\"large.txt\",\"ref\":\"feature\",\"offset\":10,\"limit\":5}" &&
+	tool_ok get_file_contents "{$R,\"path\":\"large.txt\",\"ref\":\"feature\",\"offset\":10,\"limit\":5}" &&
 	jq -e ".start_line == 10 and .end_line == 14 and .next_offset == 15 and .size == $(gf_git cat-file -s feature:large.txt)" out.json &&
 	jq -j .content out.json >got &&
 	gf_git cat-file -p feature:large.txt | sed -n 10,14p >expect &&
@@ -229,23 +213,23 @@ test_expect_success 'get_file_contents: offset and limit pick exact lines' '
 '
 
 test_expect_success 'get_file_contents: the last line without a newline counts' '
-	ok get_file_contents "{$R,\"path\":\"nonl.txt\",\"offset\":2}" &&
+	tool_ok get_file_contents "{$R,\"path\":\"nonl.txt\",\"offset\":2}" &&
 	jq -e ".total_lines == 2 and .start_line == 2 and .end_line == 2 and .content == \"last line without newline\"" out.json
 '
 
 test_expect_success 'get_file_contents: an answer never holds more than 256 KiB' '
-	ok get_file_contents "{$R,\"path\":\"wide.txt\",\"limit\":3000}" &&
+	tool_ok get_file_contents "{$R,\"path\":\"wide.txt\",\"limit\":3000}" &&
 	jq -e ".end_line == 2621 and .truncated == true and .next_offset == 2622" out.json &&
 	test "$(jq -j .content out.json | wc -c)" -le 262144 &&
 	jq -j .content out.json >got &&
-	ok get_file_contents "{$R,\"path\":\"wide.txt\",\"offset\":2622,\"limit\":3000}" &&
+	tool_ok get_file_contents "{$R,\"path\":\"wide.txt\",\"offset\":2622,\"limit\":3000}" &&
 	jq -j .content out.json >>got &&
 	gf_git cat-file -p main:wide.txt >expect &&
 	test_cmp expect got
 '
 
 test_expect_success 'get_file_contents: a line longer than 256 KiB is cut and says so' '
-	ok get_file_contents "{$R,\"path\":\"oneline.txt\"}" &&
+	tool_ok get_file_contents "{$R,\"path\":\"oneline.txt\"}" &&
 	jq -e ".truncated == true and .total_lines == 1 and .end_line == 1 and .size == 300001" out.json &&
 	test "$(jq -j .content out.json | wc -c)" = 262144 &&
 	jq -e ".note | test(\"cut\")" out.json
@@ -259,7 +243,7 @@ test_expect_success 'get_file_contents: offset past the end is an error naming t
 '
 
 test_expect_success 'get_file_contents: binary stays base64 with its size' '
-	ok get_file_contents "{$R,\"path\":\"data.bin\"}" &&
+	tool_ok get_file_contents "{$R,\"path\":\"data.bin\"}" &&
 	jq -e ".encoding == \"base64\" and .size == $(gf_git cat-file -s main:data.bin)" out.json &&
 	jq -r .content out.json | base64 -d >got &&
 	gf_git cat-file -p main:data.bin >expect &&
@@ -267,7 +251,7 @@ test_expect_success 'get_file_contents: binary stays base64 with its size' '
 '
 
 test_expect_success 'get_file_contents: non-UTF-8 text comes base64, lines still counted' '
-	ok get_file_contents "{$R,\"path\":\"latin1.txt\"}" &&
+	tool_ok get_file_contents "{$R,\"path\":\"latin1.txt\"}" &&
 	jq -e ".encoding == \"base64\" and .total_lines == 1" out.json &&
 	jq -r .content out.json | base64 -d >got &&
 	gf_git cat-file -p main:latin1.txt >expect &&
@@ -295,7 +279,7 @@ for call in 'list_branches {}' 'list_commits {}' 'get_tree {}' \
 		tool_text >missing.txt &&
 		test_cmp missing.txt hidden.txt &&
 		args=\$(jq -nc --argjson e '$extra' '{repo: \"bob/hidden\"} + \$e') &&
-		ok $tool \"\$args\" \"\$BOB_TOKEN\"
+		tool_ok $tool \"\$args\" \"\$BOB_TOKEN\"
 	"
 done
 
@@ -316,7 +300,7 @@ settle () {
 reads_at () {
 	local i
 	for i in 1 2 3 4; do
-		ok get_file_contents "{$R,\"path\":\"README.md\",\"ref\":\"$1\"}" &&
+		tool_ok get_file_contents "{$R,\"path\":\"README.md\",\"ref\":\"$1\"}" &&
 		jq -e --arg c "$2" ".commit == \$c" out.json >/dev/null ||
 			{ echo "read $i at $1: $(cat out.json 2>/dev/null)"; return 1; }
 	done

@@ -6,20 +6,6 @@
 start_all
 setup_git_fixtures || { echo "Bail out! fixtures"; exit 1; }
 
-ok () {
-	tool_call "$1" "$2" --token "${3:-$ALICE_TOKEN}" &&
-	test_status 200 &&
-	test_jq ".result.isError != true" &&
-	tool_text >out.json
-}
-
-tool_error () {
-	test_status 200 &&
-	test_json .result.isError true &&
-	tool_text >errtext &&
-	grep -E -- "$1" errtext || { echo "error text: $(cat errtext)"; return 1; }
-}
-
 R='"repo":"alice/gitfix"'
 
 # all_pages ARGS_JSON OUT: calls compare_refs page by page, the patch text into OUT.
@@ -28,7 +14,7 @@ all_pages () {
 	local off=0 pages=0
 	: >"$2"
 	while :; do
-		ok compare_refs "$(printf '%s' "$1" | jq -c --argjson o "$off" '. + {offset: $o}')" || return 1
+		tool_ok compare_refs "$(printf '%s' "$1" | jq -c --argjson o "$off" '. + {offset: $o}')" || return 1
 		jq -j .patch out.json >page || return 1
 		cat page >>"$2"
 		pages=$((pages + 1))
@@ -50,7 +36,7 @@ test_expect_success 'three-dot: the patch is git diff main...feature, paged' '
 '
 
 test_expect_success 'three-dot is the default and names the merge base' '
-	ok compare_refs "{$R,\"base\":\"main\",\"head\":\"feature\"}" &&
+	tool_ok compare_refs "{$R,\"base\":\"main\",\"head\":\"feature\"}" &&
 	jq -e ".three_dot == true and .merge_base == \"$(gf_git merge-base main feature)\"" out.json &&
 	jq -e ".base_commit == \"$GF_MERGE\" and .head_commit == \"$GF_F2\"" out.json &&
 	jq -e ".truncated == true and .offset == 0 and .next_offset > 0" out.json
@@ -84,14 +70,14 @@ test_expect_success 'two-dot: the patch is git diff main feature' '
 '
 
 test_expect_success 'two-dot and three-dot differ where main moved on' '
-	ok compare_refs "{$R,\"base\":\"main\",\"head\":\"feature\",\"three_dot\":false}" &&
+	tool_ok compare_refs "{$R,\"base\":\"main\",\"head\":\"feature\",\"three_dot\":false}" &&
 	jq -e "[.files[].path] | index(\"README.md\") != null and index(\"src/util.h\") != null" out.json &&
-	ok compare_refs "{$R,\"base\":\"main\",\"head\":\"feature\"}" &&
+	tool_ok compare_refs "{$R,\"base\":\"main\",\"head\":\"feature\"}" &&
 	jq -e "[.files[].path] | index(\"README.md\") == null" out.json
 '
 
 test_expect_success 'a small compare is whole: commits and tags as refs' '
-	ok compare_refs "{$R,\"base\":\"$GF_M1\",\"head\":\"zeta\"}" &&
+	tool_ok compare_refs "{$R,\"base\":\"$GF_M1\",\"head\":\"zeta\"}" &&
 	jq -j .patch out.json >got &&
 	gf_git diff $GF_M1...zeta >expect &&
 	test_cmp expect got &&
@@ -99,7 +85,7 @@ test_expect_success 'a small compare is whole: commits and tags as refs' '
 '
 
 test_expect_success 'per-file patch: one file, as git diff -- path' '
-	ok compare_refs "{$R,\"base\":\"main\",\"head\":\"feature\",\"path\":\"src/feature.c\"}" &&
+	tool_ok compare_refs "{$R,\"base\":\"main\",\"head\":\"feature\",\"path\":\"src/feature.c\"}" &&
 	jq -j .patch out.json >got &&
 	gf_git diff main...feature -- src/feature.c >expect &&
 	test_cmp expect got &&
@@ -115,12 +101,12 @@ test_expect_success 'per-file patch: a large file pages on its own' '
 '
 
 test_expect_success 'per-file patch: a renamed file by its new or old path' '
-	ok compare_refs "{$R,\"base\":\"main\",\"head\":\"feature\",\"path\":\"new-name.txt\"}" &&
+	tool_ok compare_refs "{$R,\"base\":\"main\",\"head\":\"feature\",\"path\":\"new-name.txt\"}" &&
 	jq -j .patch out.json >got &&
 	head -n 1 got | grep -Fx "diff --git a/old-name.txt b/new-name.txt" &&
 	grep -Fx "rename from old-name.txt" got &&
 	grep -Fx "+renamed line 10" got &&
-	ok compare_refs "{$R,\"base\":\"main\",\"head\":\"feature\",\"path\":\"old-name.txt\"}" &&
+	tool_ok compare_refs "{$R,\"base\":\"main\",\"head\":\"feature\",\"path\":\"old-name.txt\"}" &&
 	jq -j .patch out.json >got2 &&
 	test_cmp got got2
 '
@@ -131,11 +117,11 @@ test_expect_success 'per-file patch of an unchanged file names it' '
 '
 
 test_expect_success 'binary and no-newline files as git prints them' '
-	ok compare_refs "{$R,\"base\":\"main\",\"head\":\"feature\",\"path\":\"data.bin\"}" &&
+	tool_ok compare_refs "{$R,\"base\":\"main\",\"head\":\"feature\",\"path\":\"data.bin\"}" &&
 	jq -j .patch out.json >got &&
 	gf_git diff main...feature -- data.bin >expect &&
 	test_cmp expect got &&
-	ok compare_refs "{$R,\"base\":\"main\",\"head\":\"feature\",\"path\":\"nonl.txt\"}" &&
+	tool_ok compare_refs "{$R,\"base\":\"main\",\"head\":\"feature\",\"path\":\"nonl.txt\"}" &&
 	jq -j .patch out.json >got &&
 	gf_git diff main...feature -- nonl.txt >expect &&
 	test_cmp expect got &&
@@ -143,7 +129,7 @@ test_expect_success 'binary and no-newline files as git prints them' '
 '
 
 test_expect_success 'the same ref twice: nothing changed' '
-	ok compare_refs "{$R,\"base\":\"main\",\"head\":\"main\"}" &&
+	tool_ok compare_refs "{$R,\"base\":\"main\",\"head\":\"main\"}" &&
 	jq -e ".files == [] and .patch == \"\" and .truncated == false and .patch_total == 0" out.json
 '
 
@@ -175,7 +161,7 @@ test_expect_success 'a private repository of another user is not found' '
 	tool_call compare_refs "{\"repo\":\"bob/nothing\",\"base\":\"v1.0\",\"head\":\"main\"}" &&
 	tool_text >missing.txt &&
 	test_cmp missing.txt hidden.txt &&
-	ok compare_refs "{\"repo\":\"bob/hidden\",\"base\":\"v1.0\",\"head\":\"main\"}" "$CAROL_TOKEN" &&
+	tool_ok compare_refs "{\"repo\":\"bob/hidden\",\"base\":\"v1.0\",\"head\":\"main\"}" "$CAROL_TOKEN" &&
 	jq -j .patch out.json >got &&
 	git --git-dir="$TRASH/fixture.git" diff v1.0...main >expect &&
 	test_cmp expect got

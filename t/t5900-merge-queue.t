@@ -2,7 +2,8 @@
 # t5900: merge_pull_request queues a merge and `forgemcp worker` does it with
 # libgit2 on the bare repository: each strategy, conflicts, refusals, a
 # target or a head that moves, issues closed by a merge, two merges into one
-# branch, and a worker that dies half-way (FORGEMCP_WORKER_FAULT).
+# branch, and a worker that dies or stops half-way (FORGEMCP_WORKER_FAULT and
+# FORGEMCP_WORKER_PAUSE, in --enable-debug builds only).
 . ./test-lib.sh
 . "$TEST_DIRECTORY/lib/fixtures-forge.sh"
 
@@ -286,7 +287,7 @@ test_expect_success 'the target moved between queue and merge: rebuilt on the ne
 	test "$(db_sql "select base_commit from merges order by id desc limit 1")" = "$moved"
 '
 
-test_expect_success 'the target moved during the merge (after the result was built): built again on it' '
+test_expect_success DEBUG_HOOKS 'the target moved during the merge (after the result was built): built again on it' '
 	branch dm && commit_file dm dm.txt "dm\n" "dm: one" &&
 	open_pr dm "Moving during the merge" && n=$PR &&
 	merge $n 1 && forge_ok &&
@@ -336,7 +337,7 @@ test_expect_success 'two merges queued at once into one branch, two workers: bot
 	test "$($G rev-list --first-parent "$before..main" | wc -l)" = 2
 '
 
-test_expect_success 'worker dies after recording the result: ref not moved, then merged once' '
+test_expect_success DEBUG_HOOKS 'worker dies after recording the result: ref not moved, then merged once' '
 	branch k1 && commit_file k1 k1.txt "k1\n" "k1: one" &&
 	open_pr k1 "Killed after result" && n=$PR &&
 	before=$($G rev-parse main) &&
@@ -354,7 +355,7 @@ test_expect_success 'worker dies after recording the result: ref not moved, then
 	test "$(db_sql "select count(*) from events e join pull_requests p on p.id = e.pull_request_id where e.kind = \"merged\" and p.number = $n")" = 1
 '
 
-test_expect_success 'worker dies after moving the ref: completed from the record, not merged twice' '
+test_expect_success DEBUG_HOOKS 'worker dies after moving the ref: completed from the record, not merged twice' '
 	branch k2 && commit_file k2 k2.txt "k2\n" "k2: one" &&
 	tool_call create_issue "{\"repo\":\"$P\",\"title\":\"closed after a crash\"}" --token "$DAVE_TOKEN" && forge_ok &&
 	i=$(jq -r .number out.json) &&

@@ -58,13 +58,6 @@ cgi_search () {
 }
 
 # tool_error REGEX: the last response is an in-band tool error whose text matches
-tool_error () {
-	test_status 200 &&
-	test_json .result.isError true &&
-	test_jq "has(\"error\") | not" &&
-	tool_text >errtext &&
-	grep -E -- "$1" errtext || { echo "error text: $(cat errtext)"; return 1; }
-}
 
 # last_fake: the fake's log line of the latest request
 last_fake () {

@@ -151,7 +151,7 @@ round () {
 	sleep 1.5 &&
 	now >"$1.t_down" &&
 	if test "$2" = kill; then
-		kill -KILL "$DB_PID" && wait_for 30 eval "! proc_alive $DB_PID"; DB_PID=
+		disown "$DB_PID" 2>/dev/null; kill -KILL "$DB_PID" && wait_for 30 eval "! proc_alive $DB_PID"; DB_PID=
 	else
 		stop_db_only
 	fi &&

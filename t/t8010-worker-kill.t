@@ -116,7 +116,7 @@ test_expect_success 'SIGTERM to a busy worker, 6 times under load: nothing fails
 
 test_expect_success 'SIGTERM to the master under load: it exits 0, leaves no worker, every 200 is whole' '
 	bodies stop >stop.bodies &&
-	workers >workers.last &&
+	proc_stamps $(workers) >workers.last &&
 	load_start stop 8 stop.bodies --timeout 5 &&
 	sleep 1 &&
 	kill -TERM "$SERVER_PID" &&

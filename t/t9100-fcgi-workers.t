@@ -47,6 +47,7 @@ test_expect_success 'both workers killed at once are both replaced' '
 	wait_for 10 eval "test \"\$(workers | wc -l)\" = 2" &&
 	workers >after2 &&
 	test_must_fail grep -qxFf before2 after2 &&
+	proc_stamps $(cat after2) >after2.stamps &&
 	mcp_legacy ping null && test_status 200
 '
 
@@ -94,7 +95,7 @@ test_expect_success 'SIGTERM finishes an in-flight request, then the master exit
 '
 
 test_expect_success 'after SIGTERM no worker is left' '
-	test -z "$(cat after2 | while read p; do proc_alive "$p" && echo "$p"; done)"
+	test -z "$(cat after2.stamps | while read p; do proc_alive "$p" && echo "$p"; done)"
 '
 
 test_expect_success 'a restarted master serves again' '
@@ -104,8 +105,8 @@ test_expect_success 'a restarted master serves again' '
 '
 
 test_expect_success 'SIGTERM on an idle master exits 0 promptly' '
-	pids=$(workers) &&
-	for p in $pids; do test_register_pid "$p"; done &&
+	pids=$(proc_stamps $(workers)) &&
+	for p in $pids; do test_register_pid "${p%%:*}"; done &&
 	stop_pid "$SERVER_PID" 10 &&
 	test "$STOP_STATUS" = 0 &&
 	SERVER_PID= &&

@@ -125,7 +125,7 @@ test_expect_success 'a second run reuses the state: fast, same token, no re-impo
 '
 
 test_expect_success 'stop stops everything it started' '
-	pids=$(cat "$QS_STATE"/run/*.pid) &&
+	pids=$(for p in $(cat "$QS_STATE"/run/*.pid); do proc_stamp "$p"; done) &&
 	test -n "$pids" &&
 	FORGEMCP_STATE=$QS_STATE "$QS" stop &&
 	for p in $pids; do test_must_fail proc_alive "$p" || return 1; done &&

@@ -96,8 +96,8 @@ if test -x "$SSA"; then
 	'
 
 	test_expect_success 'socket activation: SIGTERM stops the master and its workers' '
-		workers=$(pgrep -P $ACT_PID) &&
-		for p in $workers; do test_register_pid "$p"; done &&
+		workers=$(proc_stamps $(pgrep -P $ACT_PID)) &&
+		for p in $workers; do test_register_pid "${p%%:*}"; done &&
 		stop_pid "$ACT_PID" 15 &&
 		test "$STOP_STATUS" = 0 &&
 		for p in $workers; do test_must_fail proc_alive "$p" || return 1; done

@@ -12,6 +12,13 @@
 #include "log.h"
 #include "store/repo.h"
 
+/* Whether this build has the test-only hooks of --enable-debug; --version says. */
+#ifdef FM_DEBUG_HOOKS
+#define CLI_DEBUG_HOOKS	"yes"
+#else
+#define CLI_DEBUG_HOOKS	"no"
+#endif
+
 static void
 usage(FILE *f)
 {
@@ -39,7 +46,8 @@ usage(FILE *f)
 	    "  --config FILE  configuration file (default $FORGEMCP_CONFIG or %s);\n"
 	    "                 every key can be overridden by FORGEMCP_<KEY>\n"
 	    "  --help         this text; 'forgemcp COMMAND --help' for a command\n"
-	    "  --version      print the version\n", CONFIG_DEFAULT_PATH);
+	    "  --version      print the version and whether the build has debug hooks\n",
+	    CONFIG_DEFAULT_PATH);
 }
 
 const char *
@@ -140,7 +148,7 @@ main(int argc, char **argv)
 			return 0;
 		}
 		if (strcmp(argv[ai], "--version") == 0) {
-			printf("forgemcp %s\n", PACKAGE_VERSION);
+			printf("forgemcp %s\ndebug hooks: %s\n", PACKAGE_VERSION, CLI_DEBUG_HOOKS);
 			return 0;
 		}
 		if (strcmp(argv[ai], "--config") == 0 && ai + 1 < argc) {

@@ -261,6 +261,13 @@ merge_worker_init(struct merge_worker *w, struct db *db, struct repo_cache *repo
 	w->mail_host = mail;
 }
 
+#ifdef FM_DEBUG_HOOKS
+/*
+ * The hooks below let the tests crash or stop a worker at a chosen point of
+ * a merge.  Only --enable-debug builds have them: a production worker does
+ * not look at these variables.
+ */
+
 /* FORGEMCP_WORKER_FAULT=point: dies at that point, as a crash would (tests only). */
 static void
 fault(const char *point)
@@ -297,6 +304,10 @@ pause_at(const char *point)
 	for (i = 0; i < 1200 && access(path, F_OK) == 0; i++)
 		usleep(50 * 1000);
 }
+#else
+#define fault(point)	((void)0)
+#define pause_at(point)	((void)0)
+#endif
 
 /* The pull request, its revision and the commit identity of a merge. */
 struct merge_job {

@@ -40,18 +40,6 @@ static const char SQL_EVENT_LIST_ISSUE[] =
 static const char SQL_EVENT_LIST_PULL[] =
     EVENT_COLS "WHERE e.pull_request_id = ? ORDER BY e.id LIMIT ? OFFSET ?";
 
-const char *
-forge_event_name(enum forge_event_kind k)
-{
-	return k < FORGE_EVENT__MAX ? event_names[k] : "opened";
-}
-
-const char *
-forge_cause_name(enum forge_cause c)
-{
-	return c < FORGE_CAUSE__MAX ? cause_names[c] : "user";
-}
-
 int
 forge_event_insert(struct db *db, enum forge_kind kind, uint64_t parent_id, uint64_t actor_id,
     enum forge_event_kind what, enum forge_cause cause, int64_t source_number,

@@ -70,12 +70,6 @@ static const char *const reason_names[FORGE_REASON__MAX] = {
 	"review_requested",	/* FORGE_REASON_REVIEW_REQUESTED */
 };
 
-const char *
-forge_reason_name(enum forge_reason r)
-{
-	return r < FORGE_REASON__MAX ? reason_names[r] : "mention";
-}
-
 int
 forge_user_id(struct db *db, uint64_t *out, const char *login, struct err *e)
 {

@@ -6,6 +6,9 @@
 struct err;
 struct repo_cache;
 
+#define REPO_REF_MAX		255	/* a reference name */
+#define REPO_PATH_MAX		4096	/* a path in a repository, or of one */
+
 /* Logs libgit2's last error under what and records code with the public msg in e. */
 int	repo_git_fail(struct err *e, int code, const char *what, const char *msg);
 /*
@@ -17,9 +20,22 @@ int	repo_open(struct repo_cache *c, git_repository **out, const char *owner,
 	    const char *name, struct err *e);
 /* Refuses refs that are not a plain branch, tag or commit id (ERR_INVALID). */
 int	repo_ref_check(const char *ref, struct err *e);
-/* A checked ref to a commit the caller frees; ERR_NOTFOUND "ref 'x' not found". */
+/*
+ * A ref (checked with repo_ref_check first) to a commit the caller frees:
+ * HEAD, refs/..., a branch, a tag, then a commit id; ERR_NOTFOUND "ref 'x'
+ * not found".
+ */
 int	repo_ref_commit(git_repository *r, git_commit **out, const char *ref, struct err *e);
+/* Refuses an owner or a name that is not a valid repository name (ERR_INVALID). */
+int	repo_names_check(const char *owner, const char *name, struct err *e);
+/* <root>/<owner>/<name>.git, allocated (the caller frees it); NULL when out of memory. */
+char	*repo_path(const char *root, const char *owner, const char *name);
 /* A relative path of non-empty segments, none "." or ".." (ERR_INVALID). */
 int	repo_path_check(const char *path, struct err *e);
+
+/* A valid branch name (ERR_INVALID "invalid branch name ..." otherwise). */
+int	repo_branch_check(const char *branch, struct err *e);
+/* Forgets every remembered ref (at shutdown). */
+void	repo_ref_memo_clear(void);
 
 #endif

@@ -28,27 +28,6 @@ void	repo_cache_free(struct repo_cache *c);
  */
 void	repo_cache_close_all(struct repo_cache *c);
 
-struct repo_file {
-	char	*data;		/* owned; the (possibly capped) bytes */
-	size_t	 len;		/* bytes in data */
-	size_t	 size;		/* full blob size */
-	int	 binary;	/* libgit2's binary heuristic */
-	int	 truncated;	/* size > cap */
-	char	 commit[41];	/* the commit the ref resolved to */
-};
-
-/*
- * Reads path at ref (branch, tag, or full/abbreviated commit id) in
- * <root>/<owner>/<name>.git.  ref NULL or "" means HEAD.  At most cap bytes
- * are copied.  Refs and paths are validated here: "..", absolute paths,
- * NULs and "@{" are refused (ERR_INVALID).  ERR_NOTFOUND with a message
- * naming the ref or the path when either is missing; ERR_INVALID when path
- * names a directory.
- */
-int	repo_read_file(struct repo_cache *c, struct repo_file *out, const char *owner,
-	    const char *name, const char *ref, const char *path, size_t cap, struct err *e);
-void	repo_file_release(struct repo_file *f);
-
 /* Creates an empty bare repository with HEAD at refs/heads/<branch>. */
 int	repo_create(const char *root, const char *owner, const char *name,
 	    const char *branch, struct err *e);
@@ -66,7 +45,12 @@ int	repo_head_branch(const char *root, const char *owner, const char *name,
  */
 int	repo_remove(const char *root, const char *owner, const char *name, struct err *e);
 
-/* Resolves ref (same rules as repo_read_file) to a commit id; ERR_NOTFOUND "ref 'x' not found". */
+/*
+ * Resolves ref (branch, tag, or full/abbreviated commit id; NULL or "" means
+ * HEAD) to a commit id.  Refs are validated here: anything else ("..",
+ * "@{", "~", control characters) is refused (ERR_INVALID).  ERR_NOTFOUND
+ * "ref 'x' not found".
+ */
 int	repo_resolve(struct repo_cache *c, char out[41], const char *owner, const char *name,
 	    const char *ref, struct err *e);
 /* Whether refs/heads/<branch> exists (*exists 0/1); ERR_INVALID for a bad branch name. */
@@ -163,7 +147,7 @@ struct repo_search {
 };
 
 /*
- * Searches every text blob of the tree at ref (as in repo_read_file) for
+ * Searches every text blob of the tree at ref (as in repo_resolve) for
  * opts->query: a case-insensitive (ASCII) fixed string by default, or a
  * pcre2 pattern (caseless, multiline) with match and depth limits.  One hit
  * per matching line, in tree order (path, then line).  Binary blobs are
@@ -277,10 +261,12 @@ struct repo_lines {
  * Lines [start, start + max_lines) of path at ref (start 1-based), but
  * never more than max_bytes: whole lines while they fit; a first line
  * longer than max_bytes is cut (cut_line).  Binary blobs give their first
- * max_bytes bytes.  Errors as repo_read_file, but a missing path is
+ * max_bytes bytes.  ref as in repo_resolve; path is relative, and
+ * absolute paths, "." and ".." segments are refused (ERR_INVALID).
  * ERR_NOTFOUND "File not found: path@ref" (ref as given, the text
- * get_file_contents shows); ERR_INVALID when start is past the end of a
- * non-empty file.
+ * get_file_contents shows) when the path is missing, naming the ref when
+ * the ref is; ERR_INVALID when path names a directory or a submodule, or
+ * when start is past the end of a non-empty file.
  */
 int	repo_read_lines(struct repo_cache *c, struct repo_lines *out, const char *owner,
 	    const char *name, const char *ref, const char *path, size_t start, size_t max_lines,

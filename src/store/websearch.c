@@ -1,11 +1,9 @@
 /* websearch: the web search provider adapters (Brave first) over one reused libcurl handle. */
-#include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#define CURL_DISABLE_TYPECHECK	1	/* the calls go through the pointers below */
 #include <curl/curl.h>
 #include <json-c/json.h>
 
@@ -31,83 +29,6 @@ struct websearch_provider {
 };
 
 /* The per-process handle: kept between requests so connections are reused. */
-/*
- * libcurl is opened the first time a search runs, not linked: with its
- * dependencies it is over half of the dynamic loading at exec, which every
- * CGI request and every server start would otherwise pay.
- */
-#define WS_LIBCURL	"libcurl.so.4"
-
-static struct {
-	void			*handle;
-	CURL			*(*easy_init)(void);
-	void			 (*easy_cleanup)(CURL *);
-	void			 (*easy_reset)(CURL *);
-	CURLcode		 (*easy_setopt)(CURL *, CURLoption, ...);
-	CURLcode		 (*easy_perform)(CURL *);
-	CURLcode		 (*easy_getinfo)(CURL *, CURLINFO, ...);
-	const char		*(*easy_strerror)(CURLcode);
-	char			*(*easy_escape)(CURL *, const char *, int);
-	void			 (*free)(void *);
-	struct curl_slist	*(*slist_append)(struct curl_slist *, const char *);
-	void			 (*slist_free_all)(struct curl_slist *);
-} lc;
-
-#define curl_easy_init		lc.easy_init
-#define curl_easy_cleanup	lc.easy_cleanup
-#define curl_easy_reset		lc.easy_reset
-#undef curl_easy_setopt		/* curl.h's own macros for these two */
-#undef curl_easy_getinfo
-#define curl_easy_setopt	lc.easy_setopt
-#define curl_easy_perform	lc.easy_perform
-#define curl_easy_getinfo	lc.easy_getinfo
-#define curl_easy_strerror	lc.easy_strerror
-#define curl_easy_escape	lc.easy_escape
-#define curl_free		lc.free
-#define curl_slist_append	lc.slist_append
-#define curl_slist_free_all	lc.slist_free_all
-
-/* Opens libcurl once; ERR_UPSTREAM when it is not installed. */
-static int
-ws_curl_load(struct err *e)
-{
-	static const struct {
-		const char	*name;
-		size_t		 off;
-	} sym[] = {
-#define S(f, n)	{ n, offsetof(__typeof__(lc), f) }
-		S(easy_init, "curl_easy_init"), S(easy_cleanup, "curl_easy_cleanup"),
-		S(easy_reset, "curl_easy_reset"), S(easy_setopt, "curl_easy_setopt"),
-		S(easy_perform, "curl_easy_perform"), S(easy_getinfo, "curl_easy_getinfo"),
-		S(easy_strerror, "curl_easy_strerror"), S(easy_escape, "curl_easy_escape"),
-		S(free, "curl_free"), S(slist_append, "curl_slist_append"),
-		S(slist_free_all, "curl_slist_free_all"),
-#undef S
-	};
-	void	*h, *f;
-	size_t	 i;
-
-	if (lc.handle != NULL)
-		return 0;
-	if ((h = dlopen(WS_LIBCURL, RTLD_NOW | RTLD_LOCAL)) == NULL) {
-		log_error("web search: cannot load %s: %s", WS_LIBCURL, dlerror());
-		return err_set(e, ERR_UPSTREAM, "web search is unavailable: the server cannot "
-		    "load libcurl (install libcurl4)");
-	}
-	for (i = 0; i < sizeof(sym) / sizeof(sym[0]); i++) {
-		if ((f = dlsym(h, sym[i].name)) == NULL) {
-			log_error("web search: %s has no %s", WS_LIBCURL, sym[i].name);
-			dlclose(h);
-			memset(&lc, 0, sizeof(lc));
-			return err_set(e, ERR_UPSTREAM, "web search is unavailable: the server's "
-			    "libcurl is unusable");
-		}
-		memcpy((char *)&lc + sym[i].off, &f, sizeof(f));
-	}
-	lc.handle = h;
-	return 0;
-}
-
 static CURL	*ws_curl;
 
 /* A response body read into memory, capped at WEBSEARCH_RESPONSE_MAX. */
@@ -161,14 +82,6 @@ websearch_results_free(struct websearch_result *v, size_t n)
 	free(v);
 }
 
-void
-websearch_shutdown(void)
-{
-	if (ws_curl != NULL && lc.handle != NULL)
-		curl_easy_cleanup(ws_curl);
-	ws_curl = NULL;
-}
-
 /* Whether s holds a byte that cannot go into an HTTP header value. */
 static int
 has_ctl(const char *s)
@@ -191,8 +104,6 @@ ws_get(struct ws_body *body, const char *url, struct curl_slist *headers, unsign
 	long		 status = 0, ctimeout;
 	CURLcode	 cc;
 
-	if (ws_curl_load(e) != 0)
-		return e->code;
 	if (ws_curl == NULL && (ws_curl = curl_easy_init()) == NULL)
 		return err_set(e, ERR_NOMEM, "out of memory");
 	curl_easy_reset(ws_curl);	/* keeps live connections and the DNS cache */
@@ -342,8 +253,6 @@ brave_search(struct websearch_result **out, size_t *n, const struct config *cfg,
 	size_t			 alen;
 	int			 rc = 0;
 
-	if ((rc = ws_curl_load(e)) != 0)
-		return rc;
 	if (has_ctl(cfg->brave_api_key)) {
 		rc = err_set(e, ERR_CONFIG, "web search is misconfigured: BRAVE_SEARCH_API_KEY "
 		    "holds control characters; the operator must fix it");

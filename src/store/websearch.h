@@ -47,8 +47,6 @@ void	websearch_results_free(struct websearch_result *v, size_t n);
  * network, no database, so a caller can refuse before counting a search.
  */
 int	websearch_check(const struct config *cfg, struct err *e);
-/* Frees the per-process HTTP handle (optional; safe to call more than once). */
-void	websearch_shutdown(void);
 
 /*
  * Admits one search by user_id under a sliding window of one hour, shared

@@ -1,0 +1,181 @@
+# lib-db.sh: the throwaway MariaDB of a test script and the configuration of the instance under test.
+#
+# Sourced by t/test-lib.sh; not meant to be run or sourced on its own.
+# Licensed under the ISC license, see LICENSE.
+
+# ---------------------------------------------------------------------------
+# MariaDB: a throwaway server per script, copied from a template datadir.
+
+DB_SOCK=$TRASH/db.sock
+DB_USER=forgemcp
+DB_PASSWORD=forgemcp-test-secret
+DB_NAME=forgemcp
+DB_PID=
+
+mariadbd_bin () {
+	for b in mariadbd /usr/sbin/mariadbd mysqld /usr/sbin/mysqld; do
+		if command -v "$b" >/dev/null 2>&1; then
+			command -v "$b"
+			return 0
+		fi
+	done
+	return 1
+}
+
+mariadb_client () {
+	if command -v mariadb >/dev/null 2>&1; then echo mariadb; else echo mysql; fi
+}
+
+# Options shared by the template build and every run: small and fast.
+DB_OPTS="--innodb-buffer-pool-size=32M --innodb-log-file-size=8M
+	--innodb-flush-log-at-trx-commit=0 --innodb-doublewrite=0
+	--skip-log-bin --character-set-server=utf8mb4
+	--collation-server=utf8mb4_unicode_ci --default-time-zone=+00:00"
+
+db_user_opt () {
+	if is_root; then echo --user=root; fi
+}
+
+# db_start_in DATADIR SOCKET PIDFILE LOG: starts mariadbd in the background
+# as a child of this shell (never call it inside $(...): the server would be
+# a grandchild, and `wait` would return at once); DB_STARTED holds its pid.
+db_start_in () {
+	# shellcheck disable=SC2086
+	"$(mariadbd_bin)" --no-defaults $(db_user_opt) --datadir="$1" \
+		--socket="$2" --pid-file="$3" --log-error="$4" \
+		--skip-networking $DB_OPTS >>"$4" 2>&1 &
+	DB_STARTED=$!
+}
+
+db_ping () {
+	"$(mariadb_client)" --no-defaults -S "$1" -u root -e 'select 1' >/dev/null 2>&1
+}
+
+build_template_ () {
+	rm -rf "$TEMPLATE.tmp"
+	mkdir -p "$TEMPLATE.tmp/data" || return 1
+	# shellcheck disable=SC2086
+	mariadb-install-db --no-defaults $(db_user_opt) --datadir="$TEMPLATE.tmp/data" \
+		--auth-root-authentication-method=normal --skip-test-db \
+		$DB_OPTS >"$TEMPLATE.tmp/install.log" 2>&1 || {
+		cat "$TEMPLATE.tmp/install.log" >&2
+		return 1
+	}
+	sock=$TEMPLATE.tmp/s
+	db_start_in "$TEMPLATE.tmp/data" "$sock" "$TEMPLATE.tmp/pid" "$TEMPLATE.tmp/err.log"
+	pid=$DB_STARTED
+	if ! wait_for 60 db_ping "$sock"; then
+		cat "$TEMPLATE.tmp/err.log" >&2
+		stop_pid "$pid" 30
+		return 1
+	fi
+	"$(mariadb_client)" --no-defaults -S "$sock" -u root <<-EOF || return 1
+	CREATE DATABASE $DB_NAME CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+	CREATE USER '$DB_USER'@'localhost' IDENTIFIED BY '$DB_PASSWORD';
+	GRANT ALL ON $DB_NAME.* TO '$DB_USER'@'localhost';
+	FLUSH PRIVILEGES;
+	EOF
+	# The datadir is copied only once the server is gone: a server still
+	# shutting down removes files (ibtmp1) under the copy's feet.
+	stop_pid "$pid" 60 || { echo "the template's mariadbd ignored SIGTERM" >&2; return 1; }
+	rm -f "$sock" "$TEMPLATE.tmp/pid"
+	touch "$TEMPLATE.tmp/ready"
+	rm -rf "$TEMPLATE" && mv "$TEMPLATE.tmp" "$TEMPLATE"
+}
+
+# ensure_template: builds the template datadir once; parallel scripts wait.
+ensure_template () {
+	test -f "$TEMPLATE/ready" && return 0
+	i=0
+	until mkdir "$TEMPLATE.lock" 2>/dev/null; do
+		test -f "$TEMPLATE/ready" && return 0
+		i=$((i + 1))
+		if test $i -gt 1200; then
+			echo "stale lock $TEMPLATE.lock" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+	ret=0
+	test -f "$TEMPLATE/ready" || build_template_ || ret=1
+	rmdir "$TEMPLATE.lock"
+	return $ret
+}
+
+start_db () {
+	mariadbd_bin >/dev/null || skip_all "mariadbd is not installed"
+	ensure_template || { echo "Bail out! cannot build the MariaDB template datadir"; exit 1; }
+	rm -rf "$TRASH/db"
+	cp -a "$TEMPLATE/data" "$TRASH/db" || exit 1
+	db_start_in "$TRASH/db" "$DB_SOCK" "$TRASH/db.pid" "$TRASH/db.log"
+	DB_PID=$DB_STARTED
+	if ! wait_for 60 db_ping "$DB_SOCK"; then
+		echo "Bail out! mariadbd did not start (see $TRASH/db.log)"
+		tail -n 20 "$TRASH/db.log" >&2
+		exit 1
+	fi
+	write_config
+}
+
+# stop_db [--discard]: stops the script's mariadbd: a clean shutdown, or
+# with --discard (the end of the script, whose datadir is thrown away) a
+# SIGKILL, which spares the shutdown's flushing.  Returns once it is gone.
+stop_db () {
+	test -n "$DB_PID" || return 0
+	if test "${1:-}" = --discard; then
+		# disowned first, so that bash does not report the job "Killed"
+		disown "$DB_PID" 2>/dev/null
+		kill -KILL "$DB_PID" 2>/dev/null
+		wait_for 30 eval "! proc_alive $DB_PID"
+	else
+		stop_pid "$DB_PID" 30
+	fi
+	DB_PID=
+}
+
+# db_sql 'SQL': runs SQL in the forgemcp database, tab-separated, no headers.
+db_sql () {
+	"$(mariadb_client)" --no-defaults -S "$DB_SOCK" -u root -N -B "$DB_NAME" -e "$1"
+}
+
+# ---------------------------------------------------------------------------
+# Configuration of the instance under test
+
+HTTP_PORT=
+CONFIG=$TRASH/forgemcp.conf
+
+write_config () {
+	test -n "$HTTP_PORT" || HTTP_PORT=$(free_port)
+	mkdir -p "$TRASH/repos"
+	cat >"$CONFIG" <<-EOF
+	# written by t/test-lib.sh for $TEST_NAME
+	db_socket = $DB_SOCK
+	db_user = $DB_USER
+	db_password = $DB_PASSWORD
+	db_name = $DB_NAME
+	repo_root = $TRASH/repos
+	endpoint = /mcp
+	base_url = http://127.0.0.1:$HTTP_PORT
+	allowed_origins = http://127.0.0.1:$HTTP_PORT,http://localhost:$HTTP_PORT
+	log_level = info
+	rate_limit = 1000000
+	rate_limit_anonymous = 1000000
+	token_cache_seconds = 0
+	EOF
+	FORGEMCP_CONFIG=$CONFIG
+	export FORGEMCP_CONFIG
+	BASE_URL=http://127.0.0.1:$HTTP_PORT
+}
+
+# config_set KEY VALUE: replaces or adds a key in the test configuration.
+# A running server must be restarted to see it.
+config_set () {
+	grep -v "^$1 *=" "$CONFIG" >"$CONFIG.tmp"
+	echo "$1 = $2" >>"$CONFIG.tmp"
+	mv "$CONFIG.tmp" "$CONFIG"
+}
+
+config_unset () {
+	grep -v "^$1 *=" "$CONFIG" >"$CONFIG.tmp"
+	mv "$CONFIG.tmp" "$CONFIG"
+}
