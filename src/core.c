@@ -25,6 +25,7 @@
 #include "store/db.h"
 #include "store/repo.h"
 #include "tool.h"
+#include "toolset.h"
 
 int
 core_init(struct core *out, const struct config *cfg, struct err *e)
@@ -194,6 +195,74 @@ core_path(const struct core_request *req)
 	if (asprintf(&p, "%s%s", sn ? sn : "", pi ? pi : "") < 0)
 		return NULL;
 	return p;
+}
+
+/*
+ * What follows the endpoint in path when path is the endpoint, or the
+ * endpoint with a client's choice of tools after it ("/x/<toolsets>",
+ * "/readonly", or both in that order): the suffix ("" for the endpoint
+ * itself), or NULL for any other path.
+ */
+static const char *
+core_endpoint_suffix(const char *path, const char *endpoint)
+{
+	size_t		 n = strlen(endpoint);
+	const char	*p, *sets;
+
+	if (strncmp(path, endpoint, n) != 0)
+		return NULL;
+	p = path + n;
+	if (strncmp(p, "/x/", 3) == 0) {
+		sets = p + 3;
+		if (*sets == '\0' || *sets == '/')
+			return NULL;
+		p = sets + strcspn(sets, "/");
+	}
+	if (strcmp(p, "/readonly") == 0)
+		p += strlen("/readonly");
+	return *p == '\0' ? path + n : NULL;
+}
+
+/*
+ * The client's choice of tools: the path's suffix (core_endpoint_suffix)
+ * and the X-MCP-Toolsets and X-MCP-Readonly headers, as GitHub's MCP
+ * server reads them.  0, or -1 with the refusal (a 400) in msg.
+ */
+static int
+core_toolsets(struct toolset_sel *out, const struct core_request *req, const char *suffix,
+    char *msg, size_t len)
+{
+	const char	*hs = http_env(req, "HTTP_X_MCP_TOOLSETS", NULL);
+	const char	*hr = http_env(req, "HTTP_X_MCP_READONLY", NULL);
+	const char	*ps = NULL;
+	char		 why[240];
+	size_t		 plen = 0;
+	int		 ro;
+
+	out->sets = TOOLSET_DEFAULT;
+	out->read_only = 0;
+	if (strncmp(suffix, "/x/", 3) == 0) {
+		ps = suffix + 3;
+		plen = strcspn(ps, "/");
+	}
+	if (ps != NULL && hs != NULL) {
+		snprintf(msg, len, "Bad Request: choose the toolsets in the path or in the "
+		    "X-MCP-Toolsets header, not both");
+		return -1;
+	}
+	if ((ps != NULL && toolset_parse(out, ps, plen, why, sizeof why) != 0) ||
+	    (hs != NULL && toolset_parse(out, hs, strlen(hs), why, sizeof why) != 0)) {
+		snprintf(msg, len, "Bad Request: %s", why);
+		return -1;
+	}
+	if (hr != NULL && (ro = toolset_flag(hr)) < 0) {
+		snprintf(msg, len, "Bad Request: X-MCP-Readonly takes true or false");
+		return -1;
+	}
+	plen = strlen(suffix);
+	out->read_only = (hr != NULL && ro == 1) ||
+	    (plen >= 9 && strcmp(suffix + plen - 9, "/readonly") == 0);
+	return 0;
 }
 
 /* Whether a Content-Type names application/json (parameters allowed). */
@@ -434,8 +503,10 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 	struct err		 e;
 	enum json_perr		 perr = JSON_PERR_NONE;
 	enum auth_result	 ar;
-	const char		*method, *origin, *authz, *addr, *ae;
-	char			*path = NULL, msg[200];
+	const char		*method, *origin, *authz, *addr, *ae, *suffix;
+	struct core_request	 chosen;
+	struct toolset_sel	 sel;
+	char			*path = NULL, msg[400];
 	int			 n_origin = 0;
 
 	err_clear(&e);
@@ -450,7 +521,7 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 		core_prm(c, req, resp);
 		goto done;
 	}
-	if (strcmp(path, cfg->endpoint) != 0) {
+	if ((suffix = core_endpoint_suffix(path, cfg->endpoint)) == NULL) {
 		snprintf(msg, sizeof(msg), "Not found: the MCP endpoint is %s", cfg->endpoint);
 		core_response_error(resp, 404, NULL, RPC_INVALID_REQUEST, msg, NULL);
 		goto done;
@@ -518,15 +589,21 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 		core_parse_failed(resp, perr);
 		goto done;
 	}
+	if (core_toolsets(&sel, req, suffix, msg, sizeof msg) != 0) {
+		core_response_error(resp, 400, core_body_id(body), RPC_INVALID_REQUEST, msg, NULL);
+		goto done;
+	}
+	chosen = *req;
+	chosen.toolsets = &sel;
 	/* the tools/list array goes in as a NUL byte, for core_compress to replace */
 	ae = http_env(req, "HTTP_ACCEPT_ENCODING", NULL);
 	if (ae != NULL && gz_accepted(ae)) {
 		tool_list_mark(1);
-		mcp_handle(c->db, c->repos, c->cfg, req, &who, body, resp);
+		mcp_handle(c->db, c->repos, c->cfg, &chosen, &who, body, resp);
 		if (tool_list_mark(0) > 0)
 			core_compress(resp);
 	} else
-		mcp_handle(c->db, c->repos, c->cfg, req, &who, body, resp);
+		mcp_handle(c->db, c->repos, c->cfg, &chosen, &who, body, resp);
 done:
 	json_object_put(body);
 	free(path);

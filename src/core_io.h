@@ -10,6 +10,7 @@
 
 struct config;
 struct json_object;
+struct toolset_sel;
 
 enum core_transport {
 	CORE_HTTP,	/* CORE_HTTP: FastCGI or CGI behind a web server */
@@ -32,6 +33,12 @@ struct core_request {
 	int			 body_unread;	/* longer than the cap: not read */
 	int			 body_short;	/* fewer bytes than CONTENT_LENGTH */
 	const char		*stdio_token;	/* CORE_STDIO: the token from --token */
+	/*
+	 * The tools the client chose (toolset.h); NULL: the default.  stdio's
+	 * front sets it from --toolsets and --read-only; for HTTP the core
+	 * reads the path and the X-MCP-Toolsets and X-MCP-Readonly headers.
+	 */
+	const struct toolset_sel *toolsets;
 };
 
 #define CORE_MAX_HEADERS	12

@@ -22,7 +22,12 @@
 	"with list_repositories to find a repository's owner/name; then read files " \
 	"(get_file_contents, get_tree, search_code), history (list_commits, " \
 	"list_branches, compare_refs), issues and pull requests. Reads are bounded; a " \
-	"result that was cut says so and names the argument that fetches the rest."
+	"result that was cut says so and names the argument that fetches the rest. " \
+	"The tools come in toolsets: repos, issues, pull_requests, notifications, users " \
+	"and search. A client that needs fewer tools chooses them with the " \
+	"X-MCP-Toolsets header (\"repos,issues\") or the path /mcp/x/repos,issues, " \
+	"and only the read-only tools with X-MCP-Readonly: true or /mcp/readonly " \
+	"(stdio: --toolsets, --read-only)."
 
 static const char *const mcp_legacy_versions[] = {
 	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
@@ -180,7 +185,7 @@ m_tools_list(struct mcp_call *k)
 	if (mcp_check_cursor(k) != 0)
 		return;
 	r = json_object_new_object();
-	json_object_object_add(r, "tools", tool_list_json());
+	json_object_object_add(r, "tools", tool_list_json(k->req->toolsets));
 	mcp_ok(k, r, 1);
 }
 
@@ -251,7 +256,8 @@ m_tools_call(struct mcp_call *k)
 		    "Invalid params: \"name\" must be a string without NUL characters", NULL);
 		return;
 	}
-	if ((idx = tool_find(name)) < 0) {
+	/* A tool outside the client's choice is as unknown as one that does not exist. */
+	if ((idx = tool_find(name)) < 0 || !tool_chosen((size_t)idx, k->req->toolsets)) {
 		snprintf(msg, sizeof(msg), "Unknown tool: %.200s", name);
 		mcp_fail(k, 200, RPC_INVALID_PARAMS, msg, NULL);
 		return;

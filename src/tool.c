@@ -16,6 +16,7 @@
 #include "service/service.h"
 #include "store/db.h"
 #include "tool.h"
+#include "toolset.h"
 
 #define TOOL_NOT_FOUND	"Repository not found or not accessible"
 
@@ -23,6 +24,7 @@ static struct schema	*tool_schemas[64];
 static struct json_object *tool_list;	/* the tools/list array, built once */
 static struct gz_piece	 tool_list_gzip;	/* its serialisation, deflated */
 static int		 tool_ready;
+static unsigned char	 tool_sets[64];	/* enum toolset of each tool */
 
 /* A value's serialisation, made once (tool_freeze): appended as is. */
 struct tool_text {
@@ -137,8 +139,10 @@ tool_describe(const struct tool *t, const struct schema *s)
 int
 tool_registry_init(struct err *e)
 {
-	size_t	i;
-	int	rc;
+	struct json_object	*t;
+	const char		*text;
+	size_t			 i, len;
+	int			 rc, ts;
 
 	if (tool_ready)
 		return 0;
@@ -156,6 +160,13 @@ tool_registry_init(struct err *e)
 			    "target or action", tool_table[i]->name);
 			goto fail;
 		}
+		if (tool_table[i]->toolset == NULL || (ts = toolset_find(tool_table[i]->toolset,
+		    strlen(tool_table[i]->toolset))) < 0) {
+			rc = err_set(e, ERR_CONFIG, "tool '%s' names no known toolset",
+			    tool_table[i]->name);
+			goto fail;
+		}
+		tool_sets[i] = (unsigned char)ts;
 		if ((rc = schema_compile(&tool_schemas[i], tool_table[i]->input_schema, e)) != 0) {
 			snprintf(e->msg + strlen(e->msg), sizeof(e->msg) - strlen(e->msg),
 			    " (tool '%s')", tool_table[i]->name);
@@ -166,8 +177,16 @@ tool_registry_init(struct err *e)
 		rc = err_set(e, ERR_NOMEM, "out of memory");
 		goto fail;
 	}
-	for (i = 0; i < tool_table_len; i++)
-		json_object_array_add(tool_list, tool_describe(tool_table[i], tool_schemas[i]));
+	for (i = 0; i < tool_table_len; i++) {
+		/* each tool serialised once too, for the lists of a client's choice */
+		if ((t = tool_describe(tool_table[i], tool_schemas[i])) == NULL ||
+		    (text = json_dump(t, &len)) == NULL || tool_freeze(t, text, len) != 0 ||
+		    json_object_array_add(tool_list, t) != 0) {
+			json_object_put(t);
+			rc = err_set(e, ERR_NOMEM, "out of memory");
+			goto fail;
+		}
+	}
 	if ((rc = tool_list_freeze(e)) != 0)
 		goto fail;
 	tool_ready = 1;
@@ -217,10 +236,35 @@ tool_schema(size_t i)
 	return i < tool_table_len ? tool_schemas[i] : NULL;
 }
 
-struct json_object *
-tool_list_json(void)
+int
+tool_chosen(size_t i, const struct toolset_sel *sel)
 {
-	return json_object_get(tool_list);
+	if (i >= tool_table_len)
+		return 0;
+	if (sel == NULL)
+		return 1;
+	return (sel->sets & (1u << tool_sets[i])) != 0 &&
+	    (!sel->read_only || (tool_table[i]->hints & TOOL_READ_ONLY));
+}
+
+struct json_object *
+tool_list_json(const struct toolset_sel *sel)
+{
+	struct json_object	*a;
+	size_t			 i;
+
+	if (sel == NULL || toolset_sel_is_default(sel))
+		return json_object_get(tool_list);
+	if ((a = json_object_new_array()) == NULL)
+		return NULL;
+	for (i = 0; i < tool_table_len; i++)
+		if (tool_chosen(i, sel) &&
+		    json_object_array_add(a, json_object_get(json_object_array_get_idx(tool_list,
+		    i))) != 0) {
+			json_object_put(a);
+			return NULL;
+		}
+	return a;
 }
 
 const struct gz_piece *

@@ -124,8 +124,15 @@ void	tool_registry_release(void);
 int	tool_find(const char *name);
 /* The i-th tool's compiled schema. */
 const struct schema *tool_schema(size_t i);
-/* The tools/list "tools" array (a new reference; deterministic order). */
-struct json_object *tool_list_json(void);
+struct toolset_sel;
+/* Whether tool i is among the tools of a client's choice (NULL: every tool). */
+int	tool_chosen(size_t i, const struct toolset_sel *sel);
+/*
+ * The tools/list "tools" array of a client's choice (NULL or the default:
+ * every tool), a new reference, in table order; NULL when out of memory.
+ * Only the default array takes part in tool_list_mark and tool_list_gz.
+ */
+struct json_object *tool_list_json(const struct toolset_sel *sel);
 /* The tools/list array as every answer holds it, deflated once (see gz.h). */
 struct gz_piece;
 const struct gz_piece *tool_list_gz(void);

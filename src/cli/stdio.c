@@ -8,16 +8,21 @@
 #include "core.h"
 #include "err.h"
 #include "log.h"
+#include "toolset.h"
 
 static void
 stdio_usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: forgemcp stdio [--token TOKEN]\n"
+	    "usage: forgemcp stdio [--token TOKEN] [--toolsets LIST] [--read-only]\n"
 	    "\n"
 	    "Serves MCP over stdin/stdout: newline-delimited JSON-RPC, both protocol eras.\n"
 	    "The token comes from --token or FORGEMCP_TOKEN; it is checked on every\n"
-	    "message, so a revoked token stops working at once. Logs go to stderr.\n");
+	    "message, so a revoked token stops working at once. Logs go to stderr.\n"
+	    "\n"
+	    "  --toolsets LIST  serve only these toolsets (comma-separated: repos, issues,\n"
+	    "                   pull_requests, notifications, users, search; default, all)\n"
+	    "  --read-only      serve only the tools that change nothing\n");
 }
 
 int
@@ -25,6 +30,8 @@ cli_stdio(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "token", required_argument, NULL, 't' },
+		{ "toolsets", required_argument, NULL, 's' },
+		{ "read-only", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -32,17 +39,26 @@ cli_stdio(struct cli *cli, int argc, char **argv)
 	struct core_request	 req;
 	struct core_response	 resp;
 	struct err		 e;
+	struct toolset_sel	 sel = TOOLSET_SEL_DEFAULT;
 	const char		*token = getenv("FORGEMCP_TOKEN");
+	char			 why[240];
 	char			*line = NULL;
 	size_t			 cap = 0;
 	ssize_t			 n;
 	int			 c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:s:rh", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			token = optarg;
+			break;
+		case 's':
+			if (toolset_parse(&sel, optarg, strlen(optarg), why, sizeof why) != 0)
+				return cli_usage("--toolsets: %s", why);
+			break;
+		case 'r':
+			sel.read_only = 1;
 			break;
 		case 'h':
 			stdio_usage(stdout);
@@ -81,6 +97,7 @@ cli_stdio(struct cli *cli, int argc, char **argv)
 		req.body = line;
 		req.body_len = (size_t)n;
 		req.stdio_token = token;
+		req.toolsets = &sel;
 		core_handle(&core, &req, &resp);
 		/* Notifications and responses get no reply on stdio. */
 		if (resp.body_len > 0 && resp.status != 202) {
