@@ -1,5 +1,6 @@
 /*
- * admit: a worker's token cache and the account request limit in blocks.
+ * admit: a worker's token cache and the request limits: an account's in
+ * blocks, a network's for requests without a valid token.
  *
  * Every request with a token would otherwise cost a database round trip
  * for the lookup and a write for the count.  Here a token checked less
@@ -17,6 +18,19 @@
  * fast enough to earn blocks on several workers can be refused a little
  * before the limit.  A client slower than about one request a second per
  * worker is counted one request at a time, exactly.
+ *
+ * The table holds at most rate_limit_buckets buckets, one per account and
+ * one per network (IPv4 /24, IPv6 /64) of clients without a valid token,
+ * so a spread of addresses mints no buckets.  A new bucket takes a free
+ * one, else those of ended windows are deleted, else an account takes the
+ * least recently used network's; a network never takes another's, as
+ * that would hand the other a fresh count.  The rule is that a request
+ * whose count cannot be kept is refused, never served: 429 until the
+ * window ends when no bucket can be had, 503 when the database fails.
+ * The cost is that a flood from more networks than there are buckets
+ * refuses new tokenless clients (who would get only 401) for the rest of
+ * the window; accounts are refused only when more of them than there are
+ * buckets are active in one window.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +42,8 @@
 #include "auth.h"
 #include "config.h"
 #include "err.h"
+#include "log.h"
+#include "store/db.h"
 
 #define ADMIT_SLOTS		256	/* tokens remembered per process */
 #define ADMIT_PROBE		4	/* slots tried per token */
@@ -49,6 +65,9 @@ struct admit {
 	int64_t			 ttl_ms;
 	int64_t			 window;	/* rate_window, seconds */
 	unsigned		 limit;
+	unsigned		 anon_limit;	/* rate_limit_anonymous */
+	unsigned		 buckets;	/* rate_limit_buckets */
+	int64_t			 full_logged;	/* the window a refusal for want of a bucket was logged */
 	struct admit_slot	 slot[ADMIT_SLOTS];
 };
 
@@ -70,6 +89,8 @@ admit_new(const struct config *cfg)
 		return NULL;
 	a->ttl_ms = (int64_t)cfg->token_cache_seconds * 1000;
 	a->limit = cfg->rate_limit;
+	a->anon_limit = cfg->rate_limit_anonymous;
+	a->buckets = cfg->rate_limit_buckets;
 	a->window = cfg->rate_window > 0 ? (int64_t)cfg->rate_window : 60;
 	return a;
 }
@@ -80,6 +101,19 @@ admit_free(struct admit *a)
 	if (a != NULL)
 		explicit_bzero(a, sizeof(*a));
 	free(a);
+}
+
+/* A request refused for want of a bucket: logged once a window per process, not per request. */
+static void
+admit_full(struct admit *a, struct admit_verdict *v)
+{
+	v->over = 1;
+	v->full = 1;
+	if (a->full_logged == v->start)
+		return;
+	a->full_logged = v->start;
+	log_warn("no rate limit bucket is free (rate_limit_buckets is %u): requests that "
+	    "need a new one are refused until the window ends", a->buckets);
 }
 
 /* The slot holding hash (*hit set), else the one to reuse for it. */
@@ -136,6 +170,7 @@ admit_check(struct admit *a, struct principal *out, struct db *db, const char *a
 	int			 hit;
 
 	v->over = 0;
+	v->full = 0;
 	if ((r = auth_bearer_hash(hash, authorization)) != AUTH_OK)
 		return r;
 	wall = (int64_t)time(NULL);
@@ -152,7 +187,7 @@ admit_check(struct admit *a, struct principal *out, struct db *db, const char *a
 	}
 	memset(&w, 0, sizeof(w));
 	w.start = v->start;
-	w.length = v->length;
+	w.buckets = a->buckets;
 	w.block = admit_block(a, s, hit, v->start, now);
 	r = auth_lookup(out, db, hash, a->limit > 0 ? &w : NULL, e);
 	if (r != AUTH_OK) {
@@ -166,8 +201,12 @@ admit_check(struct admit *a, struct principal *out, struct db *db, const char *a
 		s->who = *out;
 		s->checked_ms = now;
 	}
-	if (a->limit == 0 || w.count == 0)
-		return AUTH_OK;	/* no limit, or the count failed open (logged) */
+	if (a->limit == 0)
+		return AUTH_OK;
+	if (w.full) {
+		admit_full(a, v);
+		return AUTH_OK;
+	}
 	first = w.count - w.block + 1;
 	if (first > a->limit) {
 		v->over = 1;
@@ -182,4 +221,31 @@ admit_check(struct admit *a, struct principal *out, struct db *db, const char *a
 		s->left = (w.count <= a->limit ? w.count : a->limit) - first;
 	}
 	return AUTH_OK;
+}
+
+int
+admit_network(struct admit *a, struct db *db, const char *network, struct admit_verdict *v,
+    struct err *e)
+{
+	uint64_t	 n = 0;
+	int64_t		 wall;
+	int		 rc;
+
+	v->over = 0;
+	v->full = 0;
+	wall = (int64_t)time(NULL);
+	v->length = a->window;
+	v->start = wall - wall % v->length;
+	if (a->anon_limit == 0)
+		return 0;
+	rc = db_ratelimit_hit(db, 'a', network, v->start, a->buckets, &n, e);
+	if (rc == ERR_TOOBIG) {
+		err_clear(e);
+		admit_full(a, v);
+		return 0;
+	}
+	if (rc != 0)
+		return rc;
+	v->over = n > a->anon_limit;
+	return 0;
 }

@@ -10,14 +10,18 @@ struct config;
 struct db;
 struct err;
 
-/* What admit_check decided about the account's request limit. */
+/* What admit_check or admit_network decided about a request's limit. */
 struct admit_verdict {
-	int		over;		/* the request is over rate_limit: answer 429 */
+	int		over;		/* the request is over its limit: answer 429 */
+	int		full;		/* over because no bucket could be had */
 	int64_t		start;		/* the window: unix seconds */
 	int64_t		length;		/* seconds */
 };
 
-/* A process's cache (token_cache_seconds and rate_limit from cfg).  NULL on no memory. */
+/*
+ * A process's cache (token_cache_seconds, rate_limit, rate_limit_anonymous,
+ * rate_window and rate_limit_buckets from cfg).  NULL on no memory.
+ */
 struct admit	*admit_new(const struct config *cfg);
 void		 admit_free(struct admit *a);
 /*
@@ -25,9 +29,22 @@ void		 admit_free(struct admit *a);
  * counts the request against its account's rate_limit.  A token checked
  * less than token_cache_seconds ago is answered from the cache; the count
  * goes to the shared table in blocks (see admit.c).  *v says whether the
- * request is over the limit.
+ * request is over the limit, or (v->full too) that its account has no
+ * bucket and cannot have one (logged once a window).  A valid token whose
+ * count could not be written is AUTH_UNAVAILABLE (e says why).  Neither
+ * request may be served.
  */
 enum auth_result admit_check(struct admit *a, struct principal *out, struct db *db,
 	    const char *authorization, struct admit_verdict *v, struct err *e);
+/*
+ * Counts a request without a valid token against its client's network
+ * (http_client_network's text) and rate_limit_anonymous.  Returns 0 with
+ * *v filled: v->over when it is over the limit, or (v->full too) when no
+ * bucket could be had (logged once a window); either way it is refused.
+ * ERR_UNAVAILABLE or ERR_DB when the count could not be written (e set):
+ * refuse it too.  A limit of 0 admits everything.
+ */
+int		 admit_network(struct admit *a, struct db *db, const char *network,
+		    struct admit_verdict *v, struct err *e);
 
 #endif

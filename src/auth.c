@@ -259,7 +259,13 @@ auth_lookup(struct principal *out, struct db *db, const char *hash, struct auth_
 	memset(&row, 0, sizeof(row));
 	if (w != NULL) {
 		w->count = 0;
-		rc = db_token_admit(db, &row, hash, w->start, w->length, w->block, &w->count, e);
+		w->full = 0;
+		rc = db_token_admit(db, &row, hash, w->start, w->block, w->buckets, &w->count, e);
+		if (rc == ERR_TOOBIG) {
+			w->full = 1;	/* the token is valid; the caller refuses it */
+			err_clear(e);
+			rc = 0;
+		}
 	} else
 		rc = db_token_lookup(db, &row, hash, e);
 	if (rc == ERR_NOTFOUND)

@@ -67,9 +67,10 @@ enum auth_result auth_check(struct principal *out, struct db *db, const char *au
  */
 struct auth_window {
 	int64_t		start;		/* unix seconds */
-	int64_t		length;		/* seconds */
+	unsigned	buckets;	/* rate_limit_buckets: the table's bound */
 	uint64_t	block;		/* requests to count at once (at least 1) */
 	uint64_t	count;		/* out: the account's count after the block; 0 not counted */
+	int		full;		/* out: not counted, no bucket could be had: refuse it */
 };
 /*
  * The lookup key (lower-case hex SHA-256) of an Authorization header's
@@ -78,7 +79,10 @@ struct auth_window {
 enum auth_result auth_bearer_hash(char hash[65], const char *authorization);
 /*
  * Looks up the token whose SHA-256 is hash (lower-case hex) and, with w,
- * counts w->block requests of its account.  Results as auth_check.
+ * counts w->block requests of its account.  Results as auth_check; a
+ * valid token whose account has no bucket and cannot have one is AUTH_OK
+ * with w->full set, and one whose count could not be written
+ * AUTH_UNAVAILABLE: either way the request must not be served.
  */
 enum auth_result auth_lookup(struct principal *out, struct db *db, const char *hash,
 	    struct auth_window *w, struct err *e);

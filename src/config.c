@@ -25,6 +25,7 @@ enum config_kind {
 	CK_COUNT,	/* a positive count, 1..1000000 */
 	CK_LIMIT,	/* a request limit, 0..1000000; 0 turns the limit off */
 	CK_CACHE,	/* a cache lifetime in whole seconds, 0..60; 0 turns the cache off */
+	CK_BUCKETS,	/* a number of rate limit buckets, 16..65536 */
 };
 
 struct config_key {
@@ -52,6 +53,7 @@ static const struct config_key config_keys[] = {
 	{ "public_hosts", CK_LIST, F(public_hosts), F(n_public_hosts) },
 	{ "rate_limit", CK_LIMIT, F(rate_limit), 0 },
 	{ "rate_limit_anonymous", CK_LIMIT, F(rate_limit_anonymous), 0 },
+	{ "rate_limit_buckets", CK_BUCKETS, F(rate_limit_buckets), 0 },
 	{ "rate_window", CK_SECONDS, F(rate_window), 0 },
 	{ "repo_root", CK_STR, F(repo_root), 0 },
 	{ "search_base_url", CK_URL, F(search_base_url), 0 },
@@ -129,6 +131,21 @@ config_origin_ok(const char *s)
 	return 1;
 }
 
+/* The smallest value a numeric key of this kind takes. */
+static unsigned long
+config_min(enum config_kind kind)
+{
+	switch (kind) {
+	case CK_LIMIT:
+	case CK_CACHE:
+		return 0UL;
+	case CK_BUCKETS:
+		return 16UL;
+	default:
+		return 1UL;
+	}
+}
+
 /* The largest value a numeric key of this kind takes. */
 static unsigned long
 config_max(enum config_kind kind)
@@ -138,6 +155,8 @@ config_max(enum config_kind kind)
 		return 3600UL;
 	case CK_CACHE:
 		return 60UL;
+	case CK_BUCKETS:
+		return 65536UL;
 	default:
 		return 1000000UL;
 	}
@@ -196,14 +215,13 @@ config_set(struct config *c, const struct config_key *k, const char *value, cons
 	case CK_COUNT:
 	case CK_LIMIT:
 	case CK_CACHE:
+	case CK_BUCKETS:
 		errno = 0;
 		ul = strtoul(value, &end, 10);
 		if (errno || end == value || *end != '\0' || value[0] == '-' ||
-		    (ul == 0 && k->kind != CK_LIMIT && k->kind != CK_CACHE) ||
-		    ul > config_max(k->kind))
-			return err_set(e, ERR_CONFIG, "%s: %s must be a whole number from %d to %lu, not '%s'",
-			    where, k->name, k->kind == CK_LIMIT || k->kind == CK_CACHE ? 0 : 1,
-			    config_max(k->kind), value);
+		    ul < config_min(k->kind) || ul > config_max(k->kind))
+			return err_set(e, ERR_CONFIG, "%s: %s must be a whole number from %lu to %lu, not '%s'",
+			    where, k->name, config_min(k->kind), config_max(k->kind), value);
 		*(unsigned *)(void *)((char *)c + k->off) = (unsigned)ul;
 		return 0;
 	case CK_LEVEL:
@@ -276,6 +294,7 @@ config_defaults(struct config *c, struct err *e)
 	c->rate_limit = 120;
 	c->rate_window = 60;
 	c->rate_limit_anonymous = 30;
+	c->rate_limit_buckets = 4096;
 	c->token_cache_seconds = 1;
 	if ((c->search_provider = strdup("brave")) == NULL ||
 	    (c->search_base_url = strdup("https://api.search.brave.com/res/v1/web/search")) == NULL)

@@ -24,10 +24,11 @@ struct config {
 	size_t	 n_public_hosts;
 	char	*authorization_server;	/* authorization_server: OAuth issuer URL; enables PRM */
 	size_t	 max_body;		/* max_body: request body cap in bytes (default 65536) */
-	/* admission control: a fixed window per account, or per address without a token */
+	/* admission control: a fixed window per account, or per network without a token */
 	unsigned rate_limit;		/* rate_limit: requests per account per window (default 120) */
 	unsigned rate_window;		/* rate_window: the window in seconds (default 60) */
-	unsigned rate_limit_anonymous;	/* rate_limit_anonymous: unauthenticated requests per address per window (default 30) */
+	unsigned rate_limit_anonymous;	/* rate_limit_anonymous: unauthenticated requests per network per window (default 30) */
+	unsigned rate_limit_buckets;	/* rate_limit_buckets: the counts kept at once (default 4096) */
 	unsigned token_cache_seconds;	/* token_cache_seconds: how long a worker trusts a token it checked (default 1) */
 	int	 log_level;		/* log_level: error|warn|info|debug (default info) */
 	/* web_search (also read from SEARCH_PROVIDER and BRAVE_SEARCH_API_KEY) */

@@ -382,22 +382,13 @@ core_unavailable(struct core_response *resp, struct json_object *body)
 	    CORE_UNAVAILABLE_MESSAGE, NULL);
 }
 
-/* The fixed admission window now: its start and length in seconds. */
-static void
-core_window(const struct core *c, int64_t *start, int64_t *length)
-{
-	int64_t	 now = (int64_t)time(NULL);
-
-	*length = c->cfg->rate_window > 0 ? (int64_t)c->cfg->rate_window : 60;
-	*start = now - now % *length;
-}
-
 /*
  * The 429 for a request over its principal's limit (kind 'u' an account,
- * 'a' a client address without a valid token) in the window at start.
+ * 'a' a client network without a valid token) in the window at start;
+ * full when it was refused because no bucket could be had.
  */
 static void
-core_over_limit(struct core_response *resp, struct json_object *body, char kind,
+core_over_limit(struct core_response *resp, struct json_object *body, char kind, int full,
     unsigned limit, int64_t start, int64_t window)
 {
 	struct json_object	*data;
@@ -408,10 +399,14 @@ core_over_limit(struct core_response *resp, struct json_object *body, char kind,
 		left = 1;
 	snprintf(ra, sizeof(ra), "%lld", (long long)left);
 	core_response_header(resp, "Retry-After", ra);
-	snprintf(msg, sizeof(msg), "Too Many Requests: the limit is %u requests per %lld seconds "
-	    "%s; retry in %lld seconds", limit, (long long)window,
-	    kind == 'u' ? "per account" : "per client address without a valid token",
-	    (long long)left);
+	if (full)
+		snprintf(msg, sizeof(msg), "Too Many Requests: every rate limit bucket is in use; "
+		    "retry in %lld seconds", (long long)left);
+	else
+		snprintf(msg, sizeof(msg), "Too Many Requests: the limit is %u requests per %lld "
+		    "seconds %s; retry in %lld seconds", limit, (long long)window,
+		    kind == 'u' ? "per account" : "per client network without a valid token",
+		    (long long)left);
 	data = json_object_new_object();
 	json_object_object_add(data, "limit", json_object_new_int64(limit));
 	json_object_object_add(data, "window", json_object_new_int64(window));
@@ -420,30 +415,29 @@ core_over_limit(struct core_response *resp, struct json_object *body, char kind,
 }
 
 /*
- * Counts a request without a valid token against its client address;
- * returns 1 with resp set to the 429 when it is over the limit, else 0.  Fails open: when the count cannot be kept,
- * the request goes on and the failure is logged.  A limit of 0 is off.
+ * Counts a request without a valid token against its client's network
+ * (admit_network); returns 1 with resp set to the refusal when it is over
+ * the limit or cannot be counted (429 without a free bucket, 503 when the
+ * database fails), else 0.
  */
 static int
 core_admit_address(struct core *c, struct core_response *resp, struct json_object *body,
     const char *addr)
 {
-	struct err	 e;
-	uint64_t	 n = 0;
-	int64_t		 start, window;
-	unsigned	 limit = c->cfg->rate_limit_anonymous;
+	struct admit_verdict	 v;
+	struct err		 e;
+	char			 net[HTTP_NETWORK_MAX];
 
-	if (limit == 0)
-		return 0;
 	err_clear(&e);
-	core_window(c, &start, &window);
-	if (db_ratelimit_hit(c->db, 'a', addr, start, window, &n, &e) != 0) {
-		log_error("rate limit not applied (request admitted): %s", e.msg);
-		return 0;
+	http_client_network(net, sizeof(net), addr);
+	if (admit_network(c->admit, c->db, net, &v, &e) != 0) {
+		log_error("rate limit not kept (request refused): %s", e.msg);
+		core_unavailable(resp, body);
+		return 1;
 	}
-	if (n <= limit)
+	if (!v.over)
 		return 0;
-	core_over_limit(resp, body, 'a', limit, start, window);
+	core_over_limit(resp, body, 'a', v.full, c->cfg->rate_limit_anonymous, v.start, v.length);
 	return 1;
 }
 
@@ -571,7 +565,7 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 	ar = admit_check(c->admit, &who, c->db, authz, &verdict, &e);
 	if (ar == AUTH_MISSING || ar == AUTH_INVALID) {
 		addr = http_env(req, "REMOTE_ADDR", NULL);
-		if (!core_admit_address(c, resp, body, addr != NULL && addr[0] ? addr : "-"))
+		if (!core_admit_address(c, resp, body, addr))
 			core_unauthorized(c, resp, body, ar == AUTH_INVALID);
 		goto done;
 	}
@@ -582,7 +576,8 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 	}
 	resp->user_id = who.user_id;
 	if (verdict.over) {
-		core_over_limit(resp, body, 'u', cfg->rate_limit, verdict.start, verdict.length);
+		core_over_limit(resp, body, 'u', verdict.full, cfg->rate_limit, verdict.start,
+		    verdict.length);
 		goto done;
 	}
 	if (body == NULL) {
@@ -627,7 +622,7 @@ core_stdio(struct core *c, const struct core_request *req, struct core_response 
 	ar = auth_check_token(&who, c->db, req->stdio_token, &e);
 	if (ar == AUTH_MISSING || ar == AUTH_INVALID) {
 		core_response_error(resp, 401, core_body_id(body), RPC_UNAUTHORIZED,
-		    ar == AUTH_MISSING ? "Unauthorized: no token (use --token or FORGEMCP_TOKEN)" :
+		    ar == AUTH_MISSING ? "Unauthorized: no token (set FORGEMCP_TOKEN or use --token-file)" :
 		    "Unauthorized: the token is unknown, expired or revoked", NULL);
 		goto done;
 	}

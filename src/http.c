@@ -1,4 +1,7 @@
-/* http: CGI environment lookup, repeated headers, MCP header value decoding (SEP-2243) and the Origin allow-list. */
+/* http: CGI environment, repeated headers, MCP header values (SEP-2243), the Origin allow-list, client networks. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,4 +248,38 @@ http_origin_ok(const struct config *c, const char *origin)
 		if (c->allowed_origins[i] != NULL && strcmp(c->allowed_origins[i], origin) == 0)
 			return 1;
 	return 0;
+}
+
+/*
+ * The network a client address is counted by when it has no valid token:
+ * a.b.c.0/24 for IPv4 (an IPv4-mapped IPv6 address included), the first
+ * 64 bits and "/64" for IPv6.  Anything else (an empty or non-numeric
+ * REMOTE_ADDR, a scoped address) is "-", one network for all of them.
+ */
+void
+http_client_network(char *out, size_t len, const char *addr)
+{
+	struct in6_addr	 a6;
+	struct in_addr	 a4;
+	char		 text[INET6_ADDRSTRLEN];
+	int		 n = -1;
+
+	if (addr != NULL && inet_pton(AF_INET, addr, &a4) == 1) {
+		a4.s_addr &= htonl(0xffffff00U);
+		if (inet_ntop(AF_INET, &a4, text, sizeof(text)) != NULL)
+			n = snprintf(out, len, "%s/24", text);
+	} else if (addr != NULL && inet_pton(AF_INET6, addr, &a6) == 1) {
+		if (IN6_IS_ADDR_V4MAPPED(&a6)) {
+			memcpy(&a4, &a6.s6_addr[12], 4);
+			a4.s_addr &= htonl(0xffffff00U);
+			if (inet_ntop(AF_INET, &a4, text, sizeof(text)) != NULL)
+				n = snprintf(out, len, "%s/24", text);
+		} else {
+			memset(&a6.s6_addr[8], 0, 8);
+			if (inet_ntop(AF_INET6, &a6, text, sizeof(text)) != NULL)
+				n = snprintf(out, len, "%s/64", text);
+		}
+	}
+	if (n < 0 || (size_t)n >= len)
+		snprintf(out, len, "-");
 }

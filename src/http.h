@@ -52,4 +52,14 @@ int		 http_origin_ok(const struct config *c, const char *origin);
  */
 int		 http_b64_decode(unsigned char *out, size_t *outlen, const char *in, size_t inlen);
 
+/* Room for http_client_network's answer. */
+#define HTTP_NETWORK_MAX	48
+/*
+ * Writes into out (len bytes, HTTP_NETWORK_MAX is enough) the network a
+ * client without a valid token is counted by, from its REMOTE_ADDR (may be
+ * NULL): "a.b.c.0/24" for IPv4 and IPv4-mapped IPv6, "p:q:r:s::/64" for
+ * IPv6, "-" for anything else.
+ */
+void		 http_client_network(char *out, size_t len, const char *addr);
+
 #endif

@@ -89,7 +89,7 @@ test_expect_success 'a database newer than the binary is refused by the stdio fr
 	test_when_finished "db_sql \"delete from schema_migrations where version = 999\"" &&
 	token=$(cat token) &&
 	echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}" |
-		timeout 30 "$FORGEMCP" stdio --token "$token" >out 2>err
+		FORGEMCP_TOKEN="$token" timeout 30 "$FORGEMCP" stdio >out 2>err
 	code=$?
 	test $code != 0 && test $code != 124 && test -s err
 '

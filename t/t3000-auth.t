@@ -86,11 +86,11 @@ test_expect_success 'every variant differing only in the last character is refus
 '
 
 test_expect_success 'over stdio (the lookup without the rate limiter) too' '
-	legacy_body ping null 7 | "$FORGEMCP" stdio --token "$TOKEN" >stdio-ok.log 2>>stdio.stderr &&
+	legacy_body ping null 7 | FORGEMCP_TOKEN="$TOKEN" "$FORGEMCP" stdio >stdio-ok.log 2>>stdio.stderr &&
 	jq -e ".id == 7 and .result == {}" stdio-ok.log &&
 	last=${TOKEN: -1} &&
 	if test "$last" = a; then other=b; else other=a; fi &&
-	legacy_body ping null 8 | "$FORGEMCP" stdio --token "${TOKEN%?}$other" >stdio-refused.log 2>>stdio.stderr &&
+	legacy_body ping null 8 | FORGEMCP_TOKEN="${TOKEN%?}$other" "$FORGEMCP" stdio >stdio-refused.log 2>>stdio.stderr &&
 	jq -e ".id == 8 and .error.code == -32001" stdio-refused.log
 '
 

@@ -398,7 +398,7 @@ test_expect_success 'get_user needs the read scope and takes no argument' '
 
 test_expect_success 'get_user over stdio answers for the token given' '
 	modern_body tools/call "{\"name\":\"get_user\",\"arguments\":{}}" 9 |
-		timeout 30 "$FORGEMCP" stdio --token "$CAROL_TOKEN" >stdio.out 2>stdio.err &&
+		FORGEMCP_TOKEN="$CAROL_TOKEN" timeout 30 "$FORGEMCP" stdio >stdio.out 2>stdio.err &&
 	cat stdio.out >>"$RESPONSES_LOG" &&
 	jq -e ".id == 9 and .result.structuredContent == {login: \"carol\", name: \"User carol\", scopes: [\"read\"]}" stdio.out
 '

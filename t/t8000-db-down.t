@@ -104,7 +104,7 @@ test_expect_success 'the log names the tools that lost the database' '
 	grep "tool create_issue failed: service unavailable" "$SERVER_LOG"
 '
 
-test_expect_success 'while MariaDB is down: 503 with a token, 401 without one (the limiter fails open)' '
+test_expect_success 'while MariaDB is down: 503 with a token and without one (nothing uncounted is served)' '
 	mcp_legacy tools/list null --token "$FRESH_TOKEN" &&
 	test_rpc_error 503 -32603 1 &&
 	test_header Retry-After "^1$" &&
@@ -112,8 +112,9 @@ test_expect_success 'while MariaDB is down: 503 with a token, 401 without one (t
 	test_rpc_error 503 -32603 1 &&
 	test_header Retry-After "^1$" &&
 	mcp_legacy tools/list null --no-auth &&
-	test_rpc_error 401 -32001 1 &&
-	grep "rate limit not applied (request admitted)" "$SERVER_LOG"
+	test_rpc_error 503 -32603 1 &&
+	test_header Retry-After "^1$" &&
+	grep "rate limit not kept (request refused)" "$SERVER_LOG"
 '
 
 test_expect_success 'service resumes within 1 s of MariaDB accepting connections' '

@@ -1,7 +1,8 @@
 #!/bin/bash
-# t8030: full storage.  The rate limiter's MEMORY table full: requests are
-# served (the limiter fails open, the log says why) and limiting resumes
-# once there is room.  MariaDB's datadir on a full filesystem (root only: a
+# t8030: full storage.  The rate limiter's MEMORY table full before
+# rate_limit_buckets is reached: an account takes a network's bucket and is
+# held to its limit, a network without one is refused, never served, the
+# log says why, and a network gets a bucket once there is room.  MariaDB's datadir on a full filesystem (root only: a
 # small tmpfs): a write gets an in-band error saying the database is out of
 # space, nothing is half written (no number consumed, no comment stored or
 # counted twice), reads go on, and writes work again once space is freed.
@@ -29,47 +30,51 @@ test_expect_success 'set-up: issue #1, two workers' '
 
 test_expect_success 'rate_limits, a MEMORY table, is made small and filled up' '
 	db_sql "SET SESSION max_heap_table_size = 16384; ALTER TABLE rate_limits ENGINE=MEMORY" &&
-	# rows of a window far ahead: no request purges them
+	# buckets of networks in a window far ahead: none has ended
 	for i in $(seq 1 40); do
-		db_sql "INSERT INTO rate_limits (kind, principal, window_start, n)
-			SELECT \"a\", CONCAT(\"filler-$i-\", seq), 4000000000, 1 FROM seq_1_to_100" 2>insert.err ||
+		db_sql "INSERT INTO rate_limits (kind, principal, window_start, n, touched)
+			SELECT \"a\", CONCAT(\"filler-$i-\", seq), 4000000000, 1, seq
+			FROM seq_1_to_100" 2>insert.err ||
 		break
 	done &&
 	grep "The table .rate_limits. is full" insert.err &&
 	note "rate_limits holds $(db_sql "SELECT COUNT(*) FROM rate_limits") rows and is full"
 '
 
-test_expect_success 'a new account is served while the table is full, past its limit (fail open)' '
+test_expect_success 'a new account takes a network'"'"'s bucket and is held to its limit' '
 	make_user zed &&
 	ZED=$(make_token zed read,write) &&
-	for i in 1 2 3 4 5 6 7 8; do
+	for i in 1 2 3 4 5; do
 		tool_call list_issues "{\"repo\":\"$R\"}" --token "$ZED" &&
 		test_status 200 && test_jq ".result.isError != true" || return 1
 	done &&
-	test "$(db_sql "SELECT COUNT(*) FROM rate_limits WHERE principal NOT LIKE \"filler-%\" AND kind = \"u\" AND principal = (SELECT id FROM users WHERE login = \"zed\")")" = 0
+	tool_call list_issues "{\"repo\":\"$R\"}" --token "$ZED" &&
+	test_rpc_error 429 -32600 1 &&
+	test "$(db_sql "SELECT n FROM rate_limits WHERE kind = \"u\" AND principal = (SELECT id FROM users WHERE login = \"zed\")")" = 6
 '
 
-test_expect_success 'without a token: 401, not an error about the table' '
-	mcp_legacy tools/list null --no-auth &&
-	test_rpc_error 401 -32001 1
+legacy_body ping null 7 >ping.json
+
+test_expect_success 'without a token, from a network with no bucket: 429, not served' '
+	TOKEN= cgi_request ping.json REMOTE_ADDR=203.0.113.5 &&
+	test_rpc_error 429 -32600 7 &&
+	test_jq ".error.message | test(\"every rate limit bucket is in use\")" &&
+	test_header Retry-After "^[0-9]+$"
 '
 
-test_expect_success 'the log says why the limit was not applied' '
+test_expect_success 'the log says why' '
 	grep "The table .rate_limits. is full" "$SERVER_LOG" &&
-	grep "rate limit not applied" "$SERVER_LOG"
+	grep "no rate limit bucket is free" "$SERVER_LOG" "$TRASH/cgi.stderr" &&
+	test_must_fail grep "rate limit not applied" "$SERVER_LOG"
 '
 
-test_expect_success 'room again: the account is counted and held to its limit' '
+test_expect_success 'room again: a network without a bucket gets one; the account stays held' '
 	db_sql "DELETE FROM rate_limits WHERE principal LIKE \"filler-%\"" &&
-	: >statuses &&
-	for i in $(seq 1 12); do
-		mcp_legacy tools/list null --token "$ZED" &&
-		cat "$RESP.status" >>statuses && echo >>statuses || return 1
-	done &&
-	note "after the table had room: $(sort statuses | uniq -c | tr -s " \n" " ")" &&
-	grep -qx 200 statuses &&
-	grep -qx 429 statuses &&
-	test_must_fail grep -vx -e 200 -e 429 statuses
+	TOKEN= cgi_request ping.json REMOTE_ADDR=203.0.113.5 &&
+	test_rpc_error 401 -32001 7 &&
+	test "$(db_sql "SELECT n FROM rate_limits WHERE kind = \"a\" AND principal = \"203.0.113.0/24\"")" = 1 &&
+	mcp_legacy tools/list null --token "$ZED" &&
+	test_rpc_error 429 -32600 1
 '
 
 test_expect_success 'no worker died while the table was full' '

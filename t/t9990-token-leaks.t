@@ -130,12 +130,13 @@ test_expect_success 'workload: CGI runs with a valid and a refused token' '
 	test_status 401
 '
 
-test_expect_success 'workload: stdio with a valid and a refused token' '
+test_expect_success 'workload: stdio with a valid token (from a file) and a refused one' '
+	(umask 077 && printf "%s\n" "$ALICE_TOKEN" >alice.token) &&
 	legacy_body ping null 1 |
-		FORGEMCP_LOG_LEVEL=debug "$FORGEMCP" stdio --token "$ALICE_TOKEN" >stdio-ok.log 2>>stdio.stderr &&
+		FORGEMCP_LOG_LEVEL=debug "$FORGEMCP" stdio --token-file alice.token >stdio-ok.log 2>>stdio.stderr &&
 	jq -e ".result == {}" stdio-ok.log &&
 	legacy_body ping null 2 |
-		FORGEMCP_LOG_LEVEL=debug "$FORGEMCP" stdio --token "$LAST" >stdio-refused.log 2>>stdio.stderr &&
+		FORGEMCP_LOG_LEVEL=debug FORGEMCP_TOKEN="$LAST" "$FORGEMCP" stdio >stdio-refused.log 2>>stdio.stderr &&
 	jq -e ".error.code == -32001" stdio-refused.log &&
 	grep -q "status=401" stdio.stderr
 '

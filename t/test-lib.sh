@@ -114,6 +114,15 @@ say_err () {
 	printf '# %s\n' "$@" >&2
 }
 
+# note TEXT: a figure for the TAP output, printed as a comment at once even
+# from inside a test body (whose own output is shown only on failure), and
+# kept in the body's output too.
+exec 7>&1
+note () {
+	printf '# %s\n' "$*" >&7
+	printf '%s\n' "$*"
+}
+
 skip_all () {
 	printf '1..0 # SKIP %s\n' "$*"
 	test_skip_all=1

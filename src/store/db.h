@@ -76,24 +76,28 @@ void	db_repo_release(struct db_repo *r);
 
 /*
  * Admission control: counts one request of principal (kind 'u' an account
- * id, 'a' an unauthenticated client address; at most 64 characters) in the
- * fixed window starting at window_start (unix seconds) and stores the count
- * so far, this request included, in *count.  The first request of a window
- * also deletes rows of windows that started before window_start - window.
- * One round trip per request.  Returns 0, ERR_UNAVAILABLE or ERR_DB.
+ * id, 'a' the network of a client without a valid token; at most 64
+ * characters) in the fixed window starting at window_start (unix seconds)
+ * and stores the count so far, this request included, in *count.  Each
+ * principal has one bucket (a row) and the table holds at most buckets of
+ * them: a principal without one takes a free one, else the buckets of
+ * ended windows are deleted, else, for an account only, the least recently
+ * used network's.  One round trip for a principal that has a bucket.
+ * Returns 0; ERR_TOOBIG when no bucket can be had (nothing counted);
+ * ERR_UNAVAILABLE or ERR_DB.
  */
 int	db_ratelimit_hit(struct db *db, char kind, const char *principal, int64_t window_start,
-	    int64_t window, uint64_t *count, struct err *e);
+	    unsigned buckets, uint64_t *count, struct err *e);
 /*
  * db_token_lookup and, in the same round trip, block hits on the account's
- * window (db_ratelimit_hit's count, kind 'u', principal the token's user
+ * bucket (db_ratelimit_hit's count, kind 'u', principal the token's user
  * id, raised by block at once); only a valid token is counted.  *count is
- * the account's count after the block, or 0 for an invalid token and when
- * the count could not be kept (logged; the lookup still answers: the
- * limiter fails open).
+ * the account's count after the block, or 0 for an invalid token.  A valid
+ * token whose count cannot be kept is an error, with *out filled all the
+ * same: ERR_TOOBIG when no bucket can be had, ERR_UNAVAILABLE or ERR_DB.
  */
 int	db_token_admit(struct db *db, struct db_token *out, const char *hash_hex,
-	    int64_t window_start, int64_t window, uint64_t block, uint64_t *count,
+	    int64_t window_start, uint64_t block, unsigned buckets, uint64_t *count,
 	    struct err *e);
 
 /* ---- administration (the forgemcp CLI) ---- */

@@ -1,8 +1,9 @@
-/* db_ratelimit: admission control, a fixed window per principal counted in a MEMORY table. */
+/* db_ratelimit: admission control, a fixed window per principal in a bounded set of buckets. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <mysql.h>
 
@@ -12,21 +13,119 @@
 #include "store/db-internal.h"
 
 /*
- * One statement per request: LAST_INSERT_ID(expr) makes the new count the
- * statement's insert id, so no SELECT is needed.  Affected rows are 1 when
- * the row was inserted (a new window for this key), 2 when it was bumped.
+ * A principal's bucket is one row (schema/007): its window, the count in
+ * it and when it was last used.  A request bumps the row it has with one
+ * UPDATE; LAST_INSERT_ID(expr) makes the new count the statement's insert
+ * id, so no SELECT is needed.  A row of an earlier window starts again at
+ * the block; one of a later window (a host whose clock is behind) is
+ * counted in that window.
  */
-static const char SQL_RL_HIT[] =
-    "INSERT INTO rate_limits (kind, principal, window_start, n)"
-    " VALUES (?, ?, ?, LAST_INSERT_ID(1))"
-    " ON DUPLICATE KEY UPDATE n = LAST_INSERT_ID(n + 1)";
-/* Windows that ended more than one window ago; bounded so no request waits long. */
-static const char SQL_RL_PURGE[] =
-    "DELETE FROM rate_limits WHERE window_start < ? LIMIT 1000";
+static const char SQL_RL_BUMP[] =
+    "UPDATE rate_limits SET n = LAST_INSERT_ID(IF(window_start >= ?, n + ?, ?)),"
+    " window_start = GREATEST(window_start, ?), touched = ?"
+    " WHERE kind = ? AND principal = ?";
+/*
+ * A principal without a row takes one while the table holds fewer than
+ * the bound; if another request made its row meanwhile, that row is bumped.
+ */
+static const char SQL_RL_CLAIM[] =
+    "INSERT INTO rate_limits (kind, principal, window_start, n, touched)"
+    " SELECT ?, ?, ?, LAST_INSERT_ID(?), ? FROM DUAL"
+    " WHERE (SELECT COUNT(*) FROM rate_limits) < ?"
+    " ON DUPLICATE KEY UPDATE n = LAST_INSERT_ID(IF(window_start >= ?, n + ?, ?)),"
+    " window_start = GREATEST(window_start, ?), touched = ?";
+/* Rows of windows that have ended: their counts no longer matter. */
+static const char SQL_RL_EXPIRE[] =
+    "DELETE FROM rate_limits WHERE window_start < ? LIMIT 1024";
+/* The least recently used network's row, given up for an account. */
+static const char SQL_RL_EVICT[] =
+    "DELETE FROM rate_limits WHERE kind = 'a' ORDER BY touched LIMIT 1";
+
+static int64_t
+rl_now_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Inserts principal's row if the table has room.  *claimed is 1 when the
+ * row was inserted or bumped (*count set), 0 when there was no room.  A
+ * table the engine itself finds full (ER_RECORD_FILE_FULL) is no room too.
+ */
+static int
+rl_claim(struct db *db, const char *k, const char *p, int64_t window_start, uint64_t block,
+    int64_t now_ms, unsigned buckets, int *claimed, uint64_t *count, struct err *e)
+{
+	uint64_t	 affected = 0, n = 0;
+	int		 rc;
+
+	*claimed = 0;
+	rc = db_run(db, DB_ONCE, SQL_RL_CLAIM, NULL, &affected, &n, e, "ssiuiuiuuii", k, p,
+	    window_start, block, now_ms, (uint64_t)buckets, window_start, block, block,
+	    window_start, now_ms);
+	if (rc == ERR_TOOBIG) {
+		err_clear(e);
+		return 0;
+	}
+	if (rc != 0)
+		return rc;
+	if (affected > 0) {
+		*claimed = 1;
+		*count = n;
+	}
+	return 0;
+}
+
+/*
+ * Makes room for one more row: deletes rows of ended windows, and when
+ * there were none and an account needs the room, the least recently used
+ * network's row.  *freed is the number of rows deleted.
+ */
+static int
+rl_make_room(struct db *db, char kind, int64_t window_start, uint64_t *freed, struct err *e)
+{
+	int	 rc;
+
+	*freed = 0;
+	if ((rc = db_run(db, DB_ONCE, SQL_RL_EXPIRE, NULL, freed, NULL, e, "i",
+	    window_start)) != 0)
+		return rc;
+	if (*freed > 0 || kind != 'u')
+		return 0;
+	return db_run(db, DB_ONCE, SQL_RL_EVICT, NULL, freed, NULL, e, "");
+}
+
+/* A principal without a row: a free one, else one made free, else ERR_TOOBIG. */
+static int
+rl_new_bucket(struct db *db, char kind, const char *principal, int64_t window_start,
+    uint64_t block, unsigned buckets, uint64_t *count, struct err *e)
+{
+	char		 k[2] = { kind, '\0' };
+	char		 p[65];
+	int64_t		 now_ms = rl_now_ms();
+	uint64_t	 freed = 0;
+	int		 claimed = 0, rc;
+
+	db_copy_str(p, sizeof(p), principal);
+	if ((rc = rl_claim(db, k, p, window_start, block, now_ms, buckets, &claimed, count,
+	    e)) != 0 || claimed)
+		return rc;
+	if ((rc = rl_make_room(db, kind, window_start, &freed, e)) != 0)
+		return rc;
+	if (freed > 0 && (rc = rl_claim(db, k, p, window_start, block, now_ms, buckets,
+	    &claimed, count, e)) != 0)
+		return rc;
+	if (!claimed)
+		return err_set(e, ERR_TOOBIG, "no rate limit bucket is free (%u in use)", buckets);
+	return 0;
+}
 
 int
 db_ratelimit_hit(struct db *db, char kind, const char *principal, int64_t window_start,
-    int64_t window, uint64_t *count, struct err *e)
+    unsigned buckets, uint64_t *count, struct err *e)
 {
 	char		 k[2] = { kind, '\0' };
 	char		 p[65];
@@ -35,35 +134,33 @@ db_ratelimit_hit(struct db *db, char kind, const char *principal, int64_t window
 
 	*count = 0;
 	db_copy_str(p, sizeof(p), principal != NULL ? principal : "");
-	if ((rc = db_run(db, DB_ONCE, SQL_RL_HIT, NULL, &affected, &n, e, "ssi", k, p,
-	    window_start)) != 0)
+	if ((rc = db_run(db, DB_ONCE, SQL_RL_BUMP, NULL, &affected, &n, e, "iuuiiss",
+	    window_start, (uint64_t)1, (uint64_t)1, window_start, rl_now_ms(), k, p)) != 0)
 		return rc;
-	*count = n;
-	if (affected == 1) {
-		/* the first request of a window for this key sweeps old windows */
-		(void)db_run(db, DB_ONCE, SQL_RL_PURGE, NULL, NULL, NULL, e, "i",
-		    window_start - window);
-		err_clear(e);
+	if (affected > 0) {
+		*count = n;
+		return 0;
 	}
-	return 0;
+	return rl_new_bucket(db, kind, p, window_start, 1, buckets, count, e);
 }
 
 /*
- * The token lookup and the account's hits (a block of them) in one round
- * trip: four statements in one text query.  The lookup leaves the user id of a valid (unrevoked,
- * unexpired) token in @fm_admit_user, the INSERT counts it, and the last
- * SELECT reads the count and whether the window row was new (1) or bumped
- * (2).  The text holds only a checked hex digest and an integer.
+ * The token lookup and the bump of the account's bucket (a block of
+ * requests) in one round trip: four statements in one text query.  The
+ * lookup leaves the user id of a valid (unrevoked, unexpired) token in
+ * @fm_admit_user, the UPDATE counts it, and the last SELECT reads whether
+ * the bucket was there (1, else 0) and the count.  The text holds only a
+ * checked hex digest and integers.
  */
 static const char SQL_ADMIT_FMT[] =
     "SET @fm_admit_user = NULL;"
     DB_TOKEN_COLS ", @fm_admit_user := IF(t.revoked_at IS NULL AND"
-    " (t.expires_at IS NULL OR t.expires_at > UTC_TIMESTAMP()), t.user_id, NULL)"
+    " (t.expires_at IS NULL OR t.expires_at > UTC_TIMESTAMP()),"
+    " CAST(t.user_id AS CHAR CHARACTER SET ascii), NULL)"
     DB_TOKEN_FROM " WHERE t.token_hash = '%s';"
-    "INSERT INTO rate_limits (kind, principal, window_start, n)"
-    " SELECT 'u', @fm_admit_user, %lld, LAST_INSERT_ID(%llu) FROM DUAL"
-    " WHERE @fm_admit_user IS NOT NULL"
-    " ON DUPLICATE KEY UPDATE n = LAST_INSERT_ID(n + %llu);"
+    "UPDATE rate_limits SET n = LAST_INSERT_ID(IF(window_start >= %lld, n + %llu, %llu)),"
+    " window_start = GREATEST(window_start, %lld), touched = %lld"
+    " WHERE kind = 'u' AND principal = @fm_admit_user;"
     "SELECT ROW_COUNT(), LAST_INSERT_ID()";
 
 enum { TOKEN_COLS = 8, ADMIT_CELL = 80 };
@@ -74,23 +171,22 @@ struct admit {
 	int		 null[TOKEN_COLS];
 	int		 found;		/* the token row was there */
 	int		 counted;	/* the count statement ran */
-	uint64_t	 affected;	/* 1 a new window row, 2 a bumped one */
+	uint64_t	 affected;	/* 1 the bucket was bumped, 0 there was none */
 	uint64_t	 count;
 };
 
 /*
  * Reads every result of the batch.  A statement that failed after the
- * lookup leaves a->counted 0 and returns its error number in *late_errno
- * (the connection stays usable); an earlier failure is returned.
+ * lookup leaves a->counted 0 (the connection stays usable); an earlier
+ * failure is returned.
  */
 static int
-admit_results(struct db *db, struct admit *a, unsigned *late_errno, struct err *e)
+admit_results(struct db *db, struct admit *a, struct err *e)
 {
 	MYSQL_RES	*res;
 	MYSQL_ROW	 row;
 	int		 i, st;
 
-	*late_errno = 0;
 	do {
 		if ((res = mysql_store_result(db->my)) == NULL) {
 			if (mysql_field_count(db->my) != 0)
@@ -113,22 +209,20 @@ admit_results(struct db *db, struct admit *a, unsigned *late_errno, struct err *
 		}
 		mysql_free_result(res);
 	} while ((st = mysql_next_result(db->my)) == 0);
-	if (st > 0) {
-		*late_errno = mysql_errno(db->my);
-		return db_fail(db, *late_errno, "admission", mysql_error(db->my), e);
-	}
+	if (st > 0)
+		return db_fail(db, mysql_errno(db->my), "admission", mysql_error(db->my), e);
 	return 0;
 }
 
 int
 db_token_admit(struct db *db, struct db_token *out, const char *hash_hex, int64_t window_start,
-    int64_t window, uint64_t block, uint64_t *count, struct err *e)
+    uint64_t block, unsigned buckets, uint64_t *count, struct err *e)
 {
-	char		 q[sizeof(SQL_ADMIT_FMT) + 64 + 3 * 24];
+	char		 q[sizeof(SQL_ADMIT_FMT) + 64 + 5 * 24];
+	char		 user[24];
 	const char	*cp[TOKEN_COLS];
 	struct admit	 a;
 	int		 attempt, i, n, rc = 0;
-	unsigned	 late = 0;
 
 	memset(out, 0, sizeof *out);
 	*count = 0;
@@ -137,9 +231,10 @@ db_token_admit(struct db *db, struct db_token *out, const char *hash_hex, int64_
 	if (block < 1)
 		block = 1;
 	n = snprintf(q, sizeof(q), SQL_ADMIT_FMT, hash_hex, (long long)window_start,
-	    (unsigned long long)block, (unsigned long long)block);
+	    (unsigned long long)block, (unsigned long long)block, (long long)window_start,
+	    (long long)rl_now_ms());
 	if (n < 0 || (size_t)n >= sizeof(q))
-		return err_set(e, ERR_TOOBIG, "internal error: admission query too long");
+		return err_set(e, ERR_INTERNAL, "internal error: admission query too long");
 	for (attempt = 0; attempt < 2; attempt++) {
 		memset(&a, 0, sizeof(a));
 		if ((rc = db_connect(db, e)) != 0)
@@ -147,31 +242,28 @@ db_token_admit(struct db *db, struct db_token *out, const char *hash_hex, int64_
 		if (mysql_real_query(db->my, q, (unsigned long)n) != 0)
 			rc = db_fail(db, mysql_errno(db->my), "admission", mysql_error(db->my), e);
 		else
-			rc = admit_results(db, &a, &late, e);
+			rc = admit_results(db, &a, e);
 		if (rc == ERR_UNAVAILABLE && attempt == 0)
 			continue;	/* a lost connection: once more on a new one */
 		break;
 	}
-	if (rc != 0 && !(a.found && rc != ERR_UNAVAILABLE))
+	if (rc != 0 && !a.found)
 		return rc;
-	if (rc != 0) {
-		/* the lookup answered but the count could not be kept: fail open */
-		log_error("rate limit not applied (request admitted): %s", e->msg);
-		err_clear(e);
-	}
 	if (!a.found)
 		return err_set(e, ERR_NOTFOUND, "token not found");
 	for (i = 0; i < TOKEN_COLS; i++)
 		cp[i] = a.null[i] ? NULL : a.cell[i];
 	db_token_fill(db, out, cp);
-	if (!a.counted || out->expired || out->revoked)
-		return 0;
-	*count = a.count;
-	if (a.affected == 1) {
-		/* the first request of a window for this account sweeps old windows */
-		(void)db_run(db, DB_ONCE, SQL_RL_PURGE, NULL, NULL, NULL, e, "i",
-		    window_start - window);
+	if (out->expired || out->revoked) {
 		err_clear(e);
+		return 0;	/* a refused token is not counted */
 	}
-	return 0;
+	if (rc != 0)
+		return rc;	/* the bucket could not be bumped: no admission (logged) */
+	if (a.counted && a.affected > 0) {
+		*count = a.count;
+		return 0;
+	}
+	snprintf(user, sizeof(user), "%llu", (unsigned long long)out->user_id);
+	return rl_new_bucket(db, 'u', user, window_start, block, buckets, count, e);
 }

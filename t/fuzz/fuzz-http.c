@@ -81,6 +81,7 @@ fuzz_init(void)
 		fuzz_cfg[i].rate_limit = 120;
 		fuzz_cfg[i].rate_window = 60;
 		fuzz_cfg[i].rate_limit_anonymous = 30;
+		fuzz_cfg[i].rate_limit_buckets = 4096;
 	}
 	fuzz_cfg[0].endpoint = fuzz_ep1;
 	fuzz_cfg[0].base_url = fuzz_base1;

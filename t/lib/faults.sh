@@ -82,15 +82,6 @@ at_most () {
 	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'
 }
 
-# note TEXT: a figure for the TAP output, printed as a comment at once even
-# from inside a test body (whose own output is shown only on failure), and
-# kept in the body's output too.
-exec 7>&1
-note () {
-	printf '# %s\n' "$*" >&7
-	printf '%s\n' "$*"
-}
-
 # issue_rows: "title<TAB>number" of every issue of alice/fixture, sorted.
 issue_rows () {
 	db_sql "SELECT i.title, i.number FROM issues i JOIN repositories r ON r.id = i.repo_id

@@ -378,6 +378,40 @@ test_bearer(void)
 	is_int(e.code, 0, "no error recorded for a malformed credential");
 }
 
+static void
+test_network(void)
+{
+	static const struct {
+		const char	*addr, *want, *what;
+	} cases[] = {
+		{ "192.0.2.7", "192.0.2.0/24", "an IPv4 address is counted by its /24" },
+		{ "192.0.2.255", "192.0.2.0/24", "and every address of the /24 alike" },
+		{ "192.0.3.7", "192.0.3.0/24", "the next /24 is another network" },
+		{ "::ffff:192.0.2.9", "192.0.2.0/24", "an IPv4-mapped IPv6 address is its IPv4 /24" },
+		{ "2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64", "an IPv6 address is counted by its /64" },
+		{ "2001:db8:1:2::ffff", "2001:db8:1:2::/64", "and every address of the /64 alike" },
+		{ "2001:db8:1:3::1", "2001:db8:1:3::/64", "the next /64 is another network" },
+		{ "::1", "::/64", "the IPv6 loopback" },
+		{ "fe80::1%eth0", "-", "a scoped address is the catch-all network" },
+		{ "unix:", "-", "a non-numeric address too" },
+		{ "", "-", "an empty one too" },
+		{ "192.0.2.7 ", "-", "and one with a trailing space" },
+	};
+	char	 out[HTTP_NETWORK_MAX], small[8];
+	size_t	 i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		http_client_network(out, sizeof(out), cases[i].addr);
+		is_str(out, cases[i].want, "%s", cases[i].what);
+	}
+	http_client_network(out, sizeof(out), NULL);
+	is_str(out, "-", "no REMOTE_ADDR is the catch-all network");
+	http_client_network(out, sizeof(out), "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff");
+	is_str(out, "ffff:ffff:ffff:ffff::/64", "the longest /64 fits HTTP_NETWORK_MAX");
+	http_client_network(small, sizeof(small), "192.0.2.7");
+	is_str(small, "-", "a network that does not fit is not cut short");
+}
+
 int
 main(void)
 {
@@ -390,5 +424,6 @@ main(void)
 	test_scopes();
 	test_tokens();
 	test_bearer();
+	test_network();
 	return done_testing();
 }
