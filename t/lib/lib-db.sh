@@ -39,10 +39,12 @@ db_user_opt () {
 # db_start_in DATADIR SOCKET PIDFILE LOG: starts mariadbd in the background
 # as a child of this shell (never call it inside $(...): the server would be
 # a grandchild, and `wait` would return at once); DB_STARTED holds its pid.
+# Its temporary files go to DATADIR.tmp, not to the shared /tmp.
 db_start_in () {
+	mkdir -p "${1%/}.tmp"
 	# shellcheck disable=SC2086
 	"$(mariadbd_bin)" --no-defaults $(db_user_opt) --datadir="$1" \
-		--socket="$2" --pid-file="$3" --log-error="$4" \
+		--socket="$2" --pid-file="$3" --log-error="$4" --tmpdir="${1%/}.tmp" \
 		--skip-networking $DB_OPTS >>"$4" 2>&1 &
 	DB_STARTED=$!
 }
@@ -53,9 +55,12 @@ db_ping () {
 
 build_template_ () {
 	rm -rf "$TEMPLATE.tmp"
-	mkdir -p "$TEMPLATE.tmp/data" || return 1
+	mkdir -p "$TEMPLATE.tmp/data" "$TEMPLATE.tmp/data.tmp" || return 1
+	# Its own tmpdir: bootstraps running at once (two checkouts' suites on
+	# one machine) were seen to fail on each other's files in /tmp.
 	# shellcheck disable=SC2086
 	mariadb-install-db --no-defaults $(db_user_opt) --datadir="$TEMPLATE.tmp/data" \
+		--tmpdir="$TEMPLATE.tmp/data.tmp" \
 		--auth-root-authentication-method=normal --skip-test-db \
 		$DB_OPTS >"$TEMPLATE.tmp/install.log" 2>&1 || {
 		cat "$TEMPLATE.tmp/install.log" >&2
