@@ -25,8 +25,7 @@
 #include "store/db.h"
 #include "store/repo.h"
 #include "tool.h"
-
-#define PRM_PATH	"/.well-known/oauth-protected-resource"
+#include "toolset.h"
 
 int
 core_init(struct core *out, const struct config *cfg, struct err *e)
@@ -155,70 +154,6 @@ core_release(struct core *c)
 	memset(c, 0, sizeof(*c));
 }
 
-void
-core_response_init(struct core_response *r)
-{
-	memset(r, 0, sizeof(*r));
-}
-
-void
-core_response_release(struct core_response *r)
-{
-	size_t	i;
-
-	for (i = 0; i < r->n_headers; i++)
-		free(r->headers[i].value);
-	free(r->body);
-	memset(r, 0, sizeof(*r));
-}
-
-int
-core_response_header(struct core_response *r, const char *name, const char *value)
-{
-	char	*v;
-
-	if (r->n_headers == CORE_MAX_HEADERS)
-		return ERR_TOOBIG;
-	if ((v = strdup(value)) == NULL)
-		return ERR_NOMEM;
-	r->headers[r->n_headers].name = name;
-	r->headers[r->n_headers].value = v;
-	r->n_headers++;
-	return 0;
-}
-
-void
-core_response_json(struct core_response *r, int status, struct json_object *body)
-{
-	const char	*text;
-	size_t		 len;
-
-	r->status = status;
-	free(r->body);
-	r->body = NULL;
-	r->body_len = 0;
-	r->content_type = NULL;
-	if (body == NULL)
-		return;
-	text = json_dump(body, &len);
-	if (text != NULL && (r->body = malloc(len + 2)) != NULL) {
-		memcpy(r->body, text, len);
-		r->body[len] = '\n';
-		r->body[len + 1] = '\0';
-		r->body_len = len + 1;
-		r->content_type = "application/json";
-	} else
-		r->status = 500;
-	json_object_put(body);
-}
-
-void
-core_response_error(struct core_response *r, int status, struct json_object *id, int code,
-    const char *message, struct json_object *data)
-{
-	core_response_json(r, status, rpc_error(id, code, message, data));
-}
-
 /*
  * A request id for the log: a random 64-bit prefix drawn once per process
  * (workers draw their own, after the fork) and a counter.
@@ -260,6 +195,74 @@ core_path(const struct core_request *req)
 	if (asprintf(&p, "%s%s", sn ? sn : "", pi ? pi : "") < 0)
 		return NULL;
 	return p;
+}
+
+/*
+ * What follows the endpoint in path when path is the endpoint, or the
+ * endpoint with a client's choice of tools after it ("/x/<toolsets>",
+ * "/readonly", or both in that order): the suffix ("" for the endpoint
+ * itself), or NULL for any other path.
+ */
+static const char *
+core_endpoint_suffix(const char *path, const char *endpoint)
+{
+	size_t		 n = strlen(endpoint);
+	const char	*p, *sets;
+
+	if (strncmp(path, endpoint, n) != 0)
+		return NULL;
+	p = path + n;
+	if (strncmp(p, "/x/", 3) == 0) {
+		sets = p + 3;
+		if (*sets == '\0' || *sets == '/')
+			return NULL;
+		p = sets + strcspn(sets, "/");
+	}
+	if (strcmp(p, "/readonly") == 0)
+		p += strlen("/readonly");
+	return *p == '\0' ? path + n : NULL;
+}
+
+/*
+ * The client's choice of tools: the path's suffix (core_endpoint_suffix)
+ * and the X-MCP-Toolsets and X-MCP-Readonly headers, as GitHub's MCP
+ * server reads them.  0, or -1 with the refusal (a 400) in msg.
+ */
+static int
+core_toolsets(struct toolset_sel *out, const struct core_request *req, const char *suffix,
+    char *msg, size_t len)
+{
+	const char	*hs = http_env(req, "HTTP_X_MCP_TOOLSETS", NULL);
+	const char	*hr = http_env(req, "HTTP_X_MCP_READONLY", NULL);
+	const char	*ps = NULL;
+	char		 why[240];
+	size_t		 plen = 0;
+	int		 ro;
+
+	out->sets = TOOLSET_DEFAULT;
+	out->read_only = 0;
+	if (strncmp(suffix, "/x/", 3) == 0) {
+		ps = suffix + 3;
+		plen = strcspn(ps, "/");
+	}
+	if (ps != NULL && hs != NULL) {
+		snprintf(msg, len, "Bad Request: choose the toolsets in the path or in the "
+		    "X-MCP-Toolsets header, not both");
+		return -1;
+	}
+	if ((ps != NULL && toolset_parse(out, ps, plen, why, sizeof why) != 0) ||
+	    (hs != NULL && toolset_parse(out, hs, strlen(hs), why, sizeof why) != 0)) {
+		snprintf(msg, len, "Bad Request: %s", why);
+		return -1;
+	}
+	if (hr != NULL && (ro = toolset_flag(hr)) < 0) {
+		snprintf(msg, len, "Bad Request: X-MCP-Readonly takes true or false");
+		return -1;
+	}
+	plen = strlen(suffix);
+	out->read_only = (hr != NULL && ro == 1) ||
+	    (plen >= 9 && strcmp(suffix + plen - 9, "/readonly") == 0);
+	return 0;
 }
 
 /* Whether a Content-Type names application/json (parameters allowed). */
@@ -358,22 +361,6 @@ core_body_id(struct json_object *body)
 	    rpc_id_valid(id))
 		return id;
 	return NULL;
-}
-
-void
-core_challenge(char *buf, size_t len, const struct config *cfg, const char *error,
-    const char *scope)
-{
-	int	n;
-
-	n = snprintf(buf, len, "Bearer realm=\"forgemcp\"");
-	if (error != NULL && n > 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, ", error=\"%s\"", error);
-	if (scope != NULL && n > 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, ", scope=\"%s\"", scope);
-	if (cfg->authorization_server != NULL && n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, ", resource_metadata=\"%s" PRM_PATH "%s\"",
-		    cfg->base_url, cfg->endpoint);
 }
 
 static void
@@ -510,8 +497,10 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 	struct err		 e;
 	enum json_perr		 perr = JSON_PERR_NONE;
 	enum auth_result	 ar;
-	const char		*method, *origin, *authz, *addr, *ae;
-	char			*path = NULL, msg[200];
+	const char		*method, *origin, *authz, *addr, *ae, *suffix;
+	struct core_request	 chosen;
+	struct toolset_sel	 sel;
+	char			*path = NULL, msg[400];
 	int			 n_origin = 0;
 
 	err_clear(&e);
@@ -520,13 +509,13 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 		core_response_error(resp, 500, NULL, RPC_INTERNAL_ERROR, "Internal error", NULL);
 		goto done;
 	}
-	if (strcmp(path, PRM_PATH) == 0 ||
-	    (strncmp(path, PRM_PATH, strlen(PRM_PATH)) == 0 &&
-	    strcmp(path + strlen(PRM_PATH), cfg->endpoint) == 0)) {
+	if (strcmp(path, CORE_PRM_PATH) == 0 ||
+	    (strncmp(path, CORE_PRM_PATH, strlen(CORE_PRM_PATH)) == 0 &&
+	    strcmp(path + strlen(CORE_PRM_PATH), cfg->endpoint) == 0)) {
 		core_prm(c, req, resp);
 		goto done;
 	}
-	if (strcmp(path, cfg->endpoint) != 0) {
+	if ((suffix = core_endpoint_suffix(path, cfg->endpoint)) == NULL) {
 		snprintf(msg, sizeof(msg), "Not found: the MCP endpoint is %s", cfg->endpoint);
 		core_response_error(resp, 404, NULL, RPC_INVALID_REQUEST, msg, NULL);
 		goto done;
@@ -595,15 +584,21 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 		core_parse_failed(resp, perr);
 		goto done;
 	}
+	if (core_toolsets(&sel, req, suffix, msg, sizeof msg) != 0) {
+		core_response_error(resp, 400, core_body_id(body), RPC_INVALID_REQUEST, msg, NULL);
+		goto done;
+	}
+	chosen = *req;
+	chosen.toolsets = &sel;
 	/* the tools/list array goes in as a NUL byte, for core_compress to replace */
 	ae = http_env(req, "HTTP_ACCEPT_ENCODING", NULL);
 	if (ae != NULL && gz_accepted(ae)) {
 		tool_list_mark(1);
-		mcp_handle(c, req, &who, body, resp);
+		mcp_handle(c->db, c->repos, c->cfg, &chosen, &who, body, resp);
 		if (tool_list_mark(0) > 0)
 			core_compress(resp);
 	} else
-		mcp_handle(c, req, &who, body, resp);
+		mcp_handle(c->db, c->repos, c->cfg, &chosen, &who, body, resp);
 done:
 	json_object_put(body);
 	free(path);
@@ -637,7 +632,7 @@ core_stdio(struct core *c, const struct core_request *req, struct core_response 
 		goto done;
 	}
 	resp->user_id = who.user_id;
-	mcp_handle(c, req, &who, body, resp);
+	mcp_handle(c->db, c->repos, c->cfg, req, &who, body, resp);
 done:
 	json_object_put(body);
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "core.h"
+#include "core_io.h"
 #include "http.h"
 #include "json.h"
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "auth.h"
-#include "core.h"
+#include "core_io.h"
 #include "http.h"
 #include "json.h"
 #include "log.h"
@@ -22,7 +22,12 @@
 	"with list_repositories to find a repository's owner/name; then read files " \
 	"(get_file_contents, get_tree, search_code), history (list_commits, " \
 	"list_branches, compare_refs), issues and pull requests. Reads are bounded; a " \
-	"result that was cut says so and names the argument that fetches the rest."
+	"result that was cut says so and names the argument that fetches the rest. " \
+	"The tools come in toolsets: repos, issues, pull_requests, notifications, users " \
+	"and search. A client that needs fewer tools chooses them with the " \
+	"X-MCP-Toolsets header (\"repos,issues\") or the path /mcp/x/repos,issues, " \
+	"and only the read-only tools with X-MCP-Readonly: true or /mcp/readonly " \
+	"(stdio: --toolsets, --read-only)."
 
 static const char *const mcp_legacy_versions[] = {
 	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
@@ -36,7 +41,9 @@ enum mcp_era {
 
 /* One message being answered. */
 struct mcp_call {
-	struct core			*core;
+	struct db			*db;
+	struct repo_cache		*repos;
+	const struct config		*cfg;
 	const struct core_request	*req;
 	const struct principal		*who;
 	enum mcp_era			 era;
@@ -178,7 +185,7 @@ m_tools_list(struct mcp_call *k)
 	if (mcp_check_cursor(k) != 0)
 		return;
 	r = json_object_new_object();
-	json_object_object_add(r, "tools", tool_list_json());
+	json_object_object_add(r, "tools", tool_list_json(k->req->toolsets));
 	mcp_ok(k, r, 1);
 }
 
@@ -249,7 +256,8 @@ m_tools_call(struct mcp_call *k)
 		    "Invalid params: \"name\" must be a string without NUL characters", NULL);
 		return;
 	}
-	if ((idx = tool_find(name)) < 0) {
+	/* A tool outside the client's choice is as unknown as one that does not exist. */
+	if ((idx = tool_find(name)) < 0 || !tool_chosen((size_t)idx, k->req->toolsets)) {
 		snprintf(msg, sizeof(msg), "Unknown tool: %.200s", name);
 		mcp_fail(k, 200, RPC_INVALID_PARAMS, msg, NULL);
 		return;
@@ -261,7 +269,7 @@ m_tools_call(struct mcp_call *k)
 		auth_format_scopes(need, sizeof(need), t->scope);
 		snprintf(msg, sizeof(msg), "Forbidden: tool '%s' needs the token scope '%s'",
 		    t->name, need);
-		core_challenge(k->challenge_buf, sizeof(k->challenge_buf), k->core->cfg,
+		core_challenge(k->challenge_buf, sizeof(k->challenge_buf), k->cfg,
 		    "insufficient_scope", need);
 		k->challenge = k->challenge_buf;
 		mcp_fail(k, 403, RPC_UNAUTHORIZED, msg, NULL);
@@ -273,7 +281,8 @@ m_tools_call(struct mcp_call *k)
 		mcp_ok(k, tool_error_result("\"arguments\" must be an object"), 0);
 		return;
 	}
-	r = tool_call(k->core, (size_t)idx, k->who, args, k->era == ERA_MODERN, &unavailable);
+	r = tool_call(k->db, k->repos, k->cfg, (size_t)idx, k->who, args, k->era == ERA_MODERN,
+	    &unavailable);
 	if (unavailable) {
 		/* In a batch this stays the element's error; alone it is the 503 answer. */
 		mcp_fail(k, CORE_UNAVAILABLE_STATUS, RPC_INTERNAL_ERROR, CORE_UNAVAILABLE_MESSAGE,
@@ -518,11 +527,13 @@ done:
 }
 
 static void
-mcp_call_init(struct mcp_call *k, struct core *c, const struct core_request *req,
-    const struct principal *who)
+mcp_call_init(struct mcp_call *k, struct db *db, struct repo_cache *repos,
+    const struct config *cfg, const struct core_request *req, const struct principal *who)
 {
 	memset(k, 0, sizeof(*k));
-	k->core = c;
+	k->db = db;
+	k->repos = repos;
+	k->cfg = cfg;
 	k->req = req;
 	k->who = who;
 	k->http = req->transport == CORE_HTTP;
@@ -541,15 +552,16 @@ mcp_finish(struct core_response *resp, struct mcp_call *k)
 
 /* A 2025-03-26 batch: legacy only, never with initialize, one reply per request. */
 static void
-mcp_batch(struct core *c, const struct core_request *req, const struct principal *who,
-    struct json_object *body, struct core_response *resp)
+mcp_batch(struct db *db, struct repo_cache *repos, const struct config *cfg,
+    const struct core_request *req, const struct principal *who, struct json_object *body,
+    struct core_response *resp)
 {
 	struct mcp_call		 k;
 	struct json_object	*out = NULL, *el;
 	char			*h_version = NULL;
 	size_t			 i, n = json_object_array_length(body);
 
-	mcp_call_init(&k, c, req, who);
+	mcp_call_init(&k, db, repos, cfg, req, who);
 	h_version = mcp_header(&k, "HTTP_MCP_PROTOCOL_VERSION");
 	if (n == 0) {
 		mcp_fail(&k, 400, RPC_INVALID_REQUEST, "Invalid Request: empty batch", NULL);
@@ -580,7 +592,7 @@ mcp_batch(struct core *c, const struct core_request *req, const struct principal
 	out = json_object_new_array();
 	for (i = 0; i < n; i++) {
 		struct mcp_call one;
-		mcp_call_init(&one, c, req, who);
+		mcp_call_init(&one, db, repos, cfg, req, who);
 		rpc_classify(&one.msg, json_object_array_get_idx(body, i));
 		mcp_one(&one);
 		if (one.status == 403) {
@@ -606,17 +618,18 @@ done:
 }
 
 void
-mcp_handle(struct core *c, const struct core_request *req, const struct principal *who,
-    struct json_object *body, struct core_response *resp)
+mcp_handle(struct db *db, struct repo_cache *repos, const struct config *cfg,
+    const struct core_request *req, const struct principal *who, struct json_object *body,
+    struct core_response *resp)
 {
 	struct mcp_call	k;
 
 	if (json_is_type(body, json_type_array)) {
 		snprintf(resp->rpc_method, sizeof(resp->rpc_method), "batch");
-		mcp_batch(c, req, who, body, resp);
+		mcp_batch(db, repos, cfg, req, who, body, resp);
 		return;
 	}
-	mcp_call_init(&k, c, req, who);
+	mcp_call_init(&k, db, repos, cfg, req, who);
 	rpc_classify(&k.msg, body);
 	if (k.msg.method != NULL) {
 		snprintf(resp->rpc_method, sizeof(resp->rpc_method), "%s", k.msg.method);

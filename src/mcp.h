@@ -3,10 +3,12 @@
 #define FM_MCP_H
 #include <json-c/json.h>
 
-struct core;
+struct config;
 struct core_request;
 struct core_response;
+struct db;
 struct principal;
+struct repo_cache;
 
 #define MCP_MODERN_VERSION	"2026-07-28"
 #define MCP_NEWEST_LEGACY	"2025-11-25"
@@ -16,10 +18,12 @@ struct principal;
  * authenticated caller and fills resp: 200 with a JSON-RPC body, 202 with
  * none, or a 4xx with a JSON-RPC error, as mcp-wire.md section 1 orders.
  * On CORE_STDIO the HTTP header checks are skipped and statuses only
- * decide whether a line is written.
+ * decide whether a line is written.  db, repos and cfg are what a tool
+ * call may use (tool_call).
  */
-void	mcp_handle(struct core *c, const struct core_request *req, const struct principal *who,
-	    struct json_object *body, struct core_response *resp);
+void	mcp_handle(struct db *db, struct repo_cache *repos, const struct config *cfg,
+	    const struct core_request *req, const struct principal *who, struct json_object *body,
+	    struct core_response *resp);
 
 /* Whether a legacy protocol version is one this server speaks. */
 int	mcp_legacy_version_known(const char *v);

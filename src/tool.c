@@ -1,22 +1,30 @@
-/* tool: registry set-up and the tool gate: lookup, schema validation, handler, result. */
+/* tool: registry set-up and the tool gate: schema validation, target, handler, result. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <json-c/printbuf.h>
 
-#include "core.h"
+#include "config.h"
 #include "err.h"
 #include "gz.h"
 #include "json.h"
 #include "log.h"
 #include "schema.h"
+#include "service/service.h"
+#include "store/db.h"
 #include "tool.h"
+#include "toolset.h"
+
+#define TOOL_NOT_FOUND	"Repository not found or not accessible"
 
 static struct schema	*tool_schemas[64];
 static struct json_object *tool_list;	/* the tools/list array, built once */
 static struct gz_piece	 tool_list_gzip;	/* its serialisation, deflated */
 static int		 tool_ready;
+static unsigned char	 tool_sets[64];	/* enum toolset of each tool */
 
 /* A value's serialisation, made once (tool_freeze): appended as is. */
 struct tool_text {
@@ -131,8 +139,10 @@ tool_describe(const struct tool *t, const struct schema *s)
 int
 tool_registry_init(struct err *e)
 {
-	size_t	i;
-	int	rc;
+	struct json_object	*t;
+	const char		*text;
+	size_t			 i, len;
+	int			 rc, ts;
 
 	if (tool_ready)
 		return 0;
@@ -144,6 +154,19 @@ tool_registry_init(struct err *e)
 			    tool_table[i]->name);
 			goto fail;
 		}
+		if (tool_table[i]->role != FORGE_ROLE_NONE &&
+		    (tool_table[i]->target != TOOL_TARGET_REPO || tool_table[i]->action == NULL)) {
+			rc = err_set(e, ERR_CONFIG, "tool '%s' needs a role but names no repository "
+			    "target or action", tool_table[i]->name);
+			goto fail;
+		}
+		if (tool_table[i]->toolset == NULL || (ts = toolset_find(tool_table[i]->toolset,
+		    strlen(tool_table[i]->toolset))) < 0) {
+			rc = err_set(e, ERR_CONFIG, "tool '%s' names no known toolset",
+			    tool_table[i]->name);
+			goto fail;
+		}
+		tool_sets[i] = (unsigned char)ts;
 		if ((rc = schema_compile(&tool_schemas[i], tool_table[i]->input_schema, e)) != 0) {
 			snprintf(e->msg + strlen(e->msg), sizeof(e->msg) - strlen(e->msg),
 			    " (tool '%s')", tool_table[i]->name);
@@ -154,8 +177,16 @@ tool_registry_init(struct err *e)
 		rc = err_set(e, ERR_NOMEM, "out of memory");
 		goto fail;
 	}
-	for (i = 0; i < tool_table_len; i++)
-		json_object_array_add(tool_list, tool_describe(tool_table[i], tool_schemas[i]));
+	for (i = 0; i < tool_table_len; i++) {
+		/* each tool serialised once too, for the lists of a client's choice */
+		if ((t = tool_describe(tool_table[i], tool_schemas[i])) == NULL ||
+		    (text = json_dump(t, &len)) == NULL || tool_freeze(t, text, len) != 0 ||
+		    json_object_array_add(tool_list, t) != 0) {
+			json_object_put(t);
+			rc = err_set(e, ERR_NOMEM, "out of memory");
+			goto fail;
+		}
+	}
 	if ((rc = tool_list_freeze(e)) != 0)
 		goto fail;
 	tool_ready = 1;
@@ -205,16 +236,157 @@ tool_schema(size_t i)
 	return i < tool_table_len ? tool_schemas[i] : NULL;
 }
 
-struct json_object *
-tool_list_json(void)
+int
+tool_chosen(size_t i, const struct toolset_sel *sel)
 {
-	return json_object_get(tool_list);
+	if (i >= tool_table_len)
+		return 0;
+	if (sel == NULL)
+		return 1;
+	return (sel->sets & (1u << tool_sets[i])) != 0 &&
+	    (!sel->read_only || (tool_table[i]->hints & TOOL_READ_ONLY));
+}
+
+struct json_object *
+tool_list_json(const struct toolset_sel *sel)
+{
+	struct json_object	*a;
+	size_t			 i;
+
+	if (sel == NULL || toolset_sel_is_default(sel))
+		return json_object_get(tool_list);
+	if ((a = json_object_new_array()) == NULL)
+		return NULL;
+	for (i = 0; i < tool_table_len; i++)
+		if (tool_chosen(i, sel) &&
+		    json_object_array_add(a, json_object_get(json_object_array_get_idx(tool_list,
+		    i))) != 0) {
+			json_object_put(a);
+			return NULL;
+		}
+	return a;
 }
 
 const struct gz_piece *
 tool_list_gz(void)
 {
 	return &tool_list_gzip;
+}
+
+/*
+ * Repositories a caller was shown, remembered by this process for
+ * token_cache_seconds (the token cache's lifetime, so a read tool costs no
+ * database round trip): a repository made private or a collaborator
+ * removed is refused at most that long after the change, as a revoked
+ * token is.  Tools that change something look the repository up afresh.
+ * Direct-mapped; a clash just replaces the slot.
+ */
+#define TOOL_SEEN_SLOTS	64
+
+static struct tool_seen {
+	uint64_t	 user_id;
+	char		 owner[65], name[101];
+	struct db_repo	 repo;
+	int64_t		 at_ms;		/* 0: free */
+} tool_seen[TOOL_SEEN_SLOTS];
+
+static int64_t
+tool_now_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 1;
+}
+
+static struct tool_seen *
+tool_seen_slot(uint64_t user_id, const char *owner, const char *name)
+{
+	const char	*p;
+	uint32_t	 h = (uint32_t)user_id * 2654435761u;
+
+	for (p = owner; *p != '\0'; p++)
+		h = h * 31 + (unsigned char)*p;
+	for (p = name; *p != '\0'; p++)
+		h = h * 31 + (unsigned char)*p;
+	return &tool_seen[h % TOOL_SEEN_SLOTS];
+}
+
+/*
+ * owner/name into *out if the caller may see it (released by the caller,
+ * also on error); with cached, a lookup this process made less than
+ * token_cache_seconds ago is reused.  ERR_NOTFOUND when it is missing or
+ * not visible.
+ */
+static int
+tool_repo_find(struct db_repo *out, const struct tool_ctx *ctx, const char *owner,
+    const char *name, int cached)
+{
+	struct tool_seen	*s = tool_seen_slot(ctx->who->user_id, owner, name);
+	int64_t			 ttl = (int64_t)ctx->cfg->token_cache_seconds * 1000, now;
+	int			 rc;
+
+	now = tool_now_ms();
+	if (cached && ttl > 0 && s->at_ms != 0 && now - s->at_ms < ttl &&
+	    s->user_id == ctx->who->user_id && strcmp(s->owner, owner) == 0 &&
+	    strcmp(s->name, name) == 0) {
+		*out = s->repo;
+		out->description = NULL;
+		if (s->repo.description != NULL &&
+		    (out->description = strdup(s->repo.description)) == NULL)
+			return err_set(ctx->err, ERR_NOMEM, "out of memory");
+		return 0;
+	}
+	if ((rc = db_repo_find_visible(ctx->db, out, ctx->who->user_id, owner, name,
+	    ctx->err)) != 0 || ttl == 0)
+		return rc;
+	db_repo_release(&s->repo);
+	s->at_ms = 0;
+	s->repo = *out;
+	s->repo.description = NULL;
+	if (out->description != NULL && (s->repo.description = strdup(out->description)) == NULL)
+		return 0;	/* not remembered; the answer stands */
+	s->user_id = ctx->who->user_id;
+	snprintf(s->owner, sizeof(s->owner), "%s", owner);
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->at_ms = now;
+	return 0;
+}
+
+/*
+ * The repository the "repo" argument names ("owner/name", the one place
+ * that splits it) into *out, if the caller may see it and holds t's role
+ * on it.  Anything else that is not owner/name is answered as a missing
+ * repository, so an invisible one looks the same.
+ */
+static int
+tool_target_repo(struct db_repo *out, const struct tool_ctx *ctx, const struct tool *t,
+    struct json_object *args)
+{
+	struct json_object	*number;
+	const char		*full = json_get_str(args, "repo"), *slash;
+	char			 owner[65], name[101], action[160];
+	int			 rc;
+
+	if (full == NULL || (slash = strchr(full, '/')) == NULL || slash == full ||
+	    (size_t)(slash - full) >= sizeof(owner) || slash[1] == '\0' ||
+	    strlen(slash + 1) >= sizeof(name) || strchr(slash + 1, '/') != NULL)
+		return err_set(ctx->err, ERR_NOTFOUND, "%s", TOOL_NOT_FOUND);
+	memcpy(owner, full, (size_t)(slash - full));
+	owner[slash - full] = '\0';
+	snprintf(name, sizeof(name), "%s", slash + 1);
+	if ((rc = tool_repo_find(out, ctx, owner, name, t->hints & TOOL_READ_ONLY)) != 0)
+		return rc;
+	if (t->role == FORGE_ROLE_NONE)
+		return 0;
+	number = json_get(args, "number");
+	if (json_is_type(number, json_type_int))
+		snprintf(action, sizeof(action), "%s #%lld", t->action,
+		    (long long)json_object_get_int64(number));
+	else
+		snprintf(action, sizeof(action), "%s", t->action);
+	return service_need_role(ctx->db, out, ctx->who->user_id, t->role, action, NULL,
+	    ctx->err);
 }
 
 static struct json_object *
@@ -240,19 +412,21 @@ tool_error_result(const char *msg)
 }
 
 struct json_object *
-tool_call(struct core *c, size_t idx, const struct principal *who, struct json_object *args,
-    int structured_any, int *unavailable)
+tool_call(struct db *db, struct repo_cache *repos, const struct config *cfg, size_t idx,
+    const struct principal *who, struct json_object *args, int structured_any, int *unavailable)
 {
 	const struct tool	*t = tool_table[idx];
 	struct json_object	*empty = NULL, *out = NULL, *r;
 	struct tool_ctx		 ctx;
+	struct db_repo		 target;
 	struct err		 e;
 	const char		*text, *repo;
 	char			 msg[600];
 	size_t			 len;
-	int			 rc;
+	int			 rc = 0;
 
 	err_clear(&e);
+	memset(&target, 0, sizeof(target));
 	*unavailable = 0;
 	if (args == NULL)
 		args = empty = json_object_new_object();
@@ -260,12 +434,19 @@ tool_call(struct core *c, size_t idx, const struct principal *who, struct json_o
 		json_object_put(empty);
 		return tool_error_result(msg);
 	}
-	ctx.core = c;
+	ctx.db = db;
+	ctx.repos = repos;
+	ctx.cfg = cfg;
 	ctx.who = who;
+	ctx.repo = NULL;
 	ctx.err = &e;
 	repo = json_get_str(args, "repo");	/* lives as long as the caller's args */
-	rc = t->handler(&ctx, args, &out);
+	if (t->target == TOOL_TARGET_REPO && (rc = tool_target_repo(&target, &ctx, t, args)) == 0)
+		ctx.repo = &target;
+	if (rc == 0)
+		rc = t->handler(&ctx, args, &out);
 	json_object_put(empty);
+	db_repo_release(&target);
 	if (rc != 0) {
 		json_object_put(out);
 		if (err_is_public(rc) && e.msg[0] != '\0')

@@ -1,12 +1,16 @@
-/* tool: the tool registry and the tool gate (lookup, scope, schema, handler). */
+/* tool: the tool registry and the tool gate (lookup, scope, schema, target, handler). */
 #ifndef FM_TOOL_H
 #define FM_TOOL_H
 #include <stddef.h>
 #include <json-c/json.h>
 #include "auth.h"
 #include "err.h"
+#include "store/forge.h"
 
-struct core;
+struct config;
+struct db;
+struct db_repo;
+struct repo_cache;
 struct schema;
 
 enum tool_hint {
@@ -16,22 +20,37 @@ enum tool_hint {
 	TOOL_OPEN_WORLD = 1 << 3,	/* openWorldHint */
 };
 
-/* What a handler gets: the caller, the per-process state, an error slot. */
+/* What a tool acts on, resolved and authorised by the gate before its handler runs. */
+enum tool_target {
+	TOOL_TARGET_NONE,	/* TOOL_TARGET_NONE: the caller's own things, or nothing */
+	TOOL_TARGET_REPO,	/* TOOL_TARGET_REPO: the repository named by the "repo" argument */
+	TOOL_TARGET__MAX
+};
+
+/*
+ * What a handler gets: the handles it may use, the caller, the target the
+ * gate resolved, an error slot.
+ */
 struct tool_ctx {
-	struct core		*core;
-	const struct principal	*who;
+	struct db		*db;		/* the database connection */
+	struct repo_cache	*repos;		/* the open repositories */
+	const struct config	*cfg;
+	const struct principal	*who;		/* the caller */
+	const struct db_repo	*repo;		/* TOOL_TARGET_REPO: visible to who; else NULL */
 	struct err		*err;
 };
 
 /*
  * A handler receives arguments that passed the schema (defaults are not
- * filled in).  On success it stores the result value in *out (an object or
- * array; caller takes it) and returns 0.  On failure it returns an ERR_*
- * with the message in ctx->err: public codes (err_is_public) become an
- * isError result with that text; others are logged and the model sees
- * "internal error" (isError) -- a tool failure is never a protocol error.
- * The exception is ERR_UNAVAILABLE: the database is down, which is the
- * server's state, not the tool's answer, and becomes HTTP 503.
+ * filled in) and, for a repository target, the repository the caller may
+ * see and holds the tool's role on.  On success it stores the result
+ * value in *out (an object or array; caller takes it) and returns 0.  On
+ * failure it returns an ERR_* with the message in ctx->err: public codes
+ * (err_is_public) become an isError result with that text; others are
+ * logged and the model sees "internal error" (isError) -- a tool failure
+ * is never a protocol error.  The exception is ERR_UNAVAILABLE: the
+ * database is down, which is the server's state, not the tool's answer,
+ * and becomes HTTP 503.
  */
 typedef int (*tool_fn)(struct tool_ctx *ctx, struct json_object *args, struct json_object **out);
 
@@ -43,6 +62,15 @@ struct tool {
 	unsigned	 scope;		/* AUTH_SCOPE_* the token needs */
 	unsigned	 hints;		/* TOOL_* annotations */
 	const char	*toolset;	/* repos, issues, pull_requests, search, ... */
+	enum tool_target target;	/* what the gate resolves (TOOL_TARGET_NONE: nothing) */
+	/*
+	 * TOOL_TARGET_REPO: the least role the call needs beyond read access
+	 * (FORGE_ROLE_NONE: seeing the repository is enough), and the verb
+	 * phrase its refusal names ("merge pull request"), followed by
+	 * " #<number>" when the arguments hold a number.
+	 */
+	enum forge_role	 role;
+	const char	*action;
 	tool_fn		 handler;
 };
 
@@ -96,8 +124,15 @@ void	tool_registry_release(void);
 int	tool_find(const char *name);
 /* The i-th tool's compiled schema. */
 const struct schema *tool_schema(size_t i);
-/* The tools/list "tools" array (a new reference; deterministic order). */
-struct json_object *tool_list_json(void);
+struct toolset_sel;
+/* Whether tool i is among the tools of a client's choice (NULL: every tool). */
+int	tool_chosen(size_t i, const struct toolset_sel *sel);
+/*
+ * The tools/list "tools" array of a client's choice (NULL or the default:
+ * every tool), a new reference, in table order; NULL when out of memory.
+ * Only the default array takes part in tool_list_mark and tool_list_gz.
+ */
+struct json_object *tool_list_json(const struct toolset_sel *sel);
 /* The tools/list array as every answer holds it, deflated once (see gz.h). */
 struct gz_piece;
 const struct gz_piece *tool_list_gz(void);
@@ -111,15 +146,19 @@ int	tool_list_mark(int on);
 
 /*
  * The tool gate for a known tool index: validates arguments against the
- * schema and runs the handler.  Returns the CallToolResult object
- * ({content, isError?, structuredContent?}); NULL on allocation failure,
- * or with *unavailable set to 1 when the handler failed with
- * ERR_UNAVAILABLE (the database cannot be reached): that is no tool
- * result but an HTTP 503 the caller answers.  Scope is checked by the
- * caller (it is an HTTP 403).
+ * schema, resolves the tool's target (a repository the caller cannot see,
+ * or a name that is not "owner/name", is "Repository not found or not
+ * accessible"; a role below the tool's is refused as the service refuses
+ * it) and runs the handler with db, repos and cfg.  Returns the
+ * CallToolResult object ({content, isError?, structuredContent?}); NULL on
+ * allocation failure, or with *unavailable set to 1 when the gate or the
+ * handler failed with ERR_UNAVAILABLE (the database cannot be reached):
+ * that is no tool result but an HTTP 503 the caller answers.  Scope is
+ * checked by the caller (it is an HTTP 403).
  */
-struct json_object *tool_call(struct core *c, size_t idx, const struct principal *who,
-	    struct json_object *args, int structured_any, int *unavailable);
+struct json_object *tool_call(struct db *db, struct repo_cache *repos, const struct config *cfg,
+	    size_t idx, const struct principal *who, struct json_object *args, int structured_any,
+	    int *unavailable);
 
 /* Builds an isError result carrying msg. */
 struct json_object *tool_error_result(const char *msg);

@@ -13,18 +13,23 @@
 #include "core.h"
 #include "err.h"
 #include "log.h"
+#include "toolset.h"
 
 static void
 stdio_usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: forgemcp stdio [--token-file FILE]\n"
+	    "usage: forgemcp stdio [--token-file FILE] [--toolsets LIST] [--read-only]\n"
 	    "\n"
 	    "Serves MCP over stdin/stdout: newline-delimited JSON-RPC, both protocol eras.\n"
 	    "The token comes from FORGEMCP_TOKEN or from FILE (one line, not readable by\n"
 	    "other users); never from the command line, which every user can read in the\n"
 	    "process list. It is checked on every message, so a revoked token stops\n"
-	    "working at once. Logs go to stderr.\n");
+	    "working at once. Logs go to stderr.\n"
+	    "\n"
+	    "  --toolsets LIST  serve only these toolsets (comma-separated: repos, issues,\n"
+	    "                   pull_requests, notifications, users, search; default, all)\n"
+	    "  --read-only      serve only the tools that change nothing\n");
 }
 
 #define STDIO_TOKEN_FILE_MAX	1024	/* far above any token */
@@ -99,6 +104,8 @@ cli_stdio(struct cli *cli, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "token", optional_argument, NULL, 't' },	/* refused, to say why */
 		{ "token-file", required_argument, NULL, 'f' },
+		{ "toolsets", required_argument, NULL, 's' },
+		{ "read-only", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -106,14 +113,15 @@ cli_stdio(struct cli *cli, int argc, char **argv)
 	struct core_request	 req;
 	struct core_response	 resp;
 	struct err		 e;
+	struct toolset_sel	 sel = TOOLSET_SEL_DEFAULT;
 	const char		*file = NULL, *env;
-	char			*token = NULL, *line = NULL;
+	char			*token = NULL, *line = NULL, why[240];
 	size_t			 cap = 0;
 	ssize_t			 n;
 	int			 c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:rh", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			return cli_usage("--token is refused: a token on the command line is shown "
@@ -121,6 +129,13 @@ cli_stdio(struct cli *cli, int argc, char **argv)
 			    "or use --token-file FILE");
 		case 'f':
 			file = optarg;
+			break;
+		case 's':
+			if (toolset_parse(&sel, optarg, strlen(optarg), why, sizeof why) != 0)
+				return cli_usage("--toolsets: %s", why);
+			break;
+		case 'r':
+			sel.read_only = 1;
 			break;
 		case 'h':
 			stdio_usage(stdout);
@@ -170,6 +185,7 @@ cli_stdio(struct cli *cli, int argc, char **argv)
 		req.body = line;
 		req.body_len = (size_t)n;
 		req.stdio_token = token;
+		req.toolsets = &sel;
 		core_handle(&core, &req, &resp);
 		/* Notifications and responses get no reply on stdio. */
 		if (resp.body_len > 0 && resp.status != 202) {

@@ -263,9 +263,10 @@ struct repo_lines {
  * longer than max_bytes is cut (cut_line).  Binary blobs give their first
  * max_bytes bytes.  ref as in repo_resolve; path is relative, and
  * absolute paths, "." and ".." segments are refused (ERR_INVALID).
- * ERR_NOTFOUND naming the ref or the path when either is missing;
- * ERR_INVALID when path names a directory or a submodule, or when start is
- * past the end of a non-empty file.
+ * ERR_NOTFOUND "File not found: path@ref" (ref as given, the text
+ * get_file_contents shows) when the path is missing, naming the ref when
+ * the ref is; ERR_INVALID when path names a directory or a submodule, or
+ * when start is past the end of a non-empty file.
  */
 int	repo_read_lines(struct repo_cache *c, struct repo_lines *out, const char *owner,
 	    const char *name, const char *ref, const char *path, size_t start, size_t max_lines,

@@ -600,7 +600,7 @@ repo_read_lines(struct repo_cache *c, struct repo_lines *out, const char *owner,
 	git_tree	*tree = NULL;
 	git_tree_entry	*entry = NULL;
 	git_blob	*blob = NULL;
-	const char	*data, *end, *p, *from, *nl;
+	const char	*data, *end, *p, *from, *nl, *asked = ref != NULL ? ref : "HEAD";
 	size_t		 n, line;
 	int		 rc, grc;
 
@@ -622,7 +622,8 @@ repo_read_lines(struct repo_cache *c, struct repo_lines *out, const char *owner,
 	}
 	grc = git_tree_entry_bypath(&entry, tree, path);
 	if (grc == GIT_ENOTFOUND) {
-		rc = err_set(e, ERR_NOTFOUND, "file not found: %s@%s", path, ref);
+		/* get_file_contents shows this text as it is, capital and all */
+		rc = err_set(e, ERR_NOTFOUND, "File not found: %s@%s", path, asked);
 		goto done;
 	}
 	if (grc < 0) {

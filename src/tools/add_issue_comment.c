@@ -4,10 +4,10 @@
 
 #include "../config.h"	/* src/config.h, not the autoconf header */
 #include "auth.h"
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "service/service.h"
+#include "store/db.h"
 #include "tool.h"
 #include "tools/forge_out.h"
 
@@ -27,21 +27,17 @@ static const char schema[] =
 static int
 add_issue_comment(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
 {
-	static const char *const strs[] = { "body", NULL };
 	struct service_created	 made;
 	struct json_object	*o = NULL;
-	char			 owner[65], name[101], url[2048], link[2200];
+	char			 url[2048], link[2200];
 	int			 rc;
 
 	*out = NULL;
-	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
+	if ((rc = comment_add(ctx->db, &made, ctx->who->user_id, ctx->repo->owner,
+	    ctx->repo->name, tk_int(args, "number", 0), json_get_str(args, "body"),
+	    ctx->err)) != 0)
 		return rc;
-	if (fout_has_nul(args, strs))
-		return err_set(ctx->err, ERR_INVALID, "body must not contain NUL bytes");
-	if ((rc = comment_add(ctx->core->db, &made, ctx->who->user_id, owner, name,
-	    tk_int(args, "number", 0), json_get_str(args, "body"), ctx->err)) != 0)
-		return rc;
-	fout_item_url(url, sizeof url, ctx->core->cfg->base_url, made.owner, made.name,
+	fout_item_url(url, sizeof url, ctx->cfg->base_url, made.owner, made.name,
 	    made.kind, made.number);
 	snprintf(link, sizeof link, "%s#issuecomment-%llu", url, (unsigned long long)made.id);
 	if ((o = json_object_new_object()) == NULL ||
@@ -66,5 +62,6 @@ const struct tool tool_add_issue_comment = {
 	.scope = AUTH_SCOPE_WRITE,
 	.hints = 0,
 	.toolset = "issues",
+	.target = TOOL_TARGET_REPO,
 	.handler = add_issue_comment,
 };

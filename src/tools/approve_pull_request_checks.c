@@ -2,10 +2,10 @@
 #include <json-c/json.h>
 
 #include "auth.h"
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "service/service.h"
+#include "store/db.h"
 #include "tool.h"
 #include "tools/forge_out.h"
 
@@ -27,14 +27,12 @@ approve_pull_request_checks(struct tool_ctx *ctx, struct json_object *args,
 {
 	struct service_approval	 a = { 0 };
 	struct json_object	*o = NULL;
-	char			 owner[65], name[101];
 	int			 rc;
 
 	*out = NULL;
-	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
-		return rc;
-	if ((rc = checks_approve(ctx->core->db, ctx->core->repos, &a, ctx->who->user_id, owner,
-	    name, tk_int(args, "number", 0), tk_int(args, "version", 0), ctx->err)) != 0)
+	if ((rc = checks_approve(ctx->db, ctx->repos, &a, ctx->who->user_id, ctx->repo->owner,
+	    ctx->repo->name, tk_int(args, "number", 0), tk_int(args, "version", 0),
+	    ctx->err)) != 0)
 		return rc;
 	if ((o = json_object_new_object()) == NULL ||
 	    tk_add(o, "version", json_object_new_int64(a.version)) != 0 ||
@@ -67,5 +65,8 @@ const struct tool tool_approve_pull_request_checks = {
 	.scope = AUTH_SCOPE_EXECUTE,
 	.hints = TOOL_IDEMPOTENT,
 	.toolset = "pull_requests",
+	.target = TOOL_TARGET_REPO,
+	.role = FORGE_ROLE_MANAGER,
+	.action = "approve the checks of pull request",
 	.handler = approve_pull_request_checks,
 };

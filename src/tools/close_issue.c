@@ -3,10 +3,10 @@
 
 #include "../config.h"	/* src/config.h, not the autoconf header */
 #include "auth.h"
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "service/service.h"
+#include "store/db.h"
 #include "tool.h"
 #include "tools/forge_out.h"
 
@@ -25,17 +25,15 @@ fout_issue_state(struct tool_ctx *ctx, struct json_object *args, int close,
 {
 	struct service_issue	 is;
 	struct json_object	*o = NULL;
-	char			 owner[65], name[101], url[2048];
+	char			 url[2048];
 	int			 rc;
 
 	*out = NULL;
-	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
-		return rc;
-	rc = (close ? issue_close : issue_reopen)(ctx->core->db, &is, ctx->who->user_id, owner,
-	    name, tk_int(args, "number", 0), ctx->err);
+	rc = (close ? issue_close : issue_reopen)(ctx->db, &is, ctx->who->user_id,
+	    ctx->repo->owner, ctx->repo->name, tk_int(args, "number", 0), ctx->err);
 	if (rc != 0)
 		goto done;
-	fout_item_url(url, sizeof url, ctx->core->cfg->base_url, is.owner, is.name,
+	fout_item_url(url, sizeof url, ctx->cfg->base_url, is.owner, is.name,
 	    FORGE_KIND_ISSUE, is.number);
 	if ((o = json_object_new_object()) == NULL ||
 	    tk_add(o, "number", json_object_new_int64(is.number)) != 0 ||
@@ -70,5 +68,6 @@ const struct tool tool_close_issue = {
 	.scope = AUTH_SCOPE_WRITE,
 	.hints = TOOL_IDEMPOTENT,
 	.toolset = "issues",
+	.target = TOOL_TARGET_REPO,
 	.handler = close_issue,
 };

@@ -3,7 +3,6 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "store/db.h"
@@ -150,43 +149,34 @@ build(struct json_object **out, const char *full, const char *base, const char *
 static int
 compare_refs(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
 {
-	struct db_repo		 repo;
+	const struct db_repo	*repo = ctx->repo;
 	struct repo_diff	 diff;
 	struct repo_diff_opts	 opts;
 	struct err		 local;
-	const char		*base, *head, *path;
+	const char		*base = json_get_str(args, "base");
+	const char		*head = json_get_str(args, "head");
+	const char		*path = json_get_str(args, "path");
 	char			 full[170];
 	int			 rc;
 
 	*out = NULL;
 	memset(&diff, 0, sizeof diff);
 	memset(&opts, 0, sizeof opts);
-	if ((rc = tk_repo(ctx, args, &repo)) != 0)
-		goto done;
-	if ((rc = tk_str(ctx, args, "base", &base)) != 0 ||
-	    (rc = tk_str(ctx, args, "head", &head)) != 0 ||
-	    (rc = tk_str(ctx, args, "path", &path)) != 0)
-		goto done;
-	if (base == NULL || head == NULL) {
-		rc = err_set(ctx->err, ERR_INVALID, "base and head are required");
-		goto done;
-	}
 	opts.three_dot = tk_bool(args, "three_dot", 1);
 	opts.cap = PATCH_CAP;
 	opts.path = path;
 	opts.offset = (size_t)tk_int(args, "offset", 0);
 	err_clear(&local);
-	if ((rc = repo_diff(ctx->core->repos, &diff, repo.owner, repo.name, base, head, &opts,
+	if ((rc = repo_diff(ctx->repos, &diff, repo->owner, repo->name, base, head, &opts,
 	    &local)) != 0) {
 		rc = tk_fail(ctx, rc, &local);
 		goto done;
 	}
-	if ((rc = build(out, tk_full(&repo, full, sizeof full), base, head, opts.three_dot,
+	if ((rc = build(out, tk_full(repo, full, sizeof full), base, head, opts.three_dot,
 	    path, opts.offset, &diff)) != 0)
 		rc = err_set(ctx->err, rc, "out of memory");
 done:
 	repo_diff_release(&diff);
-	db_repo_release(&repo);
 	return rc;
 }
 
@@ -206,5 +196,6 @@ const struct tool tool_compare_refs = {
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,
 	.toolset = "repos",
+	.target = TOOL_TARGET_REPO,
 	.handler = compare_refs,
 };

@@ -3,7 +3,6 @@
 
 #include "../config.h"	/* src/config.h, not the autoconf header */
 #include "auth.h"
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "service/service.h"
@@ -25,21 +24,17 @@ static const char schema[] =
 static int
 create_issue(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
 {
-	static const char *const strs[] = { "title", "body", NULL };
 	struct service_created	 made;
 	struct json_object	*o = NULL;
-	char			 owner[65], name[101], url[2048];
+	char			 url[2048];
 	int			 rc;
 
 	*out = NULL;
-	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
+	if ((rc = issue_create(ctx->db, &made, ctx->who->user_id, ctx->repo->owner,
+	    ctx->repo->name, json_get_str(args, "title"), json_get_str(args, "body"),
+	    ctx->err)) != 0)
 		return rc;
-	if (fout_has_nul(args, strs))
-		return err_set(ctx->err, ERR_INVALID, "title and body must not contain NUL bytes");
-	if ((rc = issue_create(ctx->core->db, &made, ctx->who->user_id, owner, name,
-	    json_get_str(args, "title"), json_get_str(args, "body"), ctx->err)) != 0)
-		return rc;
-	fout_item_url(url, sizeof url, ctx->core->cfg->base_url, made.owner, made.name,
+	fout_item_url(url, sizeof url, ctx->cfg->base_url, made.owner, made.name,
 	    FORGE_KIND_ISSUE, made.number);
 	if ((o = json_object_new_object()) == NULL ||
 	    tk_add(o, "number", json_object_new_int64(made.number)) != 0 ||
@@ -63,5 +58,6 @@ const struct tool tool_create_issue = {
 	.scope = AUTH_SCOPE_WRITE,
 	.hints = 0,
 	.toolset = "issues",
+	.target = TOOL_TARGET_REPO,
 	.handler = create_issue,
 };

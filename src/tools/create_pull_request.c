@@ -3,10 +3,10 @@
 
 #include "../config.h"	/* src/config.h, not the autoconf header */
 #include "auth.h"
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "service/service.h"
+#include "store/db.h"
 #include "tool.h"
 #include "tools/forge_out.h"
 
@@ -39,24 +39,18 @@ static const char schema[] =
 static int
 create_pull_request(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
 {
-	static const char *const strs[] = { "title", "body", "head", "base", NULL };
 	struct service_created	 made;
 	struct json_object	*o = NULL;
-	char			 owner[65], name[101], url[2048];
+	char			 url[2048];
 	int			 rc;
 
 	*out = NULL;
-	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
-		return rc;
-	if (fout_has_nul(args, strs))
-		return err_set(ctx->err, ERR_INVALID,
-		    "title, body, head and base must not contain NUL bytes");
-	if ((rc = pull_create(ctx->core->db, ctx->core->repos, &made, ctx->who->user_id, owner,
-	    name, json_get_str(args, "title"), json_get_str(args, "body"),
+	if ((rc = pull_create(ctx->db, ctx->repos, &made, ctx->who->user_id, ctx->repo->owner,
+	    ctx->repo->name, json_get_str(args, "title"), json_get_str(args, "body"),
 	    json_get_str(args, "head"), json_get_str(args, "base"), tk_bool(args, "draft", 0),
 	    tk_int(args, "issue", 0), ctx->err)) != 0)
 		return rc;
-	fout_item_url(url, sizeof url, ctx->core->cfg->base_url, made.owner, made.name,
+	fout_item_url(url, sizeof url, ctx->cfg->base_url, made.owner, made.name,
 	    FORGE_KIND_PULL, made.number);
 	if ((o = json_object_new_object()) == NULL ||
 	    tk_add(o, "number", json_object_new_int64(made.number)) != 0 ||
@@ -85,5 +79,8 @@ const struct tool tool_create_pull_request = {
 	.scope = AUTH_SCOPE_WRITE,
 	.hints = 0,
 	.toolset = "pull_requests",
+	.target = TOOL_TARGET_REPO,
+	.role = FORGE_ROLE_WRITER,
+	.action = "open a pull request",
 	.handler = create_pull_request,
 };

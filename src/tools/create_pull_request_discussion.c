@@ -3,7 +3,6 @@
 #include <json-c/json.h>
 
 #include "auth.h"
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "service/service.h"
@@ -42,38 +41,26 @@ static int
 create_pull_request_discussion(struct tool_ctx *ctx, struct json_object *args,
     struct json_object **out)
 {
-	static const char *const strs[] = { "body", "path", "side", NULL };
 	struct service_discussion	 made;
 	struct forge_discussion		 d;
-	struct db_repo			 repo;
 	struct err			 local;
-	char				 owner[65], name[101];
 	int				 rc;
 
 	*out = NULL;
 	memset(&d, 0, sizeof d);
-	memset(&repo, 0, sizeof repo);
-	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
-		return rc;
-	if (fout_has_nul(args, strs))
-		return err_set(ctx->err, ERR_INVALID, "body, path and side must not contain NUL "
-		    "bytes");
-	if ((rc = discussion_create(ctx->core->db, ctx->core->repos, &made, ctx->who->user_id,
-	    owner, name, tk_int(args, "number", 0), json_get_str(args, "body"),
-	    json_get_str(args, "path"), tk_int(args, "line", 0), json_get_str(args, "side"),
-	    tk_int(args, "version", 0), ctx->err)) != 0)
+	if ((rc = discussion_create(ctx->db, ctx->repos, &made, ctx->who->user_id,
+	    ctx->repo->owner, ctx->repo->name, tk_int(args, "number", 0),
+	    json_get_str(args, "body"), json_get_str(args, "path"), tk_int(args, "line", 0),
+	    json_get_str(args, "side"), tk_int(args, "version", 0), ctx->err)) != 0)
 		return rc;
 	/* the stored discussion, as list_pull_request_discussions shows it */
 	err_clear(&local);
-	if ((rc = forge_discussion_get(ctx->core->db, &d, made.pull_request_id, made.id,
+	if ((rc = forge_discussion_get(ctx->db, &d, made.pull_request_id, made.id,
 	    &local)) != 0) {
 		rc = tk_fail(ctx, rc == ERR_NOTFOUND ? ERR_INTERNAL : rc, &local);
 		goto done;
 	}
-	repo.id = 0;
-	memcpy(repo.owner, made.owner, sizeof repo.owner);
-	memcpy(repo.name, made.name, sizeof repo.name);
-	rc = fout_discussion(ctx, &repo, made.number, &d, 1, out);
+	rc = fout_discussion(ctx, ctx->repo, made.number, &d, 1, out);
 done:
 	forge_discussion_release(&d);
 	return rc;
@@ -99,5 +86,6 @@ const struct tool tool_create_pull_request_discussion = {
 	.scope = AUTH_SCOPE_WRITE,
 	.hints = 0,
 	.toolset = "pull_requests",
+	.target = TOOL_TARGET_REPO,
 	.handler = create_pull_request_discussion,
 };

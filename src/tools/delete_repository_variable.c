@@ -2,10 +2,10 @@
 #include <json-c/json.h>
 
 #include "auth.h"
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "service/service.h"
+#include "store/db.h"
 #include "tool.h"
 #include "tools/forge_out.h"
 
@@ -25,17 +25,11 @@ delete_repository_variable(struct tool_ctx *ctx, struct json_object *args,
 {
 	struct json_object	*o = NULL;
 	const char		*var = json_get_str(args, "name");
-	char			 owner[65], name[101];
 	int			 deleted = 0, rc;
 
 	*out = NULL;
-	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
-		return rc;
-	if (json_str_has_nul(json_get(args, "name")))
-		return err_set(ctx->err, ERR_INVALID, "the variable name must not contain NUL "
-		    "bytes: a name matches [A-Z_][A-Z0-9_]*");
-	if ((rc = variable_delete(ctx->core->db, &deleted, ctx->who->user_id, owner, name, var,
-	    ctx->err)) != 0)
+	if ((rc = variable_delete(ctx->db, &deleted, ctx->who->user_id, ctx->repo->owner,
+	    ctx->repo->name, var, ctx->err)) != 0)
 		return rc;
 	if ((o = json_object_new_object()) == NULL ||
 	    tk_add(o, "name", json_object_new_string(var)) != 0 ||
@@ -61,5 +55,8 @@ const struct tool tool_delete_repository_variable = {
 	.scope = AUTH_SCOPE_WRITE,
 	.hints = TOOL_DESTRUCTIVE | TOOL_IDEMPOTENT,
 	.toolset = "repos",
+	.target = TOOL_TARGET_REPO,
+	.role = FORGE_ROLE_MANAGER,
+	.action = "delete repository variables",
 	.handler = delete_repository_variable,
 };

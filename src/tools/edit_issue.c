@@ -4,10 +4,10 @@
 
 #include "../config.h"	/* src/config.h, not the autoconf header */
 #include "auth.h"
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "service/service.h"
+#include "store/db.h"
 #include "tool.h"
 #include "tools/forge_out.h"
 
@@ -32,23 +32,18 @@ static const char schema[] =
 static int
 edit_issue(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
 {
-	static const char *const strs[] = { "title", "body", NULL };
 	struct service_issue	 is;
 	struct json_object	*o = NULL;
-	char			 owner[65], name[101], url[2048];
+	char			 url[2048];
 	int			 rc;
 
 	*out = NULL;
-	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
-		return rc;
-	if (fout_has_nul(args, strs))
-		return err_set(ctx->err, ERR_INVALID, "title and body must not contain NUL bytes");
-	rc = issue_edit(ctx->core->db, &is, ctx->who->user_id, owner, name,
+	rc = issue_edit(ctx->db, &is, ctx->who->user_id, ctx->repo->owner, ctx->repo->name,
 	    tk_int(args, "number", 0), tk_int(args, "edit_version", 0),
 	    json_get_str(args, "title"), json_get_str(args, "body"), ctx->err);
 	if (rc != 0)
 		goto done;
-	fout_item_url(url, sizeof url, ctx->core->cfg->base_url, is.owner, is.name,
+	fout_item_url(url, sizeof url, ctx->cfg->base_url, is.owner, is.name,
 	    FORGE_KIND_ISSUE, is.number);
 	if ((o = json_object_new_object()) == NULL ||
 	    tk_add(o, "number", json_object_new_int64(is.number)) != 0 ||
@@ -81,5 +76,6 @@ const struct tool tool_edit_issue = {
 	.scope = AUTH_SCOPE_WRITE,
 	.hints = 0,
 	.toolset = "issues",
+	.target = TOOL_TARGET_REPO,
 	.handler = edit_issue,
 };

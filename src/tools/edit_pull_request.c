@@ -4,10 +4,10 @@
 
 #include "../config.h"	/* src/config.h, not the autoconf header */
 #include "auth.h"
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "service/service.h"
+#include "store/db.h"
 #include "tool.h"
 #include "tools/forge_out.h"
 
@@ -38,25 +38,20 @@ static const char schema[] =
 static int
 edit_pull_request(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
 {
-	static const char *const strs[] = { "title", "description", "target", NULL };
 	struct service_pull	 pr;
 	struct json_object	*o = NULL;
-	char			 owner[65], name[101], url[2048];
+	char			 url[2048];
 	int			 rc;
 
 	*out = NULL;
-	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
-		return rc;
-	if (fout_has_nul(args, strs))
-		return err_set(ctx->err, ERR_INVALID, "title, description and target must not "
-		    "contain NUL bytes");
-	rc = pull_edit(ctx->core->db, ctx->core->repos, &pr, ctx->who->user_id, owner, name,
+	rc = pull_edit(ctx->db, ctx->repos, &pr, ctx->who->user_id, ctx->repo->owner,
+	    ctx->repo->name,
 	    tk_int(args, "number", 0), tk_int(args, "edit_version", 0),
 	    json_get_str(args, "title"), json_get_str(args, "description"),
 	    json_get_str(args, "target"), ctx->err);
 	if (rc != 0)
 		return rc;
-	fout_item_url(url, sizeof url, ctx->core->cfg->base_url, pr.owner, pr.name,
+	fout_item_url(url, sizeof url, ctx->cfg->base_url, pr.owner, pr.name,
 	    FORGE_KIND_PULL, pr.number);
 	if ((o = json_object_new_object()) == NULL ||
 	    tk_add(o, "number", json_object_new_int64(pr.number)) != 0 ||
@@ -91,5 +86,6 @@ const struct tool tool_edit_pull_request = {
 	.scope = AUTH_SCOPE_WRITE,
 	.hints = 0,
 	.toolset = "pull_requests",
+	.target = TOOL_TARGET_REPO,
 	.handler = edit_pull_request,
 };

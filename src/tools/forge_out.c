@@ -5,7 +5,6 @@
 #include <json-c/json.h>
 
 #include "../config.h"	/* src/config.h, not the autoconf header */
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "service/closing.h"
@@ -15,32 +14,6 @@
 #include "tools/forge_out.h"
 
 #define COMMENTS_DEFAULT	50
-#define COMMENTS_MAX		100
-
-int
-fout_split(const char *full, char owner[65], char name[101])
-{
-	const char	*slash = strchr(full, '/');
-
-	if (slash == NULL || slash == full || (size_t)(slash - full) >= 65 ||
-	    slash[1] == '\0' || strlen(slash + 1) >= 101 || strchr(slash + 1, '/') != NULL)
-		return -1;
-	memcpy(owner, full, (size_t)(slash - full));
-	owner[slash - full] = '\0';
-	snprintf(name, 101, "%s", slash + 1);
-	return 0;
-}
-
-int
-fout_repo_name(struct tool_ctx *ctx, struct json_object *args, char owner[65], char name[101])
-{
-	const char	*full = json_get_str(args, "repo");
-
-	if (full == NULL || json_str_has_nul(json_get(args, "repo")) ||
-	    fout_split(full, owner, name) != 0)
-		return err_set(ctx->err, ERR_NOTFOUND, "%s", TK_NOT_FOUND);
-	return 0;
-}
 
 void
 fout_url(char *buf, size_t len, const char *base_url, const char *owner, const char *name,
@@ -74,20 +47,6 @@ fout_add_str_or_null(struct json_object *o, const char *key, const char *s)
 	if (s == NULL || s[0] == '\0')
 		return json_object_object_add(o, key, NULL) != 0 ? ERR_NOMEM : 0;
 	return tk_add(o, key, json_new_string_repaired(s, strlen(s)));
-}
-
-
-
-int
-fout_has_nul(struct json_object *args, const char *const *keys)
-{
-	for (; *keys != NULL; keys++) {
-		struct json_object	*v = json_get(args, *keys);
-
-		if (v != NULL && json_is_type(v, json_type_string) && json_str_has_nul(v))
-			return 1;
-	}
-	return 0;
 }
 
 static int
@@ -152,31 +111,21 @@ int
 fout_list(struct tool_ctx *ctx, struct json_object *args, enum forge_kind kind,
     struct json_object **out)
 {
-	struct db_repo		 repo;
+	const struct db_repo	*repo = ctx->repo;
 	struct forge_item	*v = NULL;
 	struct json_object	*res = NULL, *arr = NULL, *item;
 	const char		*state = json_get_str(args, "state");
 	const char		*query = json_get_str(args, "query");
-	const char		*base = ctx->core->cfg->base_url;
-	const char		*const strs[] = { "query", NULL };
+	const char		*base = ctx->cfg->base_url;
 	int64_t			 page = tk_int(args, "page", 1);
 	size_t			 n = 0, i, shown;
 	char			 url[2048];
 	int			 rc;
 
 	*out = NULL;
-	if ((rc = tk_repo(ctx, args, &repo)) != 0)
-		goto done;
-	if (fout_has_nul(args, strs)) {
-		rc = err_set(ctx->err, ERR_INVALID, "query must not contain NUL bytes");
-		goto done;
-	}
-	/* The schema bounds page; past this the offset would not fit. */
-	if (page < 1 || page > INT64_MAX / FOUT_PAGE)
-		page = page < 1 ? 1 : INT64_MAX / FOUT_PAGE;
 	if (state == NULL)
 		state = "open";
-	if ((rc = forge_item_list(ctx->core->db, &v, &n, kind, repo.id,
+	if ((rc = forge_item_list(ctx->db, &v, &n, kind, repo->id,
 	    strcmp(state, "all") == 0 ? NULL : state, query, (page - 1) * FOUT_PAGE,
 	    FOUT_PAGE + 1, ctx->err)) != 0)
 		goto done;
@@ -186,7 +135,7 @@ fout_list(struct tool_ctx *ctx, struct json_object *args, enum forge_kind kind,
 		goto done;
 	}
 	for (i = 0; i < shown; i++) {
-		fout_item_url(url, sizeof url, base, repo.owner, repo.name, kind, v[i].number);
+		fout_item_url(url, sizeof url, base, repo->owner, repo->name, kind, v[i].number);
 		if ((item = summary_json(&v[i], kind, url)) == NULL ||
 		    json_object_array_add(arr, item) != 0) {
 			json_object_put(item);
@@ -207,7 +156,6 @@ done:
 	json_object_put(arr);
 	json_object_put(res);
 	forge_item_list_free(v, n);
-	db_repo_release(&repo);
 	return rc;
 }
 
@@ -224,11 +172,7 @@ add_comments(struct tool_ctx *ctx, struct json_object *o, struct json_object *ar
 	char			 url[2200];
 	int			 rc;
 
-	if (offset < 0)
-		offset = 0;
-	if (limit < 1 || limit > COMMENTS_MAX)
-		limit = limit < 1 ? 1 : COMMENTS_MAX;
-	if ((rc = forge_comment_list(ctx->core->db, &v, &n, &total, kind, parent_id, offset,
+	if ((rc = forge_comment_list(ctx->db, &v, &n, &total, kind, parent_id, offset,
 	    (int)limit, ctx->err)) != 0)
 		goto done;
 	if ((arr = json_object_new_array()) == NULL) {
@@ -307,9 +251,7 @@ add_activity(struct tool_ctx *ctx, struct json_object *o, struct json_object *ar
 	size_t			 n = 0, i;
 	int			 more = 0, rc;
 
-	if (page < 1)
-		page = 1;
-	if ((rc = forge_event_list(ctx->core->db, &v, &n, &more, kind, parent_id, page,
+	if ((rc = forge_event_list(ctx->db, &v, &n, &more, kind, parent_id, page,
 	    ctx->err)) != 0)
 		goto done;
 	if ((act = json_object_new_object()) == NULL || (arr = json_object_new_array()) == NULL) {
@@ -349,7 +291,7 @@ fout_item(struct tool_ctx *ctx, struct json_object *args, const struct db_repo *
 	int			 rc = 0;
 
 	*out = NULL;
-	fout_item_url(url, sizeof url, ctx->core->cfg->base_url, repo->owner, repo->name, kind,
+	fout_item_url(url, sizeof url, ctx->cfg->base_url, repo->owner, repo->name, kind,
 	    it->number);
 	if ((o = summary_json(it, kind, url)) == NULL ||
 	    fout_add_str_or_null(o, "body", it->body) != 0 ||
@@ -379,10 +321,10 @@ fout_find(struct tool_ctx *ctx, struct forge_item *out, const struct db_repo *re
 	uint64_t	 id;
 	int		 rc;
 
-	rc = forge_item_get(ctx->core->db, out, kind, repo->id, number, ctx->err);
+	rc = forge_item_get(ctx->db, out, kind, repo->id, number, ctx->err);
 	if (rc != ERR_NOTFOUND)
 		return rc;
-	if ((rc = forge_number_kind(ctx->core->db, &other, &id, repo->id, number, ctx->err)) != 0)
+	if ((rc = forge_number_kind(ctx->db, &other, &id, repo->id, number, ctx->err)) != 0)
 		return rc;
 	if (kind == FORGE_KIND_ISSUE && other == FORGE_KIND_PULL)
 		return err_set(ctx->err, ERR_NOTFOUND, "#%lld in %s/%s is a pull request, not an "

@@ -1,4 +1,4 @@
-/* forge_out: what the issue and pull request tools share: the repo argument, urls, JSON output. */
+/* forge_out: what the issue and pull request tools share: urls, JSON output. */
 #ifndef FM_FORGE_OUT_H
 #define FM_FORGE_OUT_H
 #include <stddef.h>
@@ -11,17 +11,8 @@
 struct db_repo;
 struct tool_ctx;
 
-
 #define FOUT_PAGE	50	/* list entries per page */
 
-/* Splits "owner/name"; -1 when it is not exactly that. */
-int	fout_split(const char *full, char owner[65], char name[101]);
-/*
- * The "repo" argument split into owner and name; ERR_NOTFOUND with
- * TK_NOT_FOUND when it is not "owner/name" (a missing repository's answer).
- */
-int	fout_repo_name(struct tool_ctx *ctx, struct json_object *args, char owner[65],
-	    char name[101]);
 /*
  * The web address of a repository's page: base_url + "/owner/name" +
  * suffix (e.g. "/issues/3"), into buf of len bytes.
@@ -33,14 +24,12 @@ void	fout_item_url(char *buf, size_t len, const char *base_url, const char *owne
 	    const char *name, enum forge_kind kind, int64_t number);
 /* Adds s, or JSON null when s is NULL or "". */
 int	fout_add_str_or_null(struct json_object *o, const char *key, const char *s);
-/* Whether any of the named string arguments holds a NUL byte (NULL-terminated list). */
-int	fout_has_nul(struct json_object *args, const char *const *keys);
 
 /*
- * Lists issues or pull requests for list_issues / list_pull_requests:
- * arguments repo, state, query and page (from 1, FOUT_PAGE a page); the
- * result object is {<key>: [{number, title, state, author, url, ...}],
- * page, has_more}.
+ * Lists issues or pull requests of ctx->repo for list_issues /
+ * list_pull_requests: arguments state, query and page (from 1, FOUT_PAGE
+ * a page); the result object is {<key>: [{number, title, state, author,
+ * url, ...}], page, has_more}.
  */
 int	fout_list(struct tool_ctx *ctx, struct json_object *args, enum forge_kind kind,
 	    struct json_object **out);
@@ -64,7 +53,7 @@ int	fout_find(struct tool_ctx *ctx, struct forge_item *out, const struct db_repo
 	    enum forge_kind kind, int64_t number);
 
 /*
- * close_issue (close 1) and reopen_issue (close 0): arguments repo and
+ * close_issue (close 1) and reopen_issue (close 0) on ctx->repo: argument
  * number; the result object is {number, state, changed, url}.  In
  * close_issue.c.
  */
@@ -82,8 +71,8 @@ int	fout_discussion(struct tool_ctx *ctx, const struct db_repo *repo, int64_t nu
 	    const struct forge_discussion *d, int full, struct json_object **out);
 /*
  * resolve_pull_request_discussion (resolve 1) and
- * reopen_pull_request_discussion (resolve 0): arguments repo, number,
- * discussion, state_version; the result is {id, number, state,
+ * reopen_pull_request_discussion (resolve 0) on ctx->repo: arguments
+ * number, discussion, state_version; the result is {id, number, state,
  * state_version, changed, url}.  In resolve_pull_request_discussion.c.
  */
 int	fout_discussion_state(struct tool_ctx *ctx, struct json_object *args, int resolve,

@@ -5,7 +5,6 @@
 #include <json-c/json.h>
 #include <openssl/evp.h>
 
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "store/db.h"
@@ -33,8 +32,6 @@ static const char schema[] =
     "\"description\":\"Lines to return at most (default 2000); an answer never holds "
     "more than 256 KiB.\"}"
     "}}";
-
-static const char not_found[] = "Repository not found or not accessible";
 
 static int
 add(struct json_object *o, const char *key, struct json_object *v)
@@ -149,71 +146,33 @@ done:
 static int
 get_file_contents(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
 {
-	struct db_repo		 repo;
+	const struct db_repo	*repo = ctx->repo;
 	struct repo_lines	 file;
-	struct err		 local;
-	struct json_object	*v;
-	const char		*full = json_get_str(args, "repo");
 	const char		*path = json_get_str(args, "path");
 	const char		*ref = json_get_str(args, "ref");
-	const char		*slash;
-	char			 owner[65], name[101];
-	size_t			 start = 1, lines = LINES_DEFAULT;
+	size_t			 start = (size_t)tk_int(args, "offset", 1);
+	size_t			 lines = (size_t)tk_int(args, "limit", LINES_DEFAULT);
+	char			 full[170];
 	int			 rc;
 
 	*out = NULL;
-	memset(&repo, 0, sizeof repo);
 	memset(&file, 0, sizeof file);
-	if (full == NULL || path == NULL)
-		return err_set(ctx->err, ERR_INVALID, "repo and path are required");
-	if (json_str_has_nul(json_get(args, "path")) ||
-	    (ref != NULL && json_str_has_nul(json_get(args, "ref"))))
-		return err_set(ctx->err, ERR_INVALID, "path and ref must not contain NUL bytes");
-	if ((v = json_get(args, "offset")) != NULL)
-		start = json_is_type(v, json_type_int) ? (size_t)json_object_get_int64(v) :
-		    (size_t)json_object_get_double(v);
-	if ((v = json_get(args, "limit")) != NULL)
-		lines = json_is_type(v, json_type_int) ? (size_t)json_object_get_int64(v) :
-		    (size_t)json_object_get_double(v);
-	slash = strchr(full, '/');
-	if (json_str_has_nul(json_get(args, "repo")) || slash == NULL || slash == full ||
-	    (size_t)(slash - full) >= sizeof owner || strlen(slash + 1) >= sizeof name ||
-	    slash[1] == '\0' || strchr(slash + 1, '/') != NULL)
-		return err_set(ctx->err, ERR_NOTFOUND, "%s", not_found);
-	memcpy(owner, full, (size_t)(slash - full));
-	owner[slash - full] = '\0';
-	snprintf(name, sizeof name, "%s", slash + 1);
-	if ((rc = tk_repo_find(ctx, owner, name, &repo)) != 0)
-		goto done;
-	if (ref == NULL || ref[0] == '\0')
-		ref = repo.default_branch;
-	err_clear(&local);
-	rc = repo_read_lines(ctx->core->repos, &file, repo.owner, repo.name, ref, path, start,
-	    lines, ANSWER_CAP, &local);
+	if (ref == NULL)
+		ref = repo->default_branch;
+	rc = repo_read_lines(ctx->repos, &file, repo->owner, repo->name, ref, path, start,
+	    lines, ANSWER_CAP, ctx->err);
 	if (rc == 0 && (file.binary || !json_utf8_valid(file.data, file.len))) {
 		/* base64 grows by a third: read fewer bytes so the answer stays under the cap */
 		repo_lines_release(&file);
-		rc = repo_read_lines(ctx->core->repos, &file, repo.owner, repo.name, ref, path,
-		    start, lines, ANSWER_CAP / 4 * 3, &local);
+		rc = repo_read_lines(ctx->repos, &file, repo->owner, repo->name, ref, path,
+		    start, lines, ANSWER_CAP / 4 * 3, ctx->err);
 	}
-	if (rc == ERR_NOTFOUND && strncmp(local.msg, "file not found", 14) == 0) {
-		rc = err_set(ctx->err, rc, "File not found: %s@%s", path, ref);
+	if (rc != 0)
 		goto done;
-	}
-	if (rc != 0) {
-		rc = err_set(ctx->err, rc, "%s", local.msg);
-		goto done;
-	}
-	{
-		char	 canon[sizeof owner + sizeof name];
-
-		snprintf(canon, sizeof canon, "%s/%s", repo.owner, repo.name);
-		if ((rc = build(out, canon, path, ref, &file)) != 0)
-			rc = err_set(ctx->err, rc, "out of memory");
-	}
+	if ((rc = build(out, tk_full(repo, full, sizeof full), path, ref, &file)) != 0)
+		rc = err_set(ctx->err, rc, "out of memory");
 done:
 	repo_lines_release(&file);
-	db_repo_release(&repo);
 	return rc;
 }
 
@@ -234,5 +193,6 @@ const struct tool tool_get_file_contents = {
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,
 	.toolset = "repos",
+	.target = TOOL_TARGET_REPO,
 	.handler = get_file_contents,
 };

@@ -28,21 +28,17 @@ static const char schema[] =
 static int
 get_issue(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
 {
-	struct db_repo		 repo;
 	struct forge_item	 it;
 	int			 rc;
 
 	*out = NULL;
 	memset(&it, 0, sizeof it);
-	if ((rc = tk_repo(ctx, args, &repo)) != 0)
-		goto done;
-	if ((rc = fout_find(ctx, &it, &repo, FORGE_KIND_ISSUE,
+	if ((rc = fout_find(ctx, &it, ctx->repo, FORGE_KIND_ISSUE,
 	    tk_int(args, "number", 0))) != 0)
 		goto done;
-	rc = fout_item(ctx, args, &repo, &it, FORGE_KIND_ISSUE, out);
+	rc = fout_item(ctx, args, ctx->repo, &it, FORGE_KIND_ISSUE, out);
 done:
 	forge_item_release(&it);
-	db_repo_release(&repo);
 	return rc;
 }
 
@@ -66,5 +62,6 @@ const struct tool tool_get_issue = {
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,
 	.toolset = "issues",
+	.target = TOOL_TARGET_REPO,
 	.handler = get_issue,
 };

@@ -5,7 +5,6 @@
 #include <json-c/json.h>
 
 #include "auth.h"
-#include "core.h"
 #include "json.h"
 #include "err.h"
 #include "log.h"
@@ -40,7 +39,7 @@ branch_there(struct tool_ctx *ctx, const struct db_repo *repo, const char *branc
 	int		 exists = 0;
 
 	err_clear(&ignore);
-	if (repo_branch_exists(ctx->core->repos, &exists, repo->owner, repo->name, branch,
+	if (repo_branch_exists(ctx->repos, &exists, repo->owner, repo->name, branch,
 	    &ignore) != 0)
 		return 0;
 	return exists;
@@ -77,7 +76,7 @@ add_diff(struct tool_ctx *ctx, struct json_object *o, const struct db_repo *repo
 			rc = tk_add(o, "diff_truncated", json_object_new_boolean(0));
 		goto note;
 	}
-	rc = repo_diff(ctx->core->repos, &d, repo->owner, repo->name, it->base, it->head, &opts,
+	rc = repo_diff(ctx->repos, &d, repo->owner, repo->name, it->base, it->head, &opts,
 	    &local);
 	if (rc == ERR_NOMEM)
 		goto done;
@@ -115,7 +114,7 @@ add_merge_error(struct tool_ctx *ctx, struct json_object *o, const struct forge_
 	char	*error = NULL;
 	int	 rc;
 
-	if ((rc = forge_merge_last_error(ctx->core->db, &error, it->id, ctx->err)) != 0)
+	if ((rc = forge_merge_last_error(ctx->db, &error, it->id, ctx->err)) != 0)
 		return rc;
 	rc = fout_add_str_or_null(o, "merge_error", error);
 	free(error);
@@ -138,7 +137,7 @@ add_revision(struct tool_ctx *ctx, struct json_object *o, const struct db_repo *
 
 	note[0] = '\0';
 	err_clear(&local);
-	rc = pull_revision_current(ctx->core->db, ctx->core->repos, repo, it, &rev, &local);
+	rc = pull_revision_current(ctx->db, ctx->repos, repo, it, &rev, &local);
 	if (rc == ERR_GIT || rc == ERR_NOTFOUND || rc == ERR_INVALID) {
 		log_error("pull request %s/%s#%lld: revision not read: %s", repo->owner,
 		    repo->name, (long long)it->number, local.msg);
@@ -147,7 +146,7 @@ add_revision(struct tool_ctx *ctx, struct json_object *o, const struct db_repo *
 		    "counted yet");
 	} else if (rc != 0)
 		return tk_fail(ctx, rc, &local);
-	if ((rc = forge_pull_status_get(ctx->core->db, &st, it->id, ctx->err)) != 0)
+	if ((rc = forge_pull_status_get(ctx->db, &st, it->id, ctx->err)) != 0)
 		return rc;
 	if (rev.version == 0)
 		rev.version = st.version;
@@ -167,30 +166,26 @@ add_revision(struct tool_ctx *ctx, struct json_object *o, const struct db_repo *
 static int
 get_pull_request(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
 {
-	struct db_repo		 repo;
 	struct forge_item	 it;
 	struct json_object	*o = NULL;
 	int			 rc;
 
 	*out = NULL;
 	memset(&it, 0, sizeof it);
-	if ((rc = tk_repo(ctx, args, &repo)) != 0)
-		goto done;
-	if ((rc = fout_find(ctx, &it, &repo, FORGE_KIND_PULL,
+	if ((rc = fout_find(ctx, &it, ctx->repo, FORGE_KIND_PULL,
 	    tk_int(args, "number", 0))) != 0)
 		goto done;
-	if ((rc = fout_item(ctx, args, &repo, &it, FORGE_KIND_PULL, &o)) != 0)
+	if ((rc = fout_item(ctx, args, ctx->repo, &it, FORGE_KIND_PULL, &o)) != 0)
 		goto done;
-	if ((rc = add_revision(ctx, o, &repo, &it)) != 0)
+	if ((rc = add_revision(ctx, o, ctx->repo, &it)) != 0)
 		goto done;
-	if ((rc = add_diff(ctx, o, &repo, &it)) != 0)
+	if ((rc = add_diff(ctx, o, ctx->repo, &it)) != 0)
 		goto done;
 	*out = o;
 	o = NULL;
 done:
 	json_object_put(o);
 	forge_item_release(&it);
-	db_repo_release(&repo);
 	return rc;
 }
 
@@ -220,5 +215,6 @@ const struct tool tool_get_pull_request = {
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,
 	.toolset = "pull_requests",
+	.target = TOOL_TARGET_REPO,
 	.handler = get_pull_request,
 };

@@ -2,10 +2,10 @@
 #include <json-c/json.h>
 
 #include "auth.h"
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "service/service.h"
+#include "store/db.h"
 #include "tool.h"
 #include "tools/forge_out.h"
 
@@ -43,15 +43,12 @@ get_pull_request_checks(struct tool_ctx *ctx, struct json_object *args,
 {
 	struct service_checks	 c = { 0 };
 	struct json_object	*o = NULL, *list = NULL, *ap = NULL, *item;
-	char			 owner[65], name[101];
 	size_t			 i;
 	int			 rc;
 
 	*out = NULL;
-	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
-		return rc;
-	if ((rc = checks_get(ctx->core->db, ctx->core->repos, &c, ctx->who->user_id, owner,
-	    name, tk_int(args, "number", 0), ctx->err)) != 0)
+	if ((rc = checks_get(ctx->db, ctx->repos, &c, ctx->who->user_id, ctx->repo->owner,
+	    ctx->repo->name, tk_int(args, "number", 0), ctx->err)) != 0)
 		goto done;
 	rc = ERR_NOMEM;
 	if ((o = json_object_new_object()) == NULL || (list = json_object_new_array()) == NULL ||
@@ -116,5 +113,6 @@ const struct tool tool_get_pull_request_checks = {
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,
 	.toolset = "pull_requests",
+	.target = TOOL_TARGET_REPO,
 	.handler = get_pull_request_checks,
 };

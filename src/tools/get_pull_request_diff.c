@@ -4,7 +4,6 @@
 #include <json-c/json.h>
 
 #include "auth.h"
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "log.h"
@@ -37,8 +36,7 @@ static const char schema[] =
 static int
 get_pull_request_diff(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
 {
-	static const char *const strs[] = { "path", NULL };
-	struct db_repo		 repo;
+	const struct db_repo	*repo = ctx->repo;
 	struct forge_item	 it;
 	struct pull_revision	 rev;
 	struct repo_diff	 diff;
@@ -53,26 +51,20 @@ get_pull_request_diff(struct tool_ctx *ctx, struct json_object *args, struct jso
 	memset(&it, 0, sizeof it);
 	memset(&diff, 0, sizeof diff);
 	memset(&opts, 0, sizeof opts);
-	if ((rc = tk_repo(ctx, args, &repo)) != 0)
-		goto done;
-	if (fout_has_nul(args, strs)) {
-		rc = err_set(ctx->err, ERR_INVALID, "path must not contain NUL bytes");
-		goto done;
-	}
-	if ((rc = fout_find(ctx, &it, &repo, FORGE_KIND_PULL, tk_int(args, "number", 0))) != 0)
+	if ((rc = fout_find(ctx, &it, repo, FORGE_KIND_PULL, tk_int(args, "number", 0))) != 0)
 		goto done;
 	/* The latest is the current one: a push not seen yet is recorded first. */
 	err_clear(&local);
-	if (version == 0 && (rc = pull_revision_current(ctx->core->db, ctx->core->repos, &repo,
+	if (version == 0 && (rc = pull_revision_current(ctx->db, ctx->repos, repo,
 	    &it, &rev, &local)) != 0) {
 		rc = tk_fail(ctx, rc, &local);
 		goto done;
 	}
 	err_clear(&local);
-	if ((rc = pull_revision_get(ctx->core->db, it.id, version, &rev, &local)) != 0) {
+	if ((rc = pull_revision_get(ctx->db, it.id, version, &rev, &local)) != 0) {
 		if (rc == ERR_NOTFOUND)
 			rc = err_set(ctx->err, rc, "pull request #%lld of %s/%s: %s",
-			    (long long)it.number, repo.owner, repo.name, local.msg);
+			    (long long)it.number, repo->owner, repo->name, local.msg);
 		else
 			rc = tk_fail(ctx, rc, &local);
 		goto done;
@@ -82,14 +74,14 @@ get_pull_request_diff(struct tool_ctx *ctx, struct json_object *args, struct jso
 	opts.offset = (size_t)tk_int(args, "offset", 0);
 	opts.path = json_get_str(args, "path");
 	err_clear(&local);
-	rc = repo_diff(ctx->core->repos, &diff, repo.owner, repo.name, rev.base_commit,
+	rc = repo_diff(ctx->repos, &diff, repo->owner, repo->name, rev.base_commit,
 	    rev.head_commit, &opts, &local);
 	if (rc == ERR_NOTFOUND) {
-		log_error("pull request %s/%s#%lld version %lld: %s", repo.owner, repo.name,
+		log_error("pull request %s/%s#%lld version %lld: %s", repo->owner, repo->name,
 		    (long long)it.number, (long long)rev.version, local.msg);
 		rc = err_set(ctx->err, rc, "the commits of version %lld of pull request #%lld are "
 		    "no longer in %s/%s: its diff cannot be shown", (long long)rev.version,
-		    (long long)it.number, repo.owner, repo.name);
+		    (long long)it.number, repo->owner, repo->name);
 		goto done;
 	}
 	if (rc != 0) {
@@ -101,7 +93,7 @@ get_pull_request_diff(struct tool_ctx *ctx, struct json_object *args, struct jso
 	    strlen(rev.base_ref))) != 0 ||
 	    tk_add(target, "commit", json_object_new_string(rev.base_commit)) != 0)
 		goto nomem;
-	if (tk_add(o, "repo", json_object_new_string(tk_full(&repo, full, sizeof full))) != 0 ||
+	if (tk_add(o, "repo", json_object_new_string(tk_full(repo, full, sizeof full))) != 0 ||
 	    tk_add(o, "number", json_object_new_int64(it.number)) != 0 ||
 	    tk_add(o, "version", json_object_new_int64(rev.version)) != 0 ||
 	    tk_add(o, "reason", json_object_new_string(rev.reason)) != 0 ||
@@ -123,7 +115,6 @@ done:
 	json_object_put(o);
 	repo_diff_release(&diff);
 	forge_item_release(&it);
-	db_repo_release(&repo);
 	return rc;
 }
 
@@ -146,5 +137,6 @@ const struct tool tool_get_pull_request_diff = {
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,
 	.toolset = "pull_requests",
+	.target = TOOL_TARGET_REPO,
 	.handler = get_pull_request_diff,
 };

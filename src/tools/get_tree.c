@@ -3,7 +3,6 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "store/db.h"
@@ -98,24 +97,20 @@ nomem:
 static int
 get_tree(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
 {
-	struct db_repo		 repo;
+	const struct db_repo	*repo = ctx->repo;
 	struct repo_tree	 tree;
 	struct err		 local;
-	const char		*ref, *path;
+	const char		*ref = json_get_str(args, "ref");
+	const char		*path = json_get_str(args, "path");
 	char			 full[170], clean[4097];
 	size_t			 offset = (size_t)tk_int(args, "offset", 0), n;
 	int			 rc;
 
 	*out = NULL;
 	memset(&tree, 0, sizeof tree);
-	if ((rc = tk_repo(ctx, args, &repo)) != 0)
-		goto done;
-	if ((rc = tk_str(ctx, args, "ref", &ref)) != 0 ||
-	    (rc = tk_str(ctx, args, "path", &path)) != 0)
-		goto done;
 	if (ref == NULL)
-		ref = repo.default_branch;
-	if (path != NULL) {	/* "src/" names the directory src */
+		ref = repo->default_branch;
+	if (path != NULL) {	/* "src/" names the directory src, "" the root */
 		snprintf(clean, sizeof clean, "%s", path);
 		n = strlen(clean);
 		while (n > 0 && clean[n - 1] == '/')
@@ -123,16 +118,15 @@ get_tree(struct tool_ctx *ctx, struct json_object *args, struct json_object **ou
 		path = n > 0 ? clean : NULL;
 	}
 	err_clear(&local);
-	if ((rc = repo_tree_list(ctx->core->repos, &tree, repo.owner, repo.name, ref, path, offset,
+	if ((rc = repo_tree_list(ctx->repos, &tree, repo->owner, repo->name, ref, path, offset,
 	    (size_t)tk_int(args, "limit", TREE_DEFAULT), &local)) != 0) {
 		rc = tk_fail(ctx, rc, &local);
 		goto done;
 	}
-	if ((rc = build(out, tk_full(&repo, full, sizeof full), ref, path, &tree, offset)) != 0)
+	if ((rc = build(out, tk_full(repo, full, sizeof full), ref, path, &tree, offset)) != 0)
 		rc = err_set(ctx->err, rc, "out of memory");
 done:
 	repo_tree_release(&tree);
-	db_repo_release(&repo);
 	return rc;
 }
 
@@ -150,5 +144,6 @@ const struct tool tool_get_tree = {
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,
 	.toolset = "repos",
+	.target = TOOL_TARGET_REPO,
 	.handler = get_tree,
 };

@@ -4,7 +4,6 @@
 #include <json-c/json.h>
 
 #include "auth.h"
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "store/forge.h"
@@ -28,7 +27,7 @@ get_user(struct tool_ctx *ctx, struct json_object *args, struct json_object **ou
 
 	(void)args;
 	*out = NULL;
-	if ((rc = forge_user_get(ctx->core->db, login, &name, ctx->who->user_id, ctx->err)) != 0)
+	if ((rc = forge_user_get(ctx->db, login, &name, ctx->who->user_id, ctx->err)) != 0)
 		goto done;
 	if ((o = json_object_new_object()) == NULL || (scopes = json_object_new_array()) == NULL)
 		goto nomem;

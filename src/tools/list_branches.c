@@ -3,7 +3,6 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "store/db.h"
@@ -67,32 +66,26 @@ nomem:
 static int
 list_branches(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
 {
-	struct db_repo		 repo;
+	const struct db_repo	*repo = ctx->repo;
 	struct repo_branch	*v = NULL;
 	struct err		 local;
-	const char		*after;
 	char			 full[170];
 	size_t			 n = 0;
 	int			 rc, truncated = 0;
 
 	*out = NULL;
-	if ((rc = tk_repo(ctx, args, &repo)) != 0)
-		goto done;
-	if ((rc = tk_str(ctx, args, "after", &after)) != 0)
-		goto done;
 	err_clear(&local);
-	if ((rc = repo_branches(ctx->core->repos, &v, &n, &truncated, repo.owner, repo.name,
-	    repo.default_branch, after, (size_t)tk_int(args, "limit", BRANCHES_DEFAULT),
-	    &local)) != 0) {
+	if ((rc = repo_branches(ctx->repos, &v, &n, &truncated, repo->owner, repo->name,
+	    repo->default_branch, json_get_str(args, "after"),
+	    (size_t)tk_int(args, "limit", BRANCHES_DEFAULT), &local)) != 0) {
 		rc = tk_fail(ctx, rc, &local);
 		goto done;
 	}
-	if ((rc = build(out, tk_full(&repo, full, sizeof full), repo.default_branch, v, n,
+	if ((rc = build(out, tk_full(repo, full, sizeof full), repo->default_branch, v, n,
 	    truncated)) != 0)
 		rc = err_set(ctx->err, rc, "out of memory");
 done:
 	repo_branches_free(v, n);
-	db_repo_release(&repo);
 	return rc;
 }
 
@@ -108,5 +101,6 @@ const struct tool tool_list_branches = {
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,
 	.toolset = "repos",
+	.target = TOOL_TARGET_REPO,
 	.handler = list_branches,
 };

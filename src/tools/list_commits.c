@@ -3,7 +3,6 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "store/db.h"
@@ -87,34 +86,29 @@ nomem:
 static int
 list_commits(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
 {
-	struct db_repo		 repo;
+	const struct db_repo	*repo = ctx->repo;
 	struct repo_log		 log;
 	struct err		 local;
-	const char		*ref, *path, *cursor;
+	const char		*ref = json_get_str(args, "ref");
+	const char		*path = json_get_str(args, "path");
 	char			 full[170];
 	int			 rc;
 
 	*out = NULL;
 	memset(&log, 0, sizeof log);
-	if ((rc = tk_repo(ctx, args, &repo)) != 0)
-		goto done;
-	if ((rc = tk_str(ctx, args, "ref", &ref)) != 0 ||
-	    (rc = tk_str(ctx, args, "path", &path)) != 0 ||
-	    (rc = tk_str(ctx, args, "cursor", &cursor)) != 0)
-		goto done;
 	if (ref == NULL)
-		ref = repo.default_branch;
+		ref = repo->default_branch;
 	err_clear(&local);
-	if ((rc = repo_log(ctx->core->repos, &log, repo.owner, repo.name, ref, path, cursor,
-	    (size_t)tk_int(args, "limit", COMMITS_DEFAULT), &local)) != 0) {
+	if ((rc = repo_log(ctx->repos, &log, repo->owner, repo->name, ref, path,
+	    json_get_str(args, "cursor"), (size_t)tk_int(args, "limit", COMMITS_DEFAULT),
+	    &local)) != 0) {
 		rc = tk_fail(ctx, rc, &local);
 		goto done;
 	}
-	if ((rc = build(out, tk_full(&repo, full, sizeof full), ref, path, &log)) != 0)
+	if ((rc = build(out, tk_full(repo, full, sizeof full), ref, path, &log)) != 0)
 		rc = err_set(ctx->err, rc, "out of memory");
 done:
 	repo_log_release(&log);
-	db_repo_release(&repo);
 	return rc;
 }
 
@@ -132,5 +126,6 @@ const struct tool tool_list_commits = {
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,
 	.toolset = "repos",
+	.target = TOOL_TARGET_REPO,
 	.handler = list_commits,
 };

@@ -4,7 +4,6 @@
 
 #include "../config.h"	/* src/config.h, not the autoconf header */
 #include "auth.h"
-#include "core.h"
 #include "err.h"
 #include "store/forge.h"
 #include "tool.h"
@@ -30,7 +29,7 @@ entry(struct tool_ctx *ctx, const struct forge_notification *n)
 	char			 full[170], url[2048], link[2200];
 
 	snprintf(full, sizeof full, "%s/%s", n->owner, n->name);
-	fout_item_url(url, sizeof url, ctx->core->cfg->base_url, n->owner, n->name, n->kind,
+	fout_item_url(url, sizeof url, ctx->cfg->base_url, n->owner, n->name, n->kind,
 	    n->number);
 	if (n->comment_id != 0)
 		snprintf(link, sizeof link, "%s#issuecomment-%llu", url,
@@ -78,11 +77,9 @@ list_inbox(struct tool_ctx *ctx, struct json_object *args, struct json_object **
 
 	*out = NULL;
 	err_clear(&local);
-	if (page < 1)
-		page = 1;
-	if ((rc = forge_notification_list(ctx->core->db, &v, &n, ctx->who->user_id,
+	if ((rc = forge_notification_list(ctx->db, &v, &n, ctx->who->user_id,
 	    tk_bool(args, "unread", 0), (page - 1) * INBOX_PAGE, INBOX_PAGE + 1, &local)) != 0 ||
-	    (rc = forge_notification_unread(ctx->core->db, &unread, ctx->who->user_id,
+	    (rc = forge_notification_unread(ctx->db, &unread, ctx->who->user_id,
 	    &local)) != 0) {
 		rc = tk_fail(ctx, rc, &local);
 		goto done;

@@ -38,5 +38,6 @@ const struct tool tool_list_issues = {
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,
 	.toolset = "issues",
+	.target = TOOL_TARGET_REPO,
 	.handler = list_issues,
 };

@@ -5,7 +5,6 @@
 
 #include "../config.h"	/* src/config.h, not the autoconf header */
 #include "auth.h"
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "store/db.h"
@@ -78,7 +77,7 @@ fout_discussion(struct tool_ctx *ctx, const struct db_repo *repo, int64_t number
 	char			 base[2048], url[2200];
 
 	*out = NULL;
-	fout_item_url(base, sizeof base, ctx->core->cfg->base_url, repo->owner, repo->name,
+	fout_item_url(base, sizeof base, ctx->cfg->base_url, repo->owner, repo->name,
 	    FORGE_KIND_PULL, number);
 	snprintf(url, sizeof url, "%s#discussion-%llu", base, (unsigned long long)d->id);
 	if ((o = json_object_new_object()) == NULL ||
@@ -125,7 +124,7 @@ list_page(struct tool_ctx *ctx, const struct db_repo *repo, const struct forge_i
 	int			 rc;
 
 	err_clear(&local);
-	if ((rc = forge_discussion_list(ctx->core->db, &v, &n, pr->id,
+	if ((rc = forge_discussion_list(ctx->db, &v, &n, pr->id,
 	    (page - 1) * FORGE_DISCUSSIONS_PAGE, FORGE_DISCUSSIONS_PAGE + 1, &local)) != 0) {
 		rc = tk_fail(ctx, rc, &local);
 		goto done;
@@ -169,14 +168,14 @@ one_page(struct tool_ctx *ctx, const struct db_repo *repo, const struct forge_it
 	int			 rc;
 
 	err_clear(&local);
-	rc = forge_discussion_get(ctx->core->db, &d, pr->id, id, &local);
+	rc = forge_discussion_get(ctx->db, &d, pr->id, id, &local);
 	if (rc == ERR_NOTFOUND)
 		return err_set(ctx->err, ERR_NOTFOUND, "discussion %llu not found in pull request "
 		    "#%lld of %s/%s: list_pull_request_discussions without discussion gives the "
 		    "ids", (unsigned long long)id, (long long)pr->number, repo->owner, repo->name);
 	if (rc != 0)
 		return tk_fail(ctx, rc, &local);
-	if ((rc = forge_reply_list(ctx->core->db, &v, &n, id, (page - 1) * FORGE_DISCUSSIONS_PAGE,
+	if ((rc = forge_reply_list(ctx->db, &v, &n, id, (page - 1) * FORGE_DISCUSSIONS_PAGE,
 	    FORGE_DISCUSSIONS_PAGE + 1, &local)) != 0) {
 		rc = tk_fail(ctx, rc, &local);
 		goto done;
@@ -207,7 +206,6 @@ static int
 list_pull_request_discussions(struct tool_ctx *ctx, struct json_object *args,
     struct json_object **out)
 {
-	struct db_repo		 repo;
 	struct forge_item	 pr;
 	struct json_object	*o = NULL;
 	int64_t			 page = tk_int(args, "page", 1), id = tk_int(args, "discussion", 0);
@@ -215,20 +213,17 @@ list_pull_request_discussions(struct tool_ctx *ctx, struct json_object *args,
 
 	*out = NULL;
 	memset(&pr, 0, sizeof pr);
-	if (page < 1)
-		page = 1;
-	if ((rc = tk_repo(ctx, args, &repo)) != 0)
-		goto done;
-	if ((rc = fout_find(ctx, &pr, &repo, FORGE_KIND_PULL, tk_int(args, "number", 0))) != 0)
+	if ((rc = fout_find(ctx, &pr, ctx->repo, FORGE_KIND_PULL,
+	    tk_int(args, "number", 0))) != 0)
 		goto done;
 	if ((o = json_object_new_object()) == NULL) {
 		rc = err_set(ctx->err, ERR_NOMEM, "out of memory");
 		goto done;
 	}
 	if (id > 0)
-		rc = one_page(ctx, &repo, &pr, (uint64_t)id, page, o);
+		rc = one_page(ctx, ctx->repo, &pr, (uint64_t)id, page, o);
 	else
-		rc = list_page(ctx, &repo, &pr, page, o);
+		rc = list_page(ctx, ctx->repo, &pr, page, o);
 	if (rc != 0)
 		goto done;
 	*out = o;
@@ -236,7 +231,6 @@ list_pull_request_discussions(struct tool_ctx *ctx, struct json_object *args,
 done:
 	json_object_put(o);
 	forge_item_release(&pr);
-	db_repo_release(&repo);
 	return rc;
 }
 
@@ -259,5 +253,6 @@ const struct tool tool_list_pull_request_discussions = {
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,
 	.toolset = "pull_requests",
+	.target = TOOL_TARGET_REPO,
 	.handler = list_pull_request_discussions,
 };

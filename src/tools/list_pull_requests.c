@@ -41,5 +41,6 @@ const struct tool tool_list_pull_requests = {
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,
 	.toolset = "pull_requests",
+	.target = TOOL_TARGET_REPO,
 	.handler = list_pull_requests,
 };

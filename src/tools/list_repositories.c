@@ -4,14 +4,13 @@
 #include <json-c/json.h>
 
 #include "../config.h"	/* src/config.h, not the autoconf header */
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "store/db.h"
 #include "tool.h"
+#include "tools/toolkit.h"
 
 #define LIST_DEFAULT	30
-#define LIST_MAX	100
 
 static const char schema[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
@@ -65,27 +64,17 @@ fail:
 static int
 list_repositories(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
 {
-	struct json_object	*arr = NULL, *lim, *item;
+	struct json_object	*arr = NULL, *item;
 	struct db_repo		*v = NULL;
 	const char		*query = json_get_str(args, "query");
-	const char		*base = ctx->core->cfg->base_url;
+	const char		*base = ctx->cfg->base_url;
 	size_t			 n = 0, i;
-	int			 limit = LIST_DEFAULT, rc;
+	int			 limit = (int)tk_int(args, "limit", LIST_DEFAULT), rc;
 
 	*out = NULL;
-	lim = json_get(args, "limit");
-	if (lim != NULL && json_is_type(lim, json_type_int)) {
-		int64_t	 l = json_object_get_int64(lim);
-
-		limit = l < 1 ? 1 : l > LIST_MAX ? LIST_MAX : (int)l;
-	} else if (lim != NULL && json_is_type(lim, json_type_double)) {
-		double	 d = json_object_get_double(lim);	/* 5.0 is an integer too */
-
-		limit = !(d >= 1) ? 1 : d > LIST_MAX ? LIST_MAX : (int)d;
-	}
 	if (query != NULL && query[0] == '\0')
 		query = NULL;
-	if ((rc = db_repo_list_visible(ctx->core->db, &v, &n, ctx->who->user_id, query, limit,
+	if ((rc = db_repo_list_visible(ctx->db, &v, &n, ctx->who->user_id, query, limit,
 	    ctx->err)) != 0)
 		goto done;
 	if ((arr = json_object_new_array()) == NULL) {

@@ -4,7 +4,6 @@
 #include <json-c/json.h>
 
 #include "auth.h"
-#include "core.h"
 #include "err.h"
 #include "store/db.h"
 #include "store/forge.h"
@@ -46,7 +45,6 @@ static int
 list_repository_variables(struct tool_ctx *ctx, struct json_object *args,
     struct json_object **out)
 {
-	struct db_repo		 repo;
 	struct forge_variable	*v = NULL;
 	struct json_object	*o = NULL, *a = NULL;
 	struct err		 local;
@@ -56,13 +54,9 @@ list_repository_variables(struct tool_ctx *ctx, struct json_object *args,
 
 	*out = NULL;
 	err_clear(&local);
-	if ((rc = tk_repo(ctx, args, &repo)) != 0)
-		goto done;
-	if (page < 1)
-		page = 1;
 	/* No repository holds this many; past the end a page is just empty. */
 	offset = page - 1 > INT32_MAX ? (int64_t)INT32_MAX * PAGE_SIZE : (page - 1) * PAGE_SIZE;
-	if ((rc = forge_variable_list(ctx->core->db, &v, &n, repo.id, offset, PAGE_SIZE + 1,
+	if ((rc = forge_variable_list(ctx->db, &v, &n, ctx->repo->id, offset, PAGE_SIZE + 1,
 	    &local)) != 0) {
 		rc = tk_fail(ctx, rc, &local);
 		goto done;
@@ -89,7 +83,6 @@ done:
 	json_object_put(a);
 	json_object_put(o);
 	forge_variable_list_free(v, n);
-	db_repo_release(&repo);
 	return rc;
 }
 
@@ -108,5 +101,6 @@ const struct tool tool_list_repository_variables = {
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,
 	.toolset = "repos",
+	.target = TOOL_TARGET_REPO,
 	.handler = list_repository_variables,
 };

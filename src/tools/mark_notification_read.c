@@ -2,7 +2,6 @@
 #include <json-c/json.h>
 
 #include "auth.h"
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "service/service.h"
@@ -43,7 +42,7 @@ mark_notification_read(struct tool_ctx *ctx, struct json_object *args,
 		    "notification read; to mark one, give its id instead");
 	if (has_id)
 		id = (uint64_t)tk_int(args, "id", 0);
-	if ((rc = notify_mark_read(ctx->core->db, &marked, &unread, ctx->who->user_id, id,
+	if ((rc = notify_mark_read(ctx->db, &marked, &unread, ctx->who->user_id, id,
 	    ctx->err)) != 0)
 		return rc;
 	if ((o = json_object_new_object()) == NULL ||

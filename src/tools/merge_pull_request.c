@@ -4,11 +4,11 @@
 
 #include "../config.h"	/* src/config.h, not the autoconf header */
 #include "auth.h"
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "service/closing.h"
 #include "service/service.h"
+#include "store/db.h"
 #include "tool.h"
 #include "tools/forge_out.h"
 
@@ -37,20 +37,15 @@ static const char schema[] =
 static int
 merge_pull_request(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
 {
-	static const char *const strs[] = { "strategy", NULL };
 	struct service_merge_queued	 q;
 	struct closing_list		 l;
 	struct json_object		*o = NULL, *nums = NULL;
-	char				 owner[65], name[101];
 	size_t				 i;
 	int				 rc;
 
 	*out = NULL;
-	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
-		return rc;
-	if (fout_has_nul(args, strs))
-		return err_set(ctx->err, ERR_INVALID, "strategy must not contain NUL bytes");
-	rc = merge_queue(ctx->core->db, ctx->core->repos, &q, ctx->who->user_id, owner, name,
+	rc = merge_queue(ctx->db, ctx->repos, &q, ctx->who->user_id, ctx->repo->owner,
+	    ctx->repo->name,
 	    tk_int(args, "number", 0), tk_int(args, "version", 0),
 	    tk_int(args, "edit_version", 0), json_get_str(args, "strategy"), ctx->err);
 	if (rc != 0)
@@ -102,5 +97,8 @@ const struct tool tool_merge_pull_request = {
 	.scope = AUTH_SCOPE_MERGE,
 	.hints = 0,
 	.toolset = "pull_requests",
+	.target = TOOL_TARGET_REPO,
+	.role = FORGE_ROLE_MANAGER,
+	.action = "merge pull request",
 	.handler = merge_pull_request,
 };

@@ -32,5 +32,6 @@ const struct tool tool_reopen_issue = {
 	.scope = AUTH_SCOPE_WRITE,
 	.hints = TOOL_IDEMPOTENT,
 	.toolset = "issues",
+	.target = TOOL_TARGET_REPO,
 	.handler = reopen_issue,
 };

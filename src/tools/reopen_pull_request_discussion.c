@@ -29,5 +29,6 @@ const struct tool tool_reopen_pull_request_discussion = {
 	.scope = AUTH_SCOPE_WRITE,
 	.hints = TOOL_IDEMPOTENT,
 	.toolset = "pull_requests",
+	.target = TOOL_TARGET_REPO,
 	.handler = reopen_pull_request_discussion,
 };

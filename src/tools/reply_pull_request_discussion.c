@@ -4,10 +4,10 @@
 
 #include "../config.h"	/* src/config.h, not the autoconf header */
 #include "auth.h"
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "service/service.h"
+#include "store/db.h"
 #include "tool.h"
 #include "tools/forge_out.h"
 
@@ -30,22 +30,18 @@ static int
 reply_pull_request_discussion(struct tool_ctx *ctx, struct json_object *args,
     struct json_object **out)
 {
-	static const char *const strs[] = { "body", NULL };
 	struct service_discussion	 made;
 	struct json_object		*o = NULL;
-	char				 owner[65], name[101], base[2048], url[2200];
+	char				 base[2048], url[2200];
 	int				 rc;
 
 	*out = NULL;
-	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
-		return rc;
-	if (fout_has_nul(args, strs))
-		return err_set(ctx->err, ERR_INVALID, "body must not contain NUL bytes");
-	if ((rc = discussion_reply(ctx->core->db, &made, ctx->who->user_id, owner, name,
+	if ((rc = discussion_reply(ctx->db, &made, ctx->who->user_id, ctx->repo->owner,
+	    ctx->repo->name,
 	    tk_int(args, "number", 0), (uint64_t)tk_int(args, "discussion", 0),
 	    json_get_str(args, "body"), ctx->err)) != 0)
 		return rc;
-	fout_item_url(base, sizeof base, ctx->core->cfg->base_url, made.owner, made.name,
+	fout_item_url(base, sizeof base, ctx->cfg->base_url, made.owner, made.name,
 	    FORGE_KIND_PULL, made.number);
 	snprintf(url, sizeof url, "%s#discussion-%llu", base, (unsigned long long)made.id);
 	if ((o = json_object_new_object()) == NULL ||
@@ -74,5 +70,6 @@ const struct tool tool_reply_pull_request_discussion = {
 	.scope = AUTH_SCOPE_WRITE,
 	.hints = 0,
 	.toolset = "pull_requests",
+	.target = TOOL_TARGET_REPO,
 	.handler = reply_pull_request_discussion,
 };

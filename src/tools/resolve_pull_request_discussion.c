@@ -4,10 +4,10 @@
 
 #include "../config.h"	/* src/config.h, not the autoconf header */
 #include "auth.h"
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "service/service.h"
+#include "store/db.h"
 #include "tool.h"
 #include "tools/forge_out.h"
 
@@ -19,18 +19,16 @@ fout_discussion_state(struct tool_ctx *ctx, struct json_object *args, int resolv
 {
 	struct service_discussion	 d;
 	struct json_object		*o = NULL;
-	char				 owner[65], name[101], base[2048], url[2200];
+	char				 base[2048], url[2200];
 	int				 rc;
 
 	*out = NULL;
-	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
-		return rc;
-	rc = (resolve ? discussion_resolve : discussion_reopen)(ctx->core->db, &d,
-	    ctx->who->user_id, owner, name, tk_int(args, "number", 0),
+	rc = (resolve ? discussion_resolve : discussion_reopen)(ctx->db, &d,
+	    ctx->who->user_id, ctx->repo->owner, ctx->repo->name, tk_int(args, "number", 0),
 	    (uint64_t)tk_int(args, "discussion", 0), tk_int(args, "state_version", 0), ctx->err);
 	if (rc != 0)
 		return rc;
-	fout_item_url(base, sizeof base, ctx->core->cfg->base_url, d.owner, d.name,
+	fout_item_url(base, sizeof base, ctx->cfg->base_url, d.owner, d.name,
 	    FORGE_KIND_PULL, d.number);
 	snprintf(url, sizeof url, "%s#discussion-%llu", base, (unsigned long long)d.id);
 	if ((o = json_object_new_object()) == NULL ||
@@ -69,5 +67,6 @@ const struct tool tool_resolve_pull_request_discussion = {
 	.scope = AUTH_SCOPE_WRITE,
 	.hints = TOOL_IDEMPOTENT,
 	.toolset = "pull_requests",
+	.target = TOOL_TARGET_REPO,
 	.handler = resolve_pull_request_discussion,
 };

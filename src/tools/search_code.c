@@ -3,7 +3,6 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "store/db.h"
@@ -97,46 +96,35 @@ nomem:
 static int
 search_code(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
 {
-	struct db_repo		 repo;
+	const struct db_repo	*repo = ctx->repo;
 	struct repo_search	 res;
 	struct repo_search_opts	 opts;
 	struct err		 local;
-	const char		*ref, *glob, *query;
+	const char		*ref = json_get_str(args, "ref");
 	char			 full[170];
 	int			 rc;
 
 	*out = NULL;
 	memset(&res, 0, sizeof res);
 	memset(&opts, 0, sizeof opts);
-	if ((rc = tk_repo(ctx, args, &repo)) != 0)
-		goto done;
-	if ((rc = tk_str(ctx, args, "ref", &ref)) != 0 ||
-	    (rc = tk_str(ctx, args, "path", &glob)) != 0 ||
-	    (rc = tk_str(ctx, args, "query", &query)) != 0)
-		goto done;
-	if (query == NULL) {
-		rc = err_set(ctx->err, ERR_INVALID, "query must not be empty");
-		goto done;
-	}
 	if (ref == NULL)
-		ref = repo.default_branch;
-	opts.query = query;
+		ref = repo->default_branch;
+	opts.query = json_get_str(args, "query");
 	opts.regex = tk_bool(args, "regex", 0);
-	opts.glob = glob;
+	opts.glob = json_get_str(args, "path");
 	opts.limit = (size_t)tk_int(args, "limit", SEARCH_DEFAULT);
 	opts.offset = (size_t)tk_int(args, "offset", 0);
 	opts.max_blob = SEARCH_MAX_BLOB;
 	err_clear(&local);
-	if ((rc = repo_search(ctx->core->repos, &res, repo.owner, repo.name, ref, &opts,
+	if ((rc = repo_search(ctx->repos, &res, repo->owner, repo->name, ref, &opts,
 	    &local)) != 0) {
 		rc = tk_fail(ctx, rc, &local);
 		goto done;
 	}
-	if ((rc = build(out, tk_full(&repo, full, sizeof full), ref, &res, opts.offset)) != 0)
+	if ((rc = build(out, tk_full(repo, full, sizeof full), ref, &res, opts.offset)) != 0)
 		rc = err_set(ctx->err, rc, "out of memory");
 done:
 	repo_search_release(&res);
-	db_repo_release(&repo);
 	return rc;
 }
 
@@ -156,5 +144,6 @@ const struct tool tool_search_code = {
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,
 	.toolset = "repos",
+	.target = TOOL_TARGET_REPO,
 	.handler = search_code,
 };

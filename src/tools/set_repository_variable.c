@@ -2,10 +2,10 @@
 #include <json-c/json.h>
 
 #include "auth.h"
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "service/service.h"
+#include "store/db.h"
 #include "tool.h"
 #include "tools/forge_out.h"
 
@@ -29,17 +29,11 @@ set_repository_variable(struct tool_ctx *ctx, struct json_object *args,
 {
 	struct forge_variable	 v = { 0 };
 	struct json_object	*o = NULL, *value = json_get(args, "value");
-	char			 owner[65], name[101];
 	int			 created = 0, rc;
 
 	*out = NULL;
-	if ((rc = fout_repo_name(ctx, args, owner, name)) != 0)
-		return rc;
-	if (json_str_has_nul(json_get(args, "name")))
-		return err_set(ctx->err, ERR_INVALID, "the variable name must not contain NUL "
-		    "bytes: a name matches [A-Z_][A-Z0-9_]*");
-	if ((rc = variable_set(ctx->core->db, &v, &created, ctx->who->user_id, owner, name,
-	    json_get_str(args, "name"), json_get_str(args, "value"),
+	if ((rc = variable_set(ctx->db, &v, &created, ctx->who->user_id, ctx->repo->owner,
+	    ctx->repo->name, json_get_str(args, "name"), json_get_str(args, "value"),
 	    value != NULL ? (size_t)json_object_get_string_len(value) : 0, ctx->err)) != 0)
 		goto done;
 	if ((o = json_object_new_object()) == NULL ||
@@ -74,5 +68,8 @@ const struct tool tool_set_repository_variable = {
 	.scope = AUTH_SCOPE_WRITE,
 	.hints = TOOL_DESTRUCTIVE | TOOL_IDEMPOTENT,
 	.toolset = "repos",
+	.target = TOOL_TARGET_REPO,
+	.role = FORGE_ROLE_MANAGER,
+	.action = "set repository variables",
 	.handler = set_repository_variable,
 };

@@ -1,4 +1,4 @@
-/* toolkit: what tools share: repository lookup, argument getters, JSON helpers. */
+/* toolkit: what tools share: argument getters, JSON helpers. */
 #ifndef FM_TK_H
 #define FM_TK_H
 #include <stddef.h>
@@ -10,28 +10,10 @@ struct err;
 struct repo_diff;
 struct tool_ctx;
 
-#define TK_NOT_FOUND	"Repository not found or not accessible"
-
-/*
- * The repository named by args "repo" ("owner/name") if the caller may see
- * it; out is released by the caller with db_repo_release (also on error).
- * ERR_NOTFOUND with exactly TK_NOT_FOUND for a bad, missing or
- * invisible name, so an invisible repository looks like a missing one.
- */
-int	tk_repo(struct tool_ctx *ctx, struct json_object *args, struct db_repo *out);
-/*
- * owner/name if the caller may see it (as tk_repo, from a parsed name): a
- * lookup this process made less than token_cache_seconds ago is reused.
- */
-int	tk_repo_find(struct tool_ctx *ctx, const char *owner, const char *name,
-	    struct db_repo *out);
 /* An integer argument (saturated to int64), or def when absent. */
 int64_t	tk_int(struct json_object *args, const char *key, int64_t def);
 /* A boolean argument, or def when absent. */
 int	tk_bool(struct json_object *args, const char *key, int def);
-/* A string argument, NULL when absent or empty; ERR_INVALID when it holds NUL. */
-int	tk_str(struct tool_ctx *ctx, struct json_object *args, const char *key,
-	    const char **out);
 /* Adds v (taken, may be NULL for an allocation failure) to o; ERR_NOMEM. */
 int	tk_add(struct json_object *o, const char *key, struct json_object *v);
 /* "owner/name" of a found repository into buf. */

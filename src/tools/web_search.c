@@ -5,7 +5,6 @@
 #include <json-c/json.h>
 
 #include "../config.h"	/* src/config.h, not the autoconf header */
-#include "core.h"
 #include "err.h"
 #include "json.h"
 #include "store/websearch.h"
@@ -77,25 +76,21 @@ web_search(struct tool_ctx *ctx, struct json_object *args, struct json_object **
 {
 	struct json_object	*arr = NULL, *item = NULL;
 	struct websearch_result	*v = NULL;
-	const struct config	*cfg = ctx->core->cfg;
+	const struct config	*cfg = ctx->cfg;
 	const char		*query = json_get_str(args, "query");
 	size_t			 n = 0, i;
 	int			 rc;
 
 	*out = NULL;
-	if (query == NULL || blank(query)) {
+	if (blank(query)) {
 		rc = err_set(ctx->err, ERR_INVALID, "missing query: pass the text to search for "
 		    "in \"query\"");
-		goto done;
-	}
-	if (json_str_has_nul(json_get(args, "query"))) {
-		rc = err_set(ctx->err, ERR_INVALID, "query must not contain NUL characters");
 		goto done;
 	}
 	/* a set-up problem is reported before a search is counted */
 	if ((rc = websearch_check(cfg, ctx->err)) != 0)
 		goto done;
-	if ((rc = db_websearch_admit(ctx->core->db, ctx->who->user_id, cfg->search_hourly_limit,
+	if ((rc = db_websearch_admit(ctx->db, ctx->who->user_id, cfg->search_hourly_limit,
 	    NULL, ctx->err)) != 0)
 		goto done;
 	if ((rc = websearch_run(&v, &n, cfg, query, ws_count(args), ctx->err)) != 0)

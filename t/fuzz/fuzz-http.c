@@ -316,7 +316,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&who, 0, sizeof(who));
 	who.user_id = 1;
 	core_response_init(&resp);
-	mcp_handle(&core, &req, &who, fuzz_body_json[flags & 7], &resp);
+	mcp_handle(core.db, core.repos, core.cfg, &req, &who, fuzz_body_json[flags & 7], &resp);
 	fuzz_response_ok(&resp);
 	FUZZ_ASSERT(resp.status == 200 || resp.status == 202 || resp.status == 400 ||
 	    resp.status == 403 || resp.status == 404);

@@ -25,7 +25,8 @@
 #   BENCH_ONLY      space-separated case names (e.g. "tools/list-legacy
 #                   get_file_contents"): measure only those, with their
 #                   ceilings; the words "limit" and "start-up" ask for
-#                   the limiter pair and the start-up time
+#                   the limiter pair and the start-up time, "catalogue" the
+#                   size of the tools/list catalogue in bytes
 #   FORGEMCP_BENCH_BIN  an already built forgemcp to measure
 #
 # Needs (Debian): wrk hyperfine libfcgi-dev libfcgi-bin nginx-light
@@ -381,6 +382,30 @@ if wanted start-up; then
 	STARTUP=$(for i in 1 2 3 4 5 6 7 8 9; do startup_ms; done | sort -n | sed -n 5p)
 fi
 
+# catalogue: what tools/list costs a client's context, as served: the tools
+# array in bytes, in total, per tool (median, smallest, largest) and per
+# toolset (X-MCP-Toolsets), into $STATE/catalogue.json.
+catalogue () {
+	local set out=$TRASH/catalogue.out sets='{}'
+	curl -sS -o "$out" -H 'Content-Type: application/json' -H "Authorization: Bearer $TOKEN" \
+		--data-binary "@$BODIES/tools-list-legacy.json" "$BASE_URL/mcp" || return 1
+	for set in repos issues pull_requests notifications users search; do
+		curl -sS -o "$out.$set" -H 'Content-Type: application/json' -H "Authorization: Bearer $TOKEN" \
+			-H "X-MCP-Toolsets: $set" --data-binary "@$BODIES/tools-list-legacy.json" \
+			"$BASE_URL/mcp" || return 1
+		sets=$(jq -c --arg s "$set" --argjson n "$(jq -c '.result.tools | tojson | length' "$out.$set")" \
+			'. + {($s): $n}' <<<"$sets")
+	done
+	jq --argjson sets "$sets" '.result.tools | map({name, bytes: (tojson | length)}) | sort_by(.bytes) |
+		{total: (map(.bytes) | add + length + 1), tools: length,
+		 median: .[length / 2 | floor].bytes, smallest: .[0], largest: .[-1],
+		 over_1200: map(select(.bytes > 1200) | .name), toolsets: $sets, per_tool: .}' \
+		"$out" >"$STATE/catalogue.json"
+}
+if wanted catalogue; then
+	catalogue || die "cannot read the catalogue"
+fi
+
 # --- the table -------------------------------------------------------------------
 jq -s --arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg rss "$RSS_AFTER" --arg rss_idle "$RSS_IDLE" --argjson soak "$SOAK_JSON" \
 	--arg startup "$STARTUP" --arg secs "$SECS" --arg host "$(nproc) cores" \
@@ -399,3 +424,8 @@ jq -r '"worker RSS after the run (pid:kB): \(.rss_after_run_kb); idle 2 s later:
 	"large repository: \(.large_repo.files) files, \(.large_repo.commits) commits, \(.large_repo.pack_mb) MB packed",
 	(if .soak then "soak RSS: \(.soak)" else "soak: not run (BENCH_SOAK=1)" end),
 	"json: '"$STATE"'/bench.json"' "$STATE/bench.json"
+if test -s "$STATE/catalogue.json"; then
+	jq -r '"catalogue (tools/list tools array): \(.total) bytes for \(.tools) tools; per tool: median \(.median), smallest \(.smallest.bytes) (\(.smallest.name)), largest \(.largest.bytes) (\(.largest.name)); \(.over_1200 | length) tools over 1,200 bytes",
+		"catalogue per toolset: \(.toolsets | to_entries | map("\(.key) \(.value)") | join(", ")) bytes",
+		"json: '"$STATE"'/catalogue.json"' "$STATE/catalogue.json"
+fi

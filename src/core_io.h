@@ -1,0 +1,96 @@
+/* core_io: the request and response the core exchanges with the fronts, shared by its layers. */
+/*
+ * The fronts fill a core_request and send the core_response; the layers
+ * under core_handle (http, mcp) read the one and write the other.  They
+ * live here, not in core.h, so that no layer below the core includes it.
+ */
+#ifndef FM_CORE_IO_H
+#define FM_CORE_IO_H
+#include <stddef.h>
+
+struct config;
+struct json_object;
+struct toolset_sel;
+
+enum core_transport {
+	CORE_HTTP,	/* CORE_HTTP: FastCGI or CGI behind a web server */
+	CORE_STDIO,	/* CORE_STDIO: one JSON-RPC line, token fixed at start */
+	CORE__MAX
+};
+
+/*
+ * A request as the front saw it.  env holds CGI meta-variables
+ * ("REQUEST_METHOD=POST", "HTTP_ORIGIN=...", possibly repeated), NULL
+ * terminated.  The front does not read a body longer than the configured
+ * cap: it sets body NULL and body_unread.  A body shorter than
+ * CONTENT_LENGTH says is passed with body_short set.
+ */
+struct core_request {
+	enum core_transport	 transport;
+	char *const		*env;
+	const char		*body;
+	size_t			 body_len;
+	int			 body_unread;	/* longer than the cap: not read */
+	int			 body_short;	/* fewer bytes than CONTENT_LENGTH */
+	const char		*stdio_token;	/* CORE_STDIO: the token from --token */
+	/*
+	 * The tools the client chose (toolset.h); NULL: the default.  stdio's
+	 * front sets it from --toolsets and --read-only; for HTTP the core
+	 * reads the path and the X-MCP-Toolsets and X-MCP-Readonly headers.
+	 */
+	const struct toolset_sel *toolsets;
+};
+
+#define CORE_MAX_HEADERS	12
+
+struct core_header {
+	const char	*name;	/* static string */
+	char		*value;	/* owned */
+};
+
+struct core_response {
+	int			 status;	/* HTTP status; 0 for "no reply" on stdio */
+	struct core_header	 headers[CORE_MAX_HEADERS];
+	size_t			 n_headers;
+	char			*body;		/* owned, may be NULL */
+	size_t			 body_len;
+	const char		*content_type;	/* static, NULL when no body */
+	char			 request_id[33];
+	/* For the log line: filled in as far as the request got. */
+	unsigned long long	 user_id;	/* 0 before authentication */
+	char			 rpc_method[48];	/* "batch" for a batch */
+	char			 tool[64];		/* tools/call only */
+};
+
+/* The OAuth protected resource metadata document's path (RFC 9728). */
+#define CORE_PRM_PATH	"/.well-known/oauth-protected-resource"
+
+/*
+ * Formats a WWW-Authenticate Bearer challenge into buf: realm, then
+ * error (may be NULL) and scope (may be NULL), then resource_metadata
+ * when an authorization server is configured.
+ */
+void	core_challenge(char *buf, size_t len, const struct config *cfg, const char *error,
+	    const char *scope);
+
+/*
+ * The answer while the database cannot be reached, wherever a request
+ * needs it (token check, or a tool's own queries): HTTP 503 with
+ * Retry-After (seconds) and a JSON-RPC error (-32603) carrying this text.
+ */
+#define CORE_UNAVAILABLE_STATUS		503
+#define CORE_UNAVAILABLE_RETRY_AFTER	"1"
+#define CORE_UNAVAILABLE_MESSAGE \
+	"Service unavailable: the forge's database cannot be reached; retry shortly"
+
+void	core_response_init(struct core_response *r);
+void	core_response_release(struct core_response *r);
+/* Adds a header to a response (value copied). */
+int	core_response_header(struct core_response *r, const char *name, const char *value);
+/* Sets status and a JSON body (serialised; takes body, which may be NULL for no body). */
+void	core_response_json(struct core_response *r, int status, struct json_object *body);
+/* Sets status and a JSON-RPC error body (id may be NULL: "id": null). */
+void	core_response_error(struct core_response *r, int status, struct json_object *id,
+	    int code, const char *message, struct json_object *data);
+
+#endif
