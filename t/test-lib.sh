@@ -403,12 +403,39 @@ trap 'exit 130' INT
 # ---------------------------------------------------------------------------
 # Small utilities
 
-# free_port: prints a free TCP port on 127.0.0.1.
+# free_port: prints a free TCP port on 127.0.0.1 that no other script of
+# this run was given.  The kernel's free port is only free until somebody
+# binds it, and scripts run in parallel: each port handed out is claimed in
+# $FORGEMCP_TRASH/.ports (a directory made atomically), and a port claimed
+# in the last two hours is not handed out again.
 free_port () {
-	perl -MIO::Socket::INET -e '
-		my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => "127.0.0.1",
-		    LocalPort => 0, ReuseAddr => 1) or die "no port: $!\n";
-		print $s->sockport, "\n";'
+	local port i
+	mkdir -p "$FORGEMCP_TRASH/.ports"
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		port=$(perl -MIO::Socket::INET -e '
+			my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => "127.0.0.1",
+			    LocalPort => 0, ReuseAddr => 1) or die "no port: $!\n";
+			print $s->sockport, "\n";') || return 1
+		if mkdir "$FORGEMCP_TRASH/.ports/$port" 2>/dev/null; then
+			echo "$port"
+			return 0
+		fi
+		# claimed before: by this run, or by one long gone
+		if test -z "$(find "$FORGEMCP_TRASH/.ports/$port" -maxdepth 0 -mmin -120)"; then
+			touch "$FORGEMCP_TRASH/.ports/$port"
+			echo "$port"
+			return 0
+		fi
+	done
+	echo "free_port: no unclaimed port in 10 tries" >&2
+	return 1
+}
+
+# port_owned_by PORT PID: the listening socket on 127.0.0.1:PORT belongs to
+# PID (true when ss(8) is not there to ask).
+port_owned_by () {
+	command -v ss >/dev/null 2>&1 || return 0
+	ss -ltnpH "sport = :$1" 2>/dev/null | grep -q "pid=$2,"
 }
 
 # wait_for TIMEOUT CMD...: retries CMD every 0.1 s for up to TIMEOUT seconds.

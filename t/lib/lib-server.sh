@@ -140,7 +140,9 @@ start_nginx () {
 	"$nginx" -p "$NGINX_DIR" -c "$NGINX_DIR/nginx.conf" -e "$NGINX_DIR/logs/error.log" \
 		</dev/null >>"$NGINX_DIR/logs/stdout.log" 2>&1 &
 	NGINX_PID=$!
-	if ! wait_for 10 curl -s -o /dev/null "http://127.0.0.1:$HTTP_PORT/"; then
+	# the answer must come from this nginx, not from another on the port
+	if ! wait_for 10 curl -s -o /dev/null "http://127.0.0.1:$HTTP_PORT/" ||
+	   ! wait_for 10 port_owned_by "$HTTP_PORT" "$NGINX_PID"; then
 		echo "Bail out! nginx did not start on port $HTTP_PORT"
 		sed 's/^/# /' "$NGINX_DIR/logs/error.log"
 		exit 1
