@@ -35,6 +35,23 @@ int	repo_path_check(const char *path, struct err *e);
 
 /* A valid branch name (ERR_INVALID "invalid branch name ..." otherwise). */
 int	repo_branch_check(const char *branch, struct err *e);
+struct repo_diff;
+/*
+ * The diff of two trees (old NULL: everything in new_ is added) with
+ * renames found as git does (git's rename limit, and a similarity metric
+ * that reads each blob once); the caller frees *out.
+ */
+int	repo_tree_diff(git_diff **out, git_repository *r, git_tree *old, git_tree *new_,
+	    struct err *e);
+/* Whether the delta concerns path (its new or old side). */
+int	repo_delta_is(const git_diff_delta *d, const char *path);
+/*
+ * The trees to compare: base's, or with three_dot the merge base's (its id
+ * in out->merge_base; *old stays NULL for unrelated histories), and head's.
+ * out->base and out->head get the commit ids.  The caller frees both trees.
+ */
+int	repo_diff_trees(git_repository *r, struct repo_diff *out, git_tree **old, git_tree **new_,
+	    const char *base, const char *head, int three_dot, struct err *e);
 /* Forgets every remembered ref (at shutdown). */
 void	repo_ref_memo_clear(void);
 
