@@ -1,4 +1,4 @@
-/* mcp: both protocol eras on one endpoint: classification, header checks, methods. */
+/* mcp: both protocol eras on one endpoint: classification, header checks, dispatch (the methods are in mcp_methods.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,52 +9,12 @@
 #include "json.h"
 #include "log.h"
 #include "mcp.h"
+#include "mcp-int.h"
 #include "rpc.h"
 #include "tool.h"
 
-#define META_VERSION	"io.modelcontextprotocol/protocolVersion"
-#define META_CAPS	"io.modelcontextprotocol/clientCapabilities"
-#define META_LOGLEVEL	"io.modelcontextprotocol/logLevel"
-#define META_SERVER	"io.modelcontextprotocol/serverInfo"
-
-#define MCP_INSTRUCTIONS \
-	"Tools for the git repositories, issues and pull requests of this forge. Start " \
-	"with list_repositories to find a repository's owner/name; then read files " \
-	"(get_file_contents, get_tree, search_code), history (list_commits, " \
-	"list_branches, compare_refs), issues and pull requests. Reads are bounded; a " \
-	"result that was cut says so and names the argument that fetches the rest. " \
-	"The tools come in toolsets: repos, issues, pull_requests, notifications, users " \
-	"and search. A client that needs fewer tools chooses them with the " \
-	"X-MCP-Toolsets header (\"repos,issues\") or the path /mcp/x/repos,issues, " \
-	"and only the read-only tools with X-MCP-Readonly: true or /mcp/readonly " \
-	"(stdio: --toolsets, --read-only)."
-
 static const char *const mcp_legacy_versions[] = {
 	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
-};
-
-enum mcp_era {
-	ERA_LEGACY,	/* ERA_LEGACY: initialize handshake revisions */
-	ERA_MODERN,	/* ERA_MODERN: 2026-07-28, per-request _meta */
-	ERA__MAX
-};
-
-/* One message being answered. */
-struct mcp_call {
-	struct db			*db;
-	struct repo_cache		*repos;
-	const struct config		*cfg;
-	const struct core_request	*req;
-	const struct principal		*who;
-	enum mcp_era			 era;
-	int				 http;		/* HTTP header rules apply */
-	const char			*version;	/* legacy: negotiated or assumed */
-	struct rpc_msg			 msg;
-	/* The answer: either result or error, plus the HTTP status. */
-	int				 status;
-	struct json_object		*reply;		/* full JSON-RPC response, or NULL */
-	const char			*challenge;	/* WWW-Authenticate on 403 */
-	char				 challenge_buf[160];
 };
 
 int
@@ -68,7 +28,7 @@ mcp_legacy_version_known(const char *v)
 	return 0;
 }
 
-static void
+void
 mcp_fail(struct mcp_call *k, int status, int code, const char *message, struct json_object *data)
 {
 	json_object_put(k->reply);
@@ -76,7 +36,7 @@ mcp_fail(struct mcp_call *k, int status, int code, const char *message, struct j
 	k->reply = rpc_error(k->msg.id, code, message, data);
 }
 
-static struct json_object *
+struct json_object *
 mcp_server_info(void)
 {
 	struct json_object	*o = json_object_new_object();
@@ -87,8 +47,7 @@ mcp_server_info(void)
 	return o;
 }
 
-/* Finishes a result for the caller's era and makes it the reply. */
-static void
+void
 mcp_ok(struct mcp_call *k, struct json_object *result, int cacheable)
 {
 	struct json_object	*meta;
@@ -112,216 +71,6 @@ mcp_ok(struct mcp_call *k, struct json_object *result, int cacheable)
 	json_object_put(k->reply);
 	k->status = 200;
 	k->reply = rpc_result(k->msg.id, result);
-}
-
-static struct json_object *
-mcp_capabilities(void)
-{
-	struct json_object	*caps = json_object_new_object(), *tools;
-
-	tools = json_object_new_object();
-	json_object_object_add(tools, "listChanged", json_object_new_boolean(0));
-	json_object_object_add(caps, "tools", tools);
-	json_object_object_add(caps, "resources", json_object_new_object());
-	json_object_object_add(caps, "prompts", json_object_new_object());
-	return caps;
-}
-
-/* ---- methods ---------------------------------------------------------- */
-
-static void
-m_discover(struct mcp_call *k)
-{
-	struct json_object	*r = json_object_new_object(), *v = json_object_new_array();
-
-	json_object_array_add(v, json_object_new_string(MCP_MODERN_VERSION));
-	json_object_object_add(r, "supportedVersions", v);
-	json_object_object_add(r, "capabilities", mcp_capabilities());
-	json_object_object_add(r, "instructions", json_object_new_string(MCP_INSTRUCTIONS));
-	mcp_ok(k, r, 1);
-}
-
-static void
-m_initialize(struct mcp_call *k)
-{
-	struct json_object	*r = json_object_new_object();
-	const char		*want = json_get_str(k->msg.params, "protocolVersion");
-	const char		*v = MCP_NEWEST_LEGACY;
-
-	if (want != NULL && mcp_legacy_version_known(want))
-		v = want;
-	json_object_object_add(r, "protocolVersion", json_object_new_string(v));
-	json_object_object_add(r, "capabilities", mcp_capabilities());
-	json_object_object_add(r, "serverInfo", mcp_server_info());
-	json_object_object_add(r, "instructions", json_object_new_string(MCP_INSTRUCTIONS));
-	mcp_ok(k, r, 0);
-}
-
-static void
-m_ping(struct mcp_call *k)
-{
-	mcp_ok(k, json_object_new_object(), 0);
-}
-
-/*
- * Every list fits one page today; a cursor is only valid when we issued
- * it, and we issue none, so any cursor is refused rather than ignored.
- */
-static int
-mcp_check_cursor(struct mcp_call *k)
-{
-	if (json_get(k->msg.params, "cursor") != NULL) {
-		mcp_fail(k, 200, RPC_INVALID_PARAMS, "Invalid params: unknown cursor", NULL);
-		return -1;
-	}
-	return 0;
-}
-
-static void
-m_tools_list(struct mcp_call *k)
-{
-	struct json_object	*r;
-
-	if (mcp_check_cursor(k) != 0)
-		return;
-	r = json_object_new_object();
-	json_object_object_add(r, "tools", tool_list_json(k->req->toolsets));
-	mcp_ok(k, r, 1);
-}
-
-static void
-m_empty_list(struct mcp_call *k, const char *key)
-{
-	struct json_object	*r;
-
-	if (mcp_check_cursor(k) != 0)
-		return;
-	r = json_object_new_object();
-	json_object_object_add(r, key, json_object_new_array());
-	mcp_ok(k, r, 1);
-}
-
-static void
-m_resources_list(struct mcp_call *k)
-{
-	m_empty_list(k, "resources");
-}
-
-static void
-m_templates_list(struct mcp_call *k)
-{
-	m_empty_list(k, "resourceTemplates");
-}
-
-static void
-m_prompts_list(struct mcp_call *k)
-{
-	m_empty_list(k, "prompts");
-}
-
-static void
-m_resources_read(struct mcp_call *k)
-{
-	struct json_object	*uri = json_get(k->msg.params, "uri"), *data = NULL;
-
-	if (!json_is_type(uri, json_type_string)) {
-		mcp_fail(k, 200, RPC_INVALID_PARAMS, "Invalid params: \"uri\" must be a string", NULL);
-		return;
-	}
-	data = json_object_new_object();
-	json_object_object_add(data, "uri", json_object_get(uri));
-	/* 2026-07-28 moved "resource not found" from -32002 to -32602. */
-	mcp_fail(k, 200, k->era == ERA_MODERN ? RPC_INVALID_PARAMS : RPC_RESOURCE_NOT_FOUND,
-	    "Resource not found", data);
-}
-
-static void
-m_prompts_get(struct mcp_call *k)
-{
-	mcp_fail(k, 200, RPC_INVALID_PARAMS, "Invalid params: unknown prompt", NULL);
-}
-
-static void
-m_tools_call(struct mcp_call *k)
-{
-	const char		*name = json_get_str(k->msg.params, "name");
-	struct json_object	*args = json_get(k->msg.params, "arguments"), *r;
-	const struct tool	*t;
-	char			 msg[300];
-	int			 idx, unavailable;
-
-	if (name == NULL || json_str_has_nul(json_get(k->msg.params, "name"))) {
-		/* A NUL would cut the name: "create_issue\u0000x" must not run create_issue. */
-		mcp_fail(k, 200, RPC_INVALID_PARAMS,
-		    "Invalid params: \"name\" must be a string without NUL characters", NULL);
-		return;
-	}
-	/* A tool outside the client's choice is as unknown as one that does not exist. */
-	if ((idx = tool_find(name)) < 0 || !tool_chosen((size_t)idx, k->req->toolsets)) {
-		snprintf(msg, sizeof(msg), "Unknown tool: %.200s", name);
-		mcp_fail(k, 200, RPC_INVALID_PARAMS, msg, NULL);
-		return;
-	}
-	t = tool_table[idx];
-	if (!auth_has_scope(k->who->scopes, t->scope)) {
-		char need[64];
-
-		auth_format_scopes(need, sizeof(need), t->scope);
-		snprintf(msg, sizeof(msg), "Forbidden: tool '%s' needs the token scope '%s'",
-		    t->name, need);
-		core_challenge(k->challenge_buf, sizeof(k->challenge_buf), k->cfg,
-		    "insufficient_scope", need);
-		k->challenge = k->challenge_buf;
-		mcp_fail(k, 403, RPC_UNAUTHORIZED, msg, NULL);
-		return;
-	}
-	if (args != NULL && json_is_type(args, json_type_null))
-		args = NULL;
-	if (args != NULL && !json_is_type(args, json_type_object)) {
-		mcp_ok(k, tool_error_result("\"arguments\" must be an object"), 0);
-		return;
-	}
-	r = tool_call(k->db, k->repos, k->cfg, (size_t)idx, k->who, args, k->era == ERA_MODERN,
-	    &unavailable);
-	if (unavailable) {
-		/* In a batch this stays the element's error; alone it is the 503 answer. */
-		mcp_fail(k, CORE_UNAVAILABLE_STATUS, RPC_INTERNAL_ERROR, CORE_UNAVAILABLE_MESSAGE,
-		    NULL);
-		return;
-	}
-	mcp_ok(k, r, 0);
-}
-
-struct mcp_method {
-	const char	*name;
-	void		(*fn)(struct mcp_call *);
-	unsigned	 eras;	/* bit per enum mcp_era */
-};
-
-#define B_LEGACY	(1u << ERA_LEGACY)
-#define B_MODERN	(1u << ERA_MODERN)
-static const struct mcp_method mcp_methods[] = {
-	{ "initialize", m_initialize, B_LEGACY },
-	{ "ping", m_ping, B_LEGACY },
-	{ "prompts/get", m_prompts_get, B_LEGACY | B_MODERN },
-	{ "prompts/list", m_prompts_list, B_LEGACY | B_MODERN },
-	{ "resources/list", m_resources_list, B_LEGACY | B_MODERN },
-	{ "resources/read", m_resources_read, B_LEGACY | B_MODERN },
-	{ "resources/templates/list", m_templates_list, B_LEGACY | B_MODERN },
-	{ "server/discover", m_discover, B_MODERN },
-	{ "tools/call", m_tools_call, B_LEGACY | B_MODERN },
-	{ "tools/list", m_tools_list, B_LEGACY | B_MODERN },
-};
-
-static const struct mcp_method *
-mcp_method_find(const char *name, enum mcp_era era)
-{
-	size_t	i;
-
-	for (i = 0; i < sizeof(mcp_methods) / sizeof(mcp_methods[0]); i++)
-		if (strcmp(mcp_methods[i].name, name) == 0)
-			return (mcp_methods[i].eras & (1u << era)) ? &mcp_methods[i] : NULL;
-	return NULL;
 }
 
 /* ---- headers ------------------------------------------------------------ */
