@@ -1,0 +1,300 @@
+/* master: the FastCGI front's process: the listening socket (its own or inherited), pre-forked workers, CGI detection, options. */
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcgiapp.h>
+
+#include "config.h"
+#include "core.h"
+#include "err.h"
+#include "front.h"
+#include "front-int.h"
+#include "log.h"
+
+extern char **environ;
+
+/* The inherited listening socket: systemd's LISTEN_FDS (fd 3), else fd 0. */
+static int
+front_inherited_socket(void)
+{
+	const char	*fds = getenv("LISTEN_FDS"), *pid = getenv("LISTEN_PID");
+
+	if (fds != NULL && atoi(fds) >= 1 && (pid == NULL || atol(pid) == (long)getpid())) {
+		unsetenv("LISTEN_FDS");
+		unsetenv("LISTEN_PID");
+		unsetenv("LISTEN_FDNAMES");
+		return 3;
+	}
+	return 0;
+}
+
+int
+front_detect(void)
+{
+	const char	*fds = getenv("LISTEN_FDS");
+
+	if (fds != NULL && atoi(fds) >= 1)
+		return 1;
+	return !FCGX_IsCGI() || getenv("GATEWAY_INTERFACE") != NULL;
+}
+
+/* Starts one worker process; returns its pid or -1. */
+static pid_t
+front_spawn(const struct config *cfg, int sock)
+{
+	struct core	core;
+	struct err	e;
+	pid_t		pid;
+	int		rc;
+
+	if ((pid = fork()) != 0)
+		return pid;
+	signal(SIGCHLD, SIG_DFL);
+	err_clear(&e);
+	if (core_init(&core, cfg, &e) != 0) {
+		log_error("worker cannot start: %s", e.msg);
+		_exit(3);
+	}
+	rc = front_worker(&core, cfg, sock);
+	core_release(&core);
+	_exit(rc);
+}
+
+static volatile sig_atomic_t	master_term;
+
+static void
+master_on_term(int sig)
+{
+	(void)sig;
+	master_term = 1;
+}
+
+/* Pre-forks n workers on sock and keeps n running until SIGTERM. */
+static int
+front_master(const struct config *cfg, int sock, int n)
+{
+	pid_t			 pids[FRONT_MAX_WORKERS], pid;
+	struct sigaction	 sa;
+	sigset_t		 set, old;
+	time_t			 last_fail = 0;
+	int			 i, status, alive, fails = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = master_on_term;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	for (i = 0; i < n; i++) {
+		/* Block SIGTERM across fork so a child installs its own handler first. */
+		sigprocmask(SIG_BLOCK, &set, &old);
+		pids[i] = front_spawn(cfg, sock);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	}
+	log_info("serving with %d workers", n);
+	while (!master_term) {
+		pid = waitpid(-1, &status, 0);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			if (pids[i] != pid)
+				continue;
+			if (WIFSIGNALED(status))
+				log_error("worker %ld died on signal %d; starting another", (long)pid,
+				    WTERMSIG(status));
+			else
+				log_warn("worker %ld exited with status %d; starting another",
+				    (long)pid, WEXITSTATUS(status));
+			if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+				/* Start-up failures repeat: give up rather than spin. */
+				if (time(NULL) - last_fail < 2 && ++fails >= 5) {
+					log_error("workers keep failing at start-up; stopping");
+					master_term = 1;
+					break;
+				}
+				last_fail = time(NULL);
+			}
+			if (master_term)
+				break;
+			sigprocmask(SIG_BLOCK, &set, &old);
+			pids[i] = front_spawn(cfg, sock);
+			sigprocmask(SIG_SETMASK, &old, NULL);
+		}
+	}
+	/* Let in-flight requests finish: workers leave after their current one. */
+	for (i = 0; i < n; i++)
+		if (pids[i] > 0)
+			kill(pids[i], SIGTERM);
+	for (alive = n; alive > 0;) {
+		pid = waitpid(-1, &status, 0);
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0)
+			break;
+		alive--;
+	}
+	log_info("stopped");
+	return fails >= 5 ? 1 : 0;
+}
+
+static void
+front_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: forgemcp fcgi [--listen PATH|HOST:PORT] [--workers N] [--socket-mode M]\n"
+	    "\n"
+	    "Serves the MCP endpoint as a FastCGI responder.\n"
+	    "  --listen ADDR   bind a unix socket PATH or a TCP HOST:PORT (e.g. 127.0.0.1:9000)\n"
+	    "                  instead of using the inherited socket (spawn-fcgi, systemd\n"
+	    "                  socket activation, Apache mod_fcgid)\n"
+	    "  --workers N     pre-fork N single-threaded workers and replace any that die\n"
+	    "                  (default 1 with --listen; with an inherited socket the default\n"
+	    "                  is to serve in this process)\n"
+	    "  --backlog N     listen backlog (default 128)\n"
+	    "  --socket-mode M permissions of a unix socket, octal (default 0660); the\n"
+	    "                  web server's user must be able to connect\n"
+	    "SIGTERM lets in-flight requests finish, then exits.\n"
+	    "Run with no arguments as CGI (GATEWAY_INTERFACE set) it serves one request.\n");
+}
+
+int
+front_main(const struct config *cfg, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "listen", required_argument, NULL, 'l' },
+		{ "workers", required_argument, NULL, 'w' },
+		{ "backlog", required_argument, NULL, 'b' },
+		{ "socket-mode", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct core	 core;
+	struct err	 e;
+	const char	*listen_addr = NULL;
+	char		*end;
+	long		 mode = 0660;
+	int		 c, workers = 0, backlog = 128, sock, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "l:w:b:m:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			listen_addr = optarg;
+			break;
+		case 'w':
+			workers = atoi(optarg);
+			if (workers < 1 || workers > FRONT_MAX_WORKERS) {
+				fprintf(stderr, "forgemcp: --workers must be between 1 and %d\n",
+				    FRONT_MAX_WORKERS);
+				return 2;
+			}
+			break;
+		case 'b':
+			backlog = atoi(optarg);
+			if (backlog < 1) {
+				fprintf(stderr, "forgemcp: --backlog must be positive\n");
+				return 2;
+			}
+			break;
+		case 'm':
+			mode = strtol(optarg, &end, 8);
+			if (*optarg == '\0' || *end != '\0' || mode < 0 || mode > 0777) {
+				fprintf(stderr, "forgemcp: --socket-mode must be octal, e.g. 0660\n");
+				return 2;
+			}
+			break;
+		case 'h':
+			front_usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "forgemcp: unknown option; see 'forgemcp fcgi --help'\n");
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "forgemcp: unexpected argument '%s'; see 'forgemcp fcgi --help'\n",
+		    argv[optind]);
+		return 2;
+	}
+	err_clear(&e);
+	if (config_check_server(cfg, &e) != 0) {
+		fprintf(stderr, "forgemcp: %s\n", e.msg);
+		return 1;
+	}
+	if (FCGX_Init() != 0) {
+		fprintf(stderr, "forgemcp: cannot initialise libfcgi\n");
+		return 1;
+	}
+	if (listen_addr != NULL) {
+		if (listen_addr[0] == '/')
+			unlink(listen_addr);
+		if ((sock = FCGX_OpenSocket(listen_addr, backlog)) < 0) {
+			fprintf(stderr, "forgemcp: cannot listen on %s: %s\n", listen_addr,
+			    strerror(errno));
+			return 1;
+		}
+		if (listen_addr[0] == '/')
+			chmod(listen_addr, (mode_t)mode);
+		if (workers == 0)
+			workers = 1;
+	} else if (FCGX_IsCGI() && getenv("LISTEN_FDS") == NULL) {
+		/* Plain CGI: one request, then exit. */
+		err_clear(&e);
+		if (core_init(&core, cfg, &e) != 0) {
+			fprintf(stderr, "forgemcp: %s\n", e.msg);
+			printf("Status: 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+			    "Cache-Control: no-store\r\n\r\n"
+			    "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32603,"
+			    "\"message\":\"Service unavailable: the server is misconfigured\"}}\n");
+			return 1;
+		}
+		if (front_git_ready(&core) != 0)
+			return 1;
+		rc = front_cgi(&core, cfg);
+		core_release(&core);
+		return rc;
+	} else
+		sock = front_inherited_socket();
+
+	/* Refuse a bad configuration or database now, not at the first request. */
+	err_clear(&e);
+	if (core_init(&core, cfg, &e) != 0) {
+		fprintf(stderr, "forgemcp: %s\n", e.msg);
+		return 1;
+	}
+	if ((rc = core_check_ready(&core, &e)) == ERR_UNAVAILABLE) {
+		log_warn("database unavailable at start (%s); serving 503 until it is back", e.msg);
+	} else if (rc != 0) {
+		fprintf(stderr, "forgemcp: %s\n", e.msg);
+		core_release(&core);
+		return 1;
+	}
+	/* libgit2's set-up ran on a thread meanwhile (main); it ends before any fork. */
+	if (front_git_ready(&core) != 0)
+		return 1;
+	if (workers == 0) {
+		rc = front_worker(&core, cfg, sock);
+		core_release(&core);
+		return rc;
+	}
+	core_release(&core);
+	return front_master(cfg, sock, workers);
+}
