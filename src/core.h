@@ -43,6 +43,8 @@ int	core_check_ready(struct core *c, struct err *e);
  * front then calls core_shrink once no request has come for a while.
  */
 int	core_idle(struct core *c);
+/* Counts us microseconds spent serving toward core_idle's next look (core_handle). */
+void	core_served(long us);
 /* Closes the cached repositories and gives all free heap back. */
 void	core_shrink(struct core *c);
 /* Handles one request; always fills resp (release it with core_response_release). */
