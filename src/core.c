@@ -149,7 +149,7 @@ core_toolsets(struct toolset_sel *out, const struct core_request *req, const cha
 	const char	*hr = http_env(req, "HTTP_X_MCP_READONLY", NULL);
 	const char	*ps = NULL;
 	char		 why[240];
-	size_t		 plen = 0;
+	size_t		 plen = 0, slen;
 	int		 ro;
 
 	out->sets = TOOLSET_DEFAULT;
@@ -172,9 +172,9 @@ core_toolsets(struct toolset_sel *out, const struct core_request *req, const cha
 		snprintf(msg, len, "Bad Request: X-MCP-Readonly takes true or false");
 		return -1;
 	}
-	plen = strlen(suffix);
+	slen = strlen(suffix);
 	out->read_only = (hr != NULL && ro == 1) ||
-	    (plen >= 9 && strcmp(suffix + plen - 9, "/readonly") == 0);
+	    (slen >= 9 && strcmp(suffix + slen - 9, "/readonly") == 0);
 	return 0;
 }
 

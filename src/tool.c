@@ -18,8 +18,6 @@
 #include "tool.h"
 #include "toolset.h"
 
-#define TOOL_NOT_FOUND	"Repository not found or not accessible"
-
 static struct schema	*tool_schemas[64];
 static struct json_object *tool_list;	/* the tools/list array, built once */
 static struct gz_piece	 tool_list_gzip;	/* its serialisation, deflated */
@@ -371,7 +369,7 @@ tool_target_repo(struct db_repo *out, const struct tool_ctx *ctx, const struct t
 	if (full == NULL || (slash = strchr(full, '/')) == NULL || slash == full ||
 	    (size_t)(slash - full) >= sizeof(owner) || slash[1] == '\0' ||
 	    strlen(slash + 1) >= sizeof(name) || strchr(slash + 1, '/') != NULL)
-		return err_set(ctx->err, ERR_NOTFOUND, "%s", TOOL_NOT_FOUND);
+		return err_set(ctx->err, ERR_NOTFOUND, "%s", DB_REPO_NOT_FOUND);
 	memcpy(owner, full, (size_t)(slash - full));
 	owner[slash - full] = '\0';
 	snprintf(name, sizeof(name), "%s", slash + 1);

@@ -72,7 +72,7 @@ toolset_parse(struct toolset_sel *out, const char *spec, size_t len, char *msg, 
 
 	for (;;) {
 		w = p;
-		while (w < end && *w != ',' && (*w == ' ' || *w == '\t'))
+		while (w < end && (*w == ' ' || *w == '\t'))
 			w++;
 		we = w;
 		while (we < end && *we != ',')

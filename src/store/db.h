@@ -69,7 +69,12 @@ struct db_repo {
 int	db_repo_list_visible(struct db *db, struct db_repo **out, size_t *n, uint64_t user_id,
 	    const char *query, int limit, struct err *e);
 void	db_repo_list_free(struct db_repo *v, size_t n);
-/* One visible repository by owner/name; ERR_NOTFOUND when absent or not visible. */
+/*
+ * What a caller is told of a repository it cannot see, the same as of one
+ * that does not exist, so that it learns nothing of its existence.
+ */
+#define DB_REPO_NOT_FOUND	"Repository not found or not accessible"
+/* One visible repository by owner/name; ERR_NOTFOUND DB_REPO_NOT_FOUND when absent or not visible. */
 int	db_repo_find_visible(struct db *db, struct db_repo *out, uint64_t user_id,
 	    const char *owner, const char *name, struct err *e);
 void	db_repo_release(struct db_repo *r);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "store/db.h"
 #include "store/db-internal.h"
 #include "store/forge.h"
 
@@ -376,7 +377,7 @@ forge_number_next(struct db *db, int64_t *out, uint64_t repo_id, struct err *e)
 	if ((rc = db_run(db, DB_ONCE, SQL_NUMBER_LOCK, &r, NULL, NULL, e, "u", repo_id)) != 0)
 		goto done;
 	if (r.n == 0) {
-		rc = err_set(e, ERR_NOTFOUND, "Repository not found or not accessible");
+		rc = err_set(e, ERR_NOTFOUND, "%s", DB_REPO_NOT_FOUND);
 		goto done;
 	}
 	*out = (int64_t)db_to_u64(db_rows_get(&r, 0, 0));

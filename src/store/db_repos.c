@@ -153,7 +153,7 @@ repo_find_one(struct db *db, struct db_repo *out, const struct db_rows *r, const
 	memset(out, 0, sizeof *out);
 	if (r->n == 0) {
 		if (visible)
-			return err_set(e, ERR_NOTFOUND, "Repository not found or not accessible");
+			return err_set(e, ERR_NOTFOUND, "%s", DB_REPO_NOT_FOUND);
 		return err_set(e, ERR_NOTFOUND, "repository '%s/%s' not found", owner, name);
 	}
 	if (repo_from_row(out, r, 0) != 0)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "store/db.h"
 #include "store/db-internal.h"
 #include "store/forge.h"
 
@@ -140,7 +141,7 @@ forge_variable_lock(struct db *db, uint64_t repo_id, struct err *e)
 
 	if ((rc = db_run(db, DB_ONCE, SQL_VARIABLE_LOCK, &r, NULL, NULL, e, "u", repo_id)) == 0 &&
 	    r.n == 0)
-		rc = err_set(e, ERR_NOTFOUND, "Repository not found or not accessible");
+		rc = err_set(e, ERR_NOTFOUND, "%s", DB_REPO_NOT_FOUND);
 	db_rows_release(&r);
 	return rc;
 }
