@@ -152,7 +152,7 @@ round () {
 	sleep 1.5 &&
 	now >"$1.t_down" &&
 	if test "$2" = kill; then
-		disown "$DB_PID" 2>/dev/null; kill -KILL "$DB_PID" && wait_for 30 eval "! proc_alive $DB_PID"; DB_PID=
+		stop_db --kill
 	else
 		stop_db_only
 	fi &&

@@ -379,7 +379,7 @@ stop_all () {
 	done
 	TEST_PIDS=
 	# the datadir is thrown away with the trash: no clean shutdown needed
-	stop_db --discard
+	stop_db --kill
 }
 
 test_exit_ () {

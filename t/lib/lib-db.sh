@@ -122,12 +122,13 @@ start_db () {
 	write_config
 }
 
-# stop_db [--discard]: stops the script's mariadbd: a clean shutdown, or
-# with --discard (the end of the script, whose datadir is thrown away) a
-# SIGKILL, which spares the shutdown's flushing.  Returns once it is gone.
+# stop_db [--kill]: stops the script's mariadbd: a clean shutdown, or with
+# --kill a SIGKILL, as a crash would (also at the end of a script, whose
+# datadir is thrown away: it spares the shutdown's flushing).  Returns once
+# the process is gone.
 stop_db () {
 	test -n "$DB_PID" || return 0
-	if test "${1:-}" = --discard; then
+	if test "${1:-}" = --kill; then
 		# disowned first, so that bash does not report the job "Killed"
 		disown "$DB_PID" 2>/dev/null
 		kill -KILL "$DB_PID" 2>/dev/null
