@@ -58,6 +58,12 @@ core_check_ready(struct core *c, struct err *e)
 	return db_schema_check(c->db, e);
 }
 
+int
+core_git_ready(void)
+{
+	return repo_global_wait();
+}
+
 void
 core_release(struct core *c)
 {

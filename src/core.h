@@ -32,6 +32,8 @@ void	core_release(struct core *c);
  * (the database is down: serve anyway, requests answer 503 until it is back).
  */
 int	core_check_ready(struct core *c, struct err *e);
+/* Waits for libgit2's start-up, begun in the background at launch; 0 when git is usable. */
+int	core_git_ready(void);
 
 /*
  * Between requests: gives memory back when a request left the process
