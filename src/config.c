@@ -37,6 +37,7 @@ struct config_key {
 
 #define F(f)	offsetof(struct config, f)
 static const struct config_key config_keys[] = {
+	{ "account_concurrency", CK_COUNT, F(account_concurrency), 0 },
 	{ "allowed_origins", CK_ORIGINS, F(allowed_origins), F(n_allowed_origins) },
 	{ "authorization_server", CK_URL, F(authorization_server), 0 },
 	{ "base_url", CK_URL, F(base_url), 0 },

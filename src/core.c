@@ -14,8 +14,10 @@
 #include "admit.h"
 #include "auth.h"
 #include "config.h"
+#include "core-int.h"
 #include "core.h"
 #include "err.h"
+#include "fair.h"
 #include "gz.h"
 #include "http.h"
 #include "json.h"
@@ -503,6 +505,11 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 		core_parse_failed(resp, perr);
 		goto done;
 	}
+	if (!fair_enter(c->fair, c->slot, who.user_id)) {
+		core_busy(resp, core_body_id(body), fair_limit(c->fair));
+		goto done;
+	}
+	core_debug_pause(body);
 	if (core_toolsets(&sel, req, suffix, msg, sizeof msg) != 0) {
 		core_response_error(resp, 400, core_body_id(body), RPC_INVALID_REQUEST, msg, NULL);
 		goto done;
@@ -519,6 +526,7 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 	} else
 		mcp_handle(c->db, c->repos, c->cfg, &chosen, &who, body, resp);
 done:
+	fair_leave(c->fair, c->slot);
 	json_object_put(body);
 	free(path);
 }

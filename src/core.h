@@ -16,6 +16,8 @@ struct core {
 	struct db		*db;		/* persistent connection, reconnects itself */
 	struct repo_cache	*repos;		/* open libgit2 repositories */
 	struct admit		*admit;		/* this process's token cache and request blocks */
+	struct fair		*fair;		/* the host's workers per account (FastCGI --workers) */
+	int			 slot;		/* this worker's place in fair */
 };
 
 /*
