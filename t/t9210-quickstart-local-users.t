@@ -152,6 +152,36 @@ test_expect_success 'SELECT ... INTO OUTFILE cannot write outside the private di
 	done
 '
 
+# What an earlier quick start left: a root without a password, a readable
+# state directory and logs.
+test_expect_success 'a state directory from an earlier quick start is locked down on its next start' '
+	"$MYSQL" --no-defaults -S "$QS_STATE/db.sock" -u root -e "
+		ALTER USER root@localhost IDENTIFIED VIA mysql_native_password USING PASSWORD(\"\");
+		CREATE USER root@\"127.0.0.1\"; GRANT ALL ON *.* TO root@\"127.0.0.1\";" &&
+	chmod 755 "$QS_STATE" "$QS_STATE/logs" &&
+	chmod 644 "$QS_STATE"/logs/*.log &&
+	as_other "$MYSQL" --no-defaults -S "$QS_STATE/db.sock" -u root -BN -e "select current_user()" >weak &&
+	grep -x "root@localhost" weak &&
+	FORGEMCP_STATE=$QS_STATE "$QS" stop >/dev/null &&
+	qs >upgrade.out 2>&1
+	code=$?
+	register_qs_pids
+	cat upgrade.out
+	test "$code" = 0 &&
+	grep -F "MariaDB'"'"'s administrator: unix_socket authentication for root only, no password" upgrade.out &&
+	test "$(stat -c %a "$QS_STATE")" = 700 &&
+	test "$(stat -c %a "$QS_STATE/logs/mariadb.log")" = 600 &&
+	"$MYSQL" --no-defaults -S "$QS_STATE/db.sock" -u root -BN \
+		-e "select concat(user, \"@\", host, \" \", json_value(priv, \"\$.plugin\")) from mysql.global_priv where user in (\"root\", \"\")" >root.accounts &&
+	cat root.accounts &&
+	test "$(cat root.accounts)" = "root@localhost unix_socket" &&
+	test_when_finished "chmod 700 \"\$QS_STATE\"" &&
+	chmod 711 "$QS_STATE" &&
+	test_must_fail as_other "$MYSQL" --no-defaults -S "$QS_STATE/db.sock" -u root -e "select 1" 2>err &&
+	cat err &&
+	grep -F "ERROR 1698" err
+'
+
 test_expect_success 'stop stops everything; a second start still keeps the other user out' '
 	FORGEMCP_STATE=$QS_STATE "$QS" stop &&
 	qs >again.out 2>&1
