@@ -22,6 +22,10 @@ qs () {
 		FORGEMCP_SKIP_APT=1 "$QS" "$@" </dev/null
 }
 
+# Run as root, the services run as forgemcp: they must be able to write
+# their sanitizer reports where the end-of-script check reads them.
+chmod 1777 "$TRASH/asan"
+
 # Whatever quickstart started is stopped when the script ends.
 register_qs_pids () {
 	for f in "$QS_STATE"/run/*.pid; do

@@ -4,6 +4,10 @@
 # read, list or write its state directory; started as root, MariaDB, the
 # FastCGI workers, the merge worker and nginx's workers run as the user
 # forgemcp, and MariaDB writes files only into its own private directory.
+# Run by uid 65534 itself, uid 65533 gets nothing either.
+# About 110 s on a busy 2-core machine, though only some 25 s of CPU: it
+# makes two MariaDB datadirs and starts the quick start three times, each
+# start waiting for MariaDB, two of them importing this checkout's history.
 . ./test-lib.sh
 
 mariadbd_bin >/dev/null || skip_all "mariadbd is not installed"
@@ -18,8 +22,17 @@ QS_STATE=$TRASH/qs
 QS_PORT=$(free_port)
 MYSQL=$(mariadb_client)
 
+# The root instance is given a build its service user cannot reach (as a
+# checkout under /root would be): it must run a copy of its own.
+PRIVATE_BUILD=$TRASH/private-build
+mkdir -p "$PRIVATE_BUILD" && chmod 700 "$PRIVATE_BUILD" && cp "$FORGEMCP" "$PRIVATE_BUILD/forgemcp" ||
+	{ echo "Bail out! cannot copy $FORGEMCP"; exit 1; }
+# The services run as forgemcp and nobody: they must be able to write their
+# sanitizer reports where the end-of-script check reads them.
+chmod 1777 "$TRASH/asan"
+
 qs () {
-	FORGEMCP_STATE=$QS_STATE FORGEMCP_PORT=$QS_PORT FORGEMCP_BUILD=$FORGEMCP_BUILD \
+	FORGEMCP_STATE=$QS_STATE FORGEMCP_PORT=$QS_PORT FORGEMCP_BUILD=$PRIVATE_BUILD \
 		FORGEMCP_SKIP_APT=1 "$QS" "$@" </dev/null
 }
 register_qs_pids () {
@@ -28,7 +41,10 @@ register_qs_pids () {
 	done
 	return 0
 }
-trap 'c=$?; FORGEMCP_STATE=$QS_STATE "$QS" stop >/dev/null 2>&1; (exit $c); test_exit_' EXIT
+USER_STATE=$TRASH/user-qs
+USER_PORT=$(free_port)
+trap 'c=$?; FORGEMCP_STATE=$QS_STATE "$QS" stop >/dev/null 2>&1
+	FORGEMCP_STATE=$USER_STATE "$QS" stop >/dev/null 2>&1; (exit $c); test_exit_' EXIT
 
 # as_other CMD...: CMD as uid and gid 65534 with no supplementary groups.
 as_other () {
@@ -122,6 +138,14 @@ test_expect_success 'nginx'"'"'s workers, the FastCGI workers and the merge work
 	test "$(user_of "$(cat "$QS_STATE/run/worker.pid")")" = forgemcp
 '
 
+test_expect_success 'the services run a copy of a build their user cannot reach' '
+	setpriv --reuid=forgemcp --regid=forgemcp --clear-groups -- test ! -x "$PRIVATE_BUILD/forgemcp" &&
+	for c in fcgi worker; do
+		test "$(readlink "/proc/$(cat "$QS_STATE/run/$c.pid")/exe")" = "$QS_STATE/bin/forgemcp" || return 1
+	done &&
+	cmp "$PRIVATE_BUILD/forgemcp" "$QS_STATE/bin/forgemcp"
+'
+
 test_expect_success 'the endpoint still answers through the unprivileged workers' '
 	tok=$(cat "$QS_STATE/token") &&
 	curl -s "http://127.0.0.1:$QS_PORT/mcp" -H @"$QS_STATE/token.header" \
@@ -182,17 +206,65 @@ test_expect_success 'a state directory from an earlier quick start is locked dow
 	grep -F "ERROR 1698" err
 '
 
-test_expect_success 'stop stops everything; a second start still keeps the other user out' '
-	FORGEMCP_STATE=$QS_STATE "$QS" stop &&
-	qs >again.out 2>&1
-	code=$?
-	register_qs_pids
-	cat again.out
-	test "$code" = 0 &&
-	test "$(stat -c %a "$QS_STATE")" = 700 &&
+test_expect_success 'after that restart, the services still run as forgemcp and the state is still closed' '
 	test_must_fail as_other ls "$QS_STATE" &&
 	test "$(user_of "$(cat "$QS_STATE/run/mariadb.pid")")" = forgemcp &&
+	test "$(user_of "$(cat "$QS_STATE/run/fcgi.pid")")" = forgemcp &&
 	FORGEMCP_STATE=$QS_STATE "$QS" stop
+'
+
+# The quick start run by an ordinary user (uid 65534 here, whose name is
+# nobody), and another ordinary user (uid 65533) trying to get in.  This
+# checkout belongs to root: git and libgit2 are told to trust it, as they
+# would trust a user's own clone.
+as_user () {
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- env HOME="$TRASH/user-home" \
+		GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0="*" "$@"
+}
+as_third () {
+	setpriv --reuid=65533 --regid=65533 --clear-groups -- "$@"
+}
+
+test_expect_success 'run by an ordinary user, the quick start runs as that user' '
+	mkdir -p "$TRASH/user-home" "$USER_STATE" &&
+	chown 65534:65534 "$TRASH/user-home" "$USER_STATE" &&
+	as_user env FORGEMCP_STATE="$USER_STATE" FORGEMCP_PORT=$USER_PORT \
+		FORGEMCP_BUILD="$FORGEMCP_BUILD" FORGEMCP_SKIP_APT=1 "$QS" </dev/null >user.out 2>&1
+	code=$?
+	for f in "$USER_STATE"/run/*.pid; do test -f "$f" && test_register_pid "$(cat "$f")"; done
+	cat user.out
+	test "$code" = 0 &&
+	grep -F "services:  run as the user nobody" user.out &&
+	test "$(stat -c "%a %u" "$USER_STATE")" = "700 65534" &&
+	test "$(user_of "$(cat "$USER_STATE/run/mariadb.pid")")" = nobody &&
+	as_user "$MYSQL" --no-defaults -S "$USER_STATE/db.sock" -u nobody -BN \
+		-e "select current_user(), @@secure_file_priv" >admin &&
+	cat admin &&
+	test "$(cat admin)" = "nobody@localhost	$USER_STATE/files/"
+'
+test_record_token "$(cat "$USER_STATE/token" 2>/dev/null)"
+
+test_expect_success 'another ordinary user gets nothing from it' '
+	test -S "$USER_STATE/db.sock" &&
+	as_third ls "$TRASH" >/dev/null &&
+	test_must_fail as_third ls "$USER_STATE" &&
+	test_must_fail as_third cat "$USER_STATE/token" &&
+	test_must_fail as_third touch "$USER_STATE/planted" &&
+	for u in root nobody forgemcp; do
+		test_must_fail as_third "$MYSQL" --no-defaults -S "$USER_STATE/db.sock" -u $u \
+			-e "select 1" 2>err || return 1
+		grep -F "ERROR 2002" err || return 1
+	done
+'
+
+test_expect_success 'the ordinary user'"'"'s MariaDB root is refused even to that user, and writes no file outside' '
+	test_must_fail as_user "$MYSQL" --no-defaults -S "$USER_STATE/db.sock" -u root -e "select 1" 2>err &&
+	grep -F "ERROR 1698" err &&
+	test_must_fail as_user "$MYSQL" --no-defaults -S "$USER_STATE/db.sock" -u nobody \
+		-e "select 1 into outfile \"/tmp/t9210-user-outfile-$$\"" 2>err &&
+	grep -F "secure-file-priv" err &&
+	test ! -e /tmp/t9210-user-outfile-$$ &&
+	FORGEMCP_STATE=$USER_STATE "$QS" stop
 '
 
 test_done
