@@ -145,27 +145,27 @@ hits_room(struct search *s)
 	return 0;
 }
 
-/*
- * Takes n steps (and those counted before) from the request's budget once
- * SEARCH_SPEND_EVERY have gathered, or at once with now; 1 when the budget
- * or the time ran out (s->stop says which).
- */
+/* Spends n steps, counted here until there are SEARCH_SPEND_EVERY (or now); 1: stop. */
 static int
 spend(struct search *s, int64_t n, int now)
 {
-	enum budget_stop	 r;
-
 	s->steps += n;
-	if (s->stop != BUDGET_OK)
-		return 1;
-	if (!now && s->steps < SEARCH_SPEND_EVERY)
-		return 0;
-	r = budget_spend(s->o->budget, s->steps);
-	s->steps = 0;
-	if (r == BUDGET_OK)
-		return 0;
-	s->stop = (int)r;
-	return 1;
+	if (s->stop == BUDGET_OK && (now || s->steps >= SEARCH_SPEND_EVERY)) {
+		s->stop = (int)budget_spend(s->o->budget, s->steps);
+		s->steps = 0;
+	}
+	return s->stop != BUDGET_OK;
+}
+
+/* Marks the answer as cut short when the search stopped before it was full; 0. */
+static int
+stopped(struct search *s)
+{
+	if (s->stop != BUDGET_OK && !s->out->truncated) {
+		s->out->stopped = s->stop;
+		s->out->truncated = 1;
+	}
+	return 0;
 }
 
 /* pcre2's callout at every item of the pattern: one step of the budget. */
@@ -473,15 +473,8 @@ search_parts(struct search *s, struct err *e)
 	np = ncpu < 1 ? 1 : ncpu > SEARCH_THREADS_MAX ? SEARCH_THREADS_MAX : (size_t)ncpu;
 	if (np > s->n_cands / SEARCH_PART_MIN)
 		np = s->n_cands / SEARCH_PART_MIN;
-	if (np <= 1 || !(git_libgit2_features() & GIT_FEATURE_THREADS)) {
-		if (scan_files(s, s->cands, s->n_cands) < 0)
-			return s->rc;
-		if (s->stop != BUDGET_OK && !s->out->truncated) {
-			s->out->stopped = s->stop;
-			s->out->truncated = 1;
-		}
-		return 0;
-	}
+	if (np <= 1 || !(git_libgit2_features() & GIT_FEATURE_THREADS))
+		return scan_files(s, s->cands, s->n_cands) < 0 ? s->rc : stopped(s);
 	memset(parts, 0, sizeof(parts));
 	per = (s->n_cands + np - 1) / np;
 	for (i = 0; i < np; i++) {
@@ -564,10 +557,8 @@ repo_search(struct repo_cache *c, struct repo_search *out, const char *owner, co
 	grc = git_tree_walk(tree, GIT_TREEWALK_PRE, walk_cb, &s);
 	if (s.rc != 0)
 		rc = s.rc;
-	else if (s.stop != BUDGET_OK) {
-		out->stopped = s.stop;
-		out->truncated = 1;
-	}
+	else if (s.stop != BUDGET_OK)
+		rc = stopped(&s);
 	else if (grc < 0)
 		rc = repo_git_fail(e, ERR_GIT, "tree walk", "cannot read the commit's tree");
 	else
