@@ -87,7 +87,7 @@ test_expect_success 'the matches found before the budget ran out are returned, i
 	else
 		jq -e ".results | length == 100" out.json
 	fi &&
-	jq -e "[.results[] | .path + \":\" + (.line | tostring)] | . == (. | sort_by(.))" out.json
+	jq -e "[.results[] | [.path, .line]] | . == sort" out.json
 '
 
 config_set request_timeout 2
