@@ -13,6 +13,7 @@
 
 #include "admit.h"
 #include "auth.h"
+#include "budget.h"
 #include "config.h"
 #include "core-int.h"
 #include "core.h"
@@ -570,8 +571,13 @@ core_handle(struct core *c, const struct core_request *req, struct core_response
 	struct timespec	 t0, t1;
 	const char	*method;
 	long		 us;
+	struct core_request r = *req;	/* the same, with the budget it may spend */
+	struct budget	 budget;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	budget_start(&budget, c->cfg->request_timeout);
+	r.budget = &budget;
+	req = &r;
 	core_response_init(resp);
 	core_request_id(resp->request_id);
 	log_set_request(resp->request_id);
