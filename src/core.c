@@ -475,7 +475,7 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 	}
 	body = json_parse_strict(req->body, req->body_len, &perr);
 	authz = http_env(req, "HTTP_AUTHORIZATION", NULL);
-	ar = admit_check(c->admit, &who, c->db, authz, &verdict, &e);
+	ar = admit_check(c->admit, &who, c->db, authz, mcp_cost(body), &verdict, &e);
 	if (ar == AUTH_MISSING || ar == AUTH_INVALID) {
 		addr = http_env(req, "REMOTE_ADDR", NULL);
 		if (!core_admit_address(c, resp, body, addr))

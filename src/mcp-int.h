@@ -56,6 +56,12 @@ void	mcp_fail(struct mcp_call *k, int status, int code, const char *message,
 void	mcp_ok(struct mcp_call *k, struct json_object *result, int cacheable);
 /* The serverInfo object (a new reference). */
 struct json_object *mcp_server_info(void);
+/*
+ * The tool gate's lookup and scope checks for a tools/call (tool_admit),
+ * nothing run: 0 with *out the tool's index, or -1 with the refusal made
+ * k's reply (403 for a scope, else an in-band -32602).
+ */
+int	mcp_tool_gate(struct mcp_call *k, size_t *out);
 /* The method called name in era, or NULL when it has none there. */
 const struct mcp_method *mcp_method_find(const char *name, enum mcp_era era);
 

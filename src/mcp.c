@@ -5,6 +5,7 @@
 
 #include "auth.h"
 #include "core_io.h"
+#include "gz.h"
 #include "http.h"
 #include "json.h"
 #include "log.h"
@@ -12,6 +13,9 @@
 #include "mcp-int.h"
 #include "rpc.h"
 #include "tool.h"
+
+#define MCP_STR_(x)	#x
+#define MCP_STR(x)	MCP_STR_(x)
 
 static const char *const mcp_legacy_versions[] = {
 	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
@@ -299,21 +303,58 @@ mcp_finish(struct core_response *resp, struct mcp_call *k)
 	k->reply = NULL;
 }
 
-/* A 2025-03-26 batch: legacy only, never with initialize, one reply per request. */
+unsigned
+mcp_cost(struct json_object *body)
+{
+	size_t	n;
+
+	if (!json_is_type(body, json_type_array))
+		return 1;
+	n = json_object_array_length(body);
+	return n >= 1 && n <= MCP_BATCH_MAX ? (unsigned)n : 1;
+}
+
+/* The bytes reply adds to an answer, a tools/list array counted in full (tool_list_mark). */
+static size_t
+mcp_reply_size(struct json_object *reply)
+{
+	const char	*text;
+	size_t		 len = 0, i, size;
+
+	if ((text = json_dump(reply, &len)) == NULL)
+		return MCP_BATCH_ANSWER_MAX;
+	size = len + 1;
+	for (i = 0; i < len; i++)
+		if (text[i] == '\0')
+			size += tool_list_gz()->len - 1;
+	return size;
+}
+
+/*
+ * A 2025-03-26 batch: legacy only, never with initialize, at most
+ * MCP_BATCH_MAX calls, one reply per request.  A call its token's scopes
+ * do not cover refuses the whole batch before any call runs, and calls
+ * that begin after the answer passed MCP_BATCH_ANSWER_MAX are not run.
+ */
 static void
 mcp_batch(struct db *db, struct repo_cache *repos, const struct config *cfg,
     const struct core_request *req, const struct principal *who, struct json_object *body,
     struct core_response *resp)
 {
-	struct mcp_call		 k;
+	struct mcp_call		 k, one;
 	struct json_object	*out = NULL, *el;
 	char			*h_version = NULL;
-	size_t			 i, n = json_object_array_length(body);
+	size_t			 i, idx, n = json_object_array_length(body), size = 0;
 
 	mcp_call_init(&k, db, repos, cfg, req, who);
 	h_version = mcp_header(&k, "HTTP_MCP_PROTOCOL_VERSION");
 	if (n == 0) {
 		mcp_fail(&k, 400, RPC_INVALID_REQUEST, "Invalid Request: empty batch", NULL);
+		goto done;
+	}
+	if (n > MCP_BATCH_MAX) {
+		mcp_fail(&k, 400, RPC_INVALID_REQUEST, "Invalid Request: a batch holds at most "
+		    MCP_STR(MCP_BATCH_MAX) " calls; none was run", NULL);
 		goto done;
 	}
 	if (h_version != NULL && strcmp(h_version, "2025-03-26") != 0) {
@@ -338,21 +379,33 @@ mcp_batch(struct db *db, struct repo_cache *repos, const struct config *cfg,
 			goto done;
 		}
 	}
-	out = json_object_new_array();
+	/* A scope refusal is an HTTP answer: it cannot hide inside a batch, nor follow a write. */
 	for (i = 0; i < n; i++) {
-		struct mcp_call one;
 		mcp_call_init(&one, db, repos, cfg, req, who);
 		rpc_classify(&one.msg, json_object_array_get_idx(body, i));
-		mcp_one(&one);
+		if (one.msg.kind != RPC_REQUEST || strcmp(one.msg.method, "tools/call") != 0 ||
+		    !json_is_type(one.msg.params, json_type_object) ||
+		    mcp_tool_gate(&one, &idx) == 0)
+			continue;
 		if (one.status == 403) {
-			/* A scope refusal is an HTTP answer: it cannot hide inside a batch. */
-			json_object_put(out);
-			out = NULL;
 			mcp_finish(resp, &one);
 			goto done;
 		}
-		if (one.reply != NULL)
+		json_object_put(one.reply);
+	}
+	out = json_object_new_array();
+	for (i = 0; i < n; i++) {
+		mcp_call_init(&one, db, repos, cfg, req, who);
+		rpc_classify(&one.msg, json_object_array_get_idx(body, i));
+		if (size <= MCP_BATCH_ANSWER_MAX || one.msg.kind == RPC_INVALID)
+			mcp_one(&one);
+		else if (one.msg.kind == RPC_REQUEST)
+			mcp_fail(&one, 200, RPC_INVALID_REQUEST, "Invalid Request: the batch answer "
+			    "passed 8 MiB; this call was not run", NULL);
+		if (one.reply != NULL) {
+			size += mcp_reply_size(one.reply);
 			json_object_array_add(out, one.reply);
+		}
 	}
 	if (json_object_array_length(out) == 0) {
 		json_object_put(out);

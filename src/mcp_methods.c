@@ -150,47 +150,53 @@ m_prompts_get(struct mcp_call *k)
 	mcp_fail(k, 200, RPC_INVALID_PARAMS, "Invalid params: unknown prompt", NULL);
 }
 
-static void
-m_tools_call(struct mcp_call *k)
+int
+mcp_tool_gate(struct mcp_call *k, size_t *out)
 {
 	const char		*name = json_get_str(k->msg.params, "name");
-	struct json_object	*args = json_get(k->msg.params, "arguments"), *r;
-	const struct tool	*t;
-	char			 msg[300];
-	int			 idx, unavailable;
+	char			 msg[300], need[64];
 
 	if (name == NULL || json_str_has_nul(json_get(k->msg.params, "name"))) {
 		/* A NUL would cut the name: "create_issue\u0000x" must not run create_issue. */
 		mcp_fail(k, 200, RPC_INVALID_PARAMS,
 		    "Invalid params: \"name\" must be a string without NUL characters", NULL);
-		return;
+		return -1;
 	}
-	/* A tool outside the client's choice is as unknown as one that does not exist. */
-	if ((idx = tool_find(name)) < 0 || !tool_chosen((size_t)idx, k->req->toolsets)) {
-		snprintf(msg, sizeof(msg), "Unknown tool: %.200s", name);
-		mcp_fail(k, 200, RPC_INVALID_PARAMS, msg, NULL);
-		return;
-	}
-	t = tool_table[idx];
-	if (!auth_has_scope(k->who->scopes, t->scope)) {
-		char need[64];
-
-		auth_format_scopes(need, sizeof(need), t->scope);
+	switch (tool_admit(out, name, k->req->toolsets, k->who->scopes)) {
+	case TOOL_ADMITTED:
+		return 0;
+	case TOOL_FORBIDDEN:
+		auth_format_scopes(need, sizeof(need), tool_table[*out]->scope);
 		snprintf(msg, sizeof(msg), "Forbidden: tool '%s' needs the token scope '%s'",
-		    t->name, need);
+		    tool_table[*out]->name, need);
 		core_challenge(k->challenge_buf, sizeof(k->challenge_buf), k->cfg,
 		    "insufficient_scope", need);
 		k->challenge = k->challenge_buf;
 		mcp_fail(k, 403, RPC_UNAUTHORIZED, msg, NULL);
-		return;
+		return -1;
+	default:
+		snprintf(msg, sizeof(msg), "Unknown tool: %.200s", name);
+		mcp_fail(k, 200, RPC_INVALID_PARAMS, msg, NULL);
+		return -1;
 	}
+}
+
+static void
+m_tools_call(struct mcp_call *k)
+{
+	struct json_object	*args = json_get(k->msg.params, "arguments"), *r;
+	size_t			 idx;
+	int			 unavailable;
+
+	if (mcp_tool_gate(k, &idx) != 0)
+		return;
 	if (args != NULL && json_is_type(args, json_type_null))
 		args = NULL;
 	if (args != NULL && !json_is_type(args, json_type_object)) {
 		mcp_ok(k, tool_error_result("\"arguments\" must be an object"), 0);
 		return;
 	}
-	r = tool_call(k->db, k->repos, k->cfg, (size_t)idx, k->who, args, k->era == ERA_MODERN,
+	r = tool_call(k->db, k->repos, k->cfg, idx, k->who, args, k->era == ERA_MODERN,
 	    &unavailable);
 	if (unavailable) {
 		/* In a batch this stays the element's error; alone it is the 503 answer. */
