@@ -23,16 +23,20 @@
 	"and only the read-only tools with X-MCP-Readonly: true or /mcp/readonly " \
 	"(stdio: --toolsets, --read-only)."
 
+/*
+ * Only tools are advertised, as MoonHub and siGit do: {"tools":{}} in the
+ * 2026-07-28 era, {"tools":{"listChanged":false}} in the legacy one.
+ * resources/list and prompts/list still answer, with empty lists.
+ */
 static struct json_object *
-mcp_capabilities(void)
+mcp_capabilities(enum mcp_era era)
 {
 	struct json_object	*caps = json_object_new_object(), *tools;
 
 	tools = json_object_new_object();
-	json_object_object_add(tools, "listChanged", json_object_new_boolean(0));
+	if (era == ERA_LEGACY)
+		json_object_object_add(tools, "listChanged", json_object_new_boolean(0));
 	json_object_object_add(caps, "tools", tools);
-	json_object_object_add(caps, "resources", json_object_new_object());
-	json_object_object_add(caps, "prompts", json_object_new_object());
 	return caps;
 }
 
@@ -45,7 +49,7 @@ m_discover(struct mcp_call *k)
 
 	json_object_array_add(v, json_object_new_string(MCP_MODERN_VERSION));
 	json_object_object_add(r, "supportedVersions", v);
-	json_object_object_add(r, "capabilities", mcp_capabilities());
+	json_object_object_add(r, "capabilities", mcp_capabilities(k->era));
 	json_object_object_add(r, "instructions", json_object_new_string(MCP_INSTRUCTIONS));
 	mcp_ok(k, r, 1);
 }
@@ -60,7 +64,7 @@ m_initialize(struct mcp_call *k)
 	if (want != NULL && mcp_legacy_version_known(want))
 		v = want;
 	json_object_object_add(r, "protocolVersion", json_object_new_string(v));
-	json_object_object_add(r, "capabilities", mcp_capabilities());
+	json_object_object_add(r, "capabilities", mcp_capabilities(k->era));
 	json_object_object_add(r, "serverInfo", mcp_server_info());
 	json_object_object_add(r, "instructions", json_object_new_string(MCP_INSTRUCTIONS));
 	mcp_ok(k, r, 0);

@@ -14,8 +14,7 @@ test_expect_success 'L1: initialize 2025-11-25' '
 	test_status 200 &&
 	test_json .id 1 &&
 	test_json .result.protocolVersion "\"2025-11-25\"" &&
-	test_jq ".result.capabilities | type == \"object\"" &&
-	test_jq ".result.capabilities.tools | type == \"object\"" &&
+	test_json .result.capabilities "{\"tools\":{\"listChanged\":false}}" &&
 	test_json .result.serverInfo.name "\"forgemcp\"" &&
 	test_jq ".result.serverInfo.version | type == \"string\" and length > 0" &&
 	test_jq ".result.instructions | type == \"string\"" &&
