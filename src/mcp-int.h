@@ -1,11 +1,13 @@
 /*
  * mcp-int: what the MCP layer's files share (mcp.c: classification, headers
- * and dispatch; mcp_methods.c: the methods); nothing else includes it.
+ * and dispatch; mcp_methods.c: the methods); nothing else includes it but
+ * refusal.c, for the _meta key names in its texts.
  */
 #ifndef FM_MCP_INT_H
 #define FM_MCP_INT_H
 #include <json-c/json.h>
 
+#include "refusal.h"
 #include "rpc.h"
 
 struct config;
@@ -49,9 +51,11 @@ struct mcp_method {
 	unsigned	 eras;	/* bit per enum mcp_era */
 };
 
-/* Makes an error the reply, with its HTTP status (data taken, may be NULL). */
-void	mcp_fail(struct mcp_call *k, int status, int code, const char *message,
-	    struct json_object *data);
+/*
+ * Makes a refusal the reply, as refusal.h's table has it (the arguments are
+ * what its text's format takes; data taken, may be NULL).
+ */
+void	mcp_refuse(struct mcp_call *k, struct json_object *data, enum refusal why, ...);
 /* Finishes a result for the caller's era and makes it the reply (result taken). */
 void	mcp_ok(struct mcp_call *k, struct json_object *result, int cacheable);
 /* The serverInfo object (a new reference). */

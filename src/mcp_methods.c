@@ -84,7 +84,7 @@ static int
 mcp_check_cursor(struct mcp_call *k)
 {
 	if (json_get(k->msg.params, "cursor") != NULL) {
-		mcp_fail(k, 200, RPC_INVALID_PARAMS, "Invalid params: unknown cursor", NULL);
+		mcp_refuse(k, NULL, REFUSAL_CURSOR);
 		return -1;
 	}
 	return 0;
@@ -138,32 +138,30 @@ m_resources_read(struct mcp_call *k)
 	struct json_object	*uri = json_get(k->msg.params, "uri"), *data = NULL;
 
 	if (!json_is_type(uri, json_type_string)) {
-		mcp_fail(k, 200, RPC_INVALID_PARAMS, "Invalid params: \"uri\" must be a string", NULL);
+		mcp_refuse(k, NULL, REFUSAL_URI);
 		return;
 	}
 	data = json_object_new_object();
 	json_object_object_add(data, "uri", json_object_get(uri));
-	/* 2026-07-28 moved "resource not found" from -32002 to -32602. */
-	mcp_fail(k, 200, k->era == ERA_MODERN ? RPC_INVALID_PARAMS : RPC_RESOURCE_NOT_FOUND,
-	    "Resource not found", data);
+	mcp_refuse(k, data, k->era == ERA_MODERN ? REFUSAL_RESOURCE_NOT_FOUND :
+	    REFUSAL_RESOURCE_NOT_FOUND_LEGACY);
 }
 
 static void
 m_prompts_get(struct mcp_call *k)
 {
-	mcp_fail(k, 200, RPC_INVALID_PARAMS, "Invalid params: unknown prompt", NULL);
+	mcp_refuse(k, NULL, REFUSAL_PROMPT);
 }
 
 int
 mcp_tool_gate(struct mcp_call *k, size_t *out)
 {
 	const char		*name = json_get_str(k->msg.params, "name");
-	char			 msg[300], need[64];
+	char			 need[64];
 
 	if (name == NULL || json_str_has_nul(json_get(k->msg.params, "name"))) {
 		/* A NUL would cut the name: "create_issue\u0000x" must not run create_issue. */
-		mcp_fail(k, 200, RPC_INVALID_PARAMS,
-		    "Invalid params: \"name\" must be a string without NUL characters", NULL);
+		mcp_refuse(k, NULL, REFUSAL_TOOL_NAME);
 		return -1;
 	}
 	switch (tool_admit(out, name, k->req->toolsets, k->who->scopes)) {
@@ -171,16 +169,13 @@ mcp_tool_gate(struct mcp_call *k, size_t *out)
 		return 0;
 	case TOOL_FORBIDDEN:
 		auth_format_scopes(need, sizeof(need), tool_table[*out]->scope);
-		snprintf(msg, sizeof(msg), "Forbidden: tool '%s' needs the token scope '%s'",
-		    tool_table[*out]->name, need);
 		core_challenge(k->challenge_buf, sizeof(k->challenge_buf), k->cfg,
 		    "insufficient_scope", need);
 		k->challenge = k->challenge_buf;
-		mcp_fail(k, 403, RPC_UNAUTHORIZED, msg, NULL);
+		mcp_refuse(k, NULL, REFUSAL_SCOPE, tool_table[*out]->name, need);
 		return -1;
 	default:
-		snprintf(msg, sizeof(msg), "Unknown tool: %.200s", name);
-		mcp_fail(k, 200, RPC_INVALID_PARAMS, msg, NULL);
+		mcp_refuse(k, NULL, REFUSAL_UNKNOWN_TOOL, name);
 		return -1;
 	}
 }
@@ -204,8 +199,7 @@ m_tools_call(struct mcp_call *k)
 	    &unavailable);
 	if (unavailable) {
 		/* In a batch this stays the element's error; alone it is the 503 answer. */
-		mcp_fail(k, CORE_UNAVAILABLE_STATUS, RPC_INTERNAL_ERROR, CORE_UNAVAILABLE_MESSAGE,
-		    NULL);
+		mcp_refuse(k, NULL, REFUSAL_UNAVAILABLE);
 		return;
 	}
 	mcp_ok(k, r, 0);
