@@ -17,7 +17,9 @@
  * worker reserved but did not use counts against the account: a client
  * fast enough to earn blocks on several workers can be refused a little
  * before the limit.  A client slower than about one request a second per
- * worker is counted one request at a time, exactly.
+ * worker is counted one request at a time, exactly.  A batch costs one
+ * request per call: it is admitted only when all of them fit, and its
+ * block is at least that large.
  *
  * The table holds at most rate_limit_buckets buckets, one per account and
  * one per network (IPv4 /24, IPv6 /64) of clients without a valid token,
@@ -159,7 +161,7 @@ admit_block(const struct admit *a, const struct admit_slot *s, int hit, int64_t 
 
 enum auth_result
 admit_check(struct admit *a, struct principal *out, struct db *db, const char *authorization,
-    struct admit_verdict *v, struct err *e)
+    unsigned cost, struct admit_verdict *v, struct err *e)
 {
 	struct admit_slot	*s;
 	struct auth_window	 w;
@@ -171,6 +173,8 @@ admit_check(struct admit *a, struct principal *out, struct db *db, const char *a
 
 	v->over = 0;
 	v->full = 0;
+	if (cost < 1)
+		cost = 1;
 	if ((r = auth_bearer_hash(hash, authorization)) != AUTH_OK)
 		return r;
 	wall = (int64_t)time(NULL);
@@ -179,16 +183,17 @@ admit_check(struct admit *a, struct principal *out, struct db *db, const char *a
 	now = admit_now_ms();
 	s = admit_slot(a, hash, &hit);
 	if (hit && now - s->checked_ms < a->ttl_ms &&
-	    (a->limit == 0 || (s->window == v->start && s->left > 0))) {
+	    (a->limit == 0 || (s->window == v->start && s->left >= cost))) {
 		if (a->limit > 0)
-			s->left--;
+			s->left -= cost;
 		*out = s->who;
 		return AUTH_OK;
 	}
 	memset(&w, 0, sizeof(w));
 	w.start = v->start;
 	w.buckets = a->buckets;
-	w.block = admit_block(a, s, hit, v->start, now);
+	if ((w.block = admit_block(a, s, hit, v->start, now)) < cost)
+		w.block = cost;
 	r = auth_lookup(out, db, hash, a->limit > 0 ? &w : NULL, e);
 	if (r != AUTH_OK) {
 		if (hit)
@@ -208,7 +213,7 @@ admit_check(struct admit *a, struct principal *out, struct db *db, const char *a
 		return AUTH_OK;
 	}
 	first = w.count - w.block + 1;
-	if (first > a->limit) {
+	if (first + cost - 1 > a->limit) {
 		v->over = 1;
 		return AUTH_OK;
 	}
@@ -217,8 +222,8 @@ admit_check(struct admit *a, struct principal *out, struct db *db, const char *a
 		s->block = w.block;
 		s->count = w.count;
 		s->block_ms = now;
-		/* this request is the block's first; the rest up to the limit stay */
-		s->left = (w.count <= a->limit ? w.count : a->limit) - first;
+		/* this request's cost is the block's first; the rest up to the limit stay */
+		s->left = (w.count <= a->limit ? w.count : a->limit) - (first + cost - 1);
 	}
 	return AUTH_OK;
 }

@@ -26,7 +26,8 @@ struct admit	*admit_new(const struct config *cfg);
 void		 admit_free(struct admit *a);
 /*
  * Authenticates an Authorization header value as auth_check does and
- * counts the request against its account's rate_limit.  A token checked
+ * counts the request, as cost requests (a batch's calls, at least 1),
+ * against its account's rate_limit: over unless all of them fit.  A token checked
  * less than token_cache_seconds ago is answered from the cache; the count
  * goes to the shared table in blocks (see admit.c).  *v says whether the
  * request is over the limit, or (v->full too) that its account has no
@@ -35,7 +36,7 @@ void		 admit_free(struct admit *a);
  * request may be served.
  */
 enum auth_result admit_check(struct admit *a, struct principal *out, struct db *db,
-	    const char *authorization, struct admit_verdict *v, struct err *e);
+	    const char *authorization, unsigned cost, struct admit_verdict *v, struct err *e);
 /*
  * Counts a request without a valid token against its client's network
  * (http_client_network's text) and rate_limit_anonymous.  Returns 0 with

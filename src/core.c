@@ -238,19 +238,16 @@ core_prm(struct core *c, const struct core_request *req, struct core_response *r
 	char			*res = NULL;
 
 	if (c->cfg->authorization_server == NULL) {
-		core_response_error(resp, 404, NULL, RPC_INVALID_REQUEST,
-		    "Not found: this server uses pre-issued bearer tokens and names no "
-		    "authorization server", NULL);
+		core_refuse(resp, NULL, NULL, REFUSAL_PRM_NONE);
 		return;
 	}
 	if (method == NULL || (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)) {
 		core_response_header(resp, "Allow", "GET, HEAD");
-		core_response_error(resp, 405, NULL, RPC_INVALID_REQUEST,
-		    "Method not allowed: use GET", NULL);
+		core_refuse(resp, NULL, NULL, REFUSAL_PRM_METHOD);
 		return;
 	}
 	if (asprintf(&res, "%s%s", c->cfg->base_url, c->cfg->endpoint) < 0) {
-		core_response_error(resp, 500, NULL, RPC_INTERNAL_ERROR, "Internal error", NULL);
+		core_refuse(resp, NULL, NULL, REFUSAL_INTERNAL);
 		return;
 	}
 	o = json_object_new_object();
@@ -293,15 +290,14 @@ core_unauthorized(struct core *c, struct core_response *resp, struct json_object
 
 	core_challenge(ch, sizeof(ch), c->cfg, presented ? "invalid_token" : NULL, NULL);
 	core_response_header(resp, "WWW-Authenticate", ch);
-	core_response_error(resp, 401, core_body_id(body), RPC_UNAUTHORIZED, "Unauthorized", NULL);
+	core_refuse(resp, core_body_id(body), NULL, REFUSAL_UNAUTHORIZED);
 }
 
 static void
 core_unavailable(struct core_response *resp, struct json_object *body)
 {
 	core_response_header(resp, "Retry-After", CORE_UNAVAILABLE_RETRY_AFTER);
-	core_response_error(resp, CORE_UNAVAILABLE_STATUS, core_body_id(body), RPC_INTERNAL_ERROR,
-	    CORE_UNAVAILABLE_MESSAGE, NULL);
+	core_refuse(resp, core_body_id(body), NULL, REFUSAL_UNAVAILABLE);
 }
 
 /*
@@ -315,25 +311,23 @@ core_over_limit(struct core_response *resp, struct json_object *body, char kind,
 {
 	struct json_object	*data;
 	int64_t			 left;
-	char			 msg[200], ra[24];
+	char			 ra[24];
 
 	if ((left = start + window - (int64_t)time(NULL)) < 1)
 		left = 1;
 	snprintf(ra, sizeof(ra), "%lld", (long long)left);
 	core_response_header(resp, "Retry-After", ra);
-	if (full)
-		snprintf(msg, sizeof(msg), "Too Many Requests: every rate limit bucket is in use; "
-		    "retry in %lld seconds", (long long)left);
-	else
-		snprintf(msg, sizeof(msg), "Too Many Requests: the limit is %u requests per %lld "
-		    "seconds %s; retry in %lld seconds", limit, (long long)window,
-		    kind == 'u' ? "per account" : "per client network without a valid token",
-		    (long long)left);
 	data = json_object_new_object();
 	json_object_object_add(data, "limit", json_object_new_int64(limit));
 	json_object_object_add(data, "window", json_object_new_int64(window));
 	json_object_object_add(data, "retryAfter", json_object_new_int64(left));
-	core_response_error(resp, 429, core_body_id(body), RPC_INVALID_REQUEST, msg, data);
+	if (full)
+		core_refuse(resp, core_body_id(body), data, REFUSAL_NO_BUCKET, (long long)left);
+	else
+		core_refuse(resp, core_body_id(body), data, REFUSAL_OVER_LIMIT, limit,
+		    (long long)window,
+		    kind == 'u' ? "per account" : "per client network without a valid token",
+		    (long long)left);
 }
 
 /*
@@ -368,10 +362,9 @@ static void
 core_parse_failed(struct core_response *resp, enum json_perr perr)
 {
 	if (perr == JSON_PERR_NONE)
-		core_response_error(resp, 400, NULL, RPC_INVALID_REQUEST,
-		    "Invalid Request: a message must be a JSON object", NULL);
+		core_refuse(resp, NULL, NULL, REFUSAL_NOT_OBJECT);
 	else
-		core_response_error(resp, 400, NULL, RPC_PARSE_ERROR, json_perr_text(perr), NULL);
+		core_refuse(resp, NULL, NULL, REFUSAL_PARSE, json_perr_text(perr));
 }
 
 /*
@@ -400,8 +393,7 @@ core_compress(struct core_response *resp)
 	} else
 		rc = gz_expand(tool_list_gz(), resp->body, resp->body_len, &z, &zlen);
 	if (rc != 0) {
-		core_response_error(resp, 500, NULL, RPC_INTERNAL_ERROR, "Internal error: out of memory",
-		    NULL);
+		core_refuse(resp, NULL, NULL, REFUSAL_NO_MEMORY);
 		return;
 	}
 	free(resp->body);
@@ -428,7 +420,7 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 	err_clear(&e);
 	method = http_env(req, "REQUEST_METHOD", NULL);
 	if ((path = core_path(req)) == NULL) {
-		core_response_error(resp, 500, NULL, RPC_INTERNAL_ERROR, "Internal error", NULL);
+		core_refuse(resp, NULL, NULL, REFUSAL_INTERNAL);
 		goto done;
 	}
 	if (strcmp(path, CORE_PRM_PATH) == 0 ||
@@ -438,53 +430,44 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 		goto done;
 	}
 	if ((suffix = core_endpoint_suffix(path, cfg->endpoint)) == NULL) {
-		snprintf(msg, sizeof(msg), "Not found: the MCP endpoint is %s", cfg->endpoint);
-		core_response_error(resp, 404, NULL, RPC_INVALID_REQUEST, msg, NULL);
+		core_refuse(resp, NULL, NULL, REFUSAL_NOT_ENDPOINT, cfg->endpoint);
 		goto done;
 	}
 	/* Cheapest checks first: Origin and Host (DNS rebinding), method, size, type. */
 	origin = http_env(req, "HTTP_ORIGIN", &n_origin);
 	if (n_origin > 1 || (origin != NULL && !http_origin_ok(cfg, origin))) {
 		log_info("refused origin '%s'", origin != NULL ? origin : "");
-		core_response_error(resp, 403, NULL, RPC_INVALID_REQUEST,
-		    "Forbidden: this Origin is not allowed", NULL);
+		core_refuse(resp, NULL, NULL, REFUSAL_ORIGIN);
 		goto done;
 	}
 	if (!core_host_ok(cfg, http_env(req, "HTTP_HOST", NULL))) {
-		core_response_error(resp, 403, NULL, RPC_INVALID_REQUEST,
-		    "Forbidden: this Host is not served here", NULL);
+		core_refuse(resp, NULL, NULL, REFUSAL_HOST);
 		goto done;
 	}
 	if (method == NULL || strcmp(method, "POST") != 0) {
 		core_response_header(resp, "Allow", "POST");
-		core_response_error(resp, 405, NULL, RPC_INVALID_REQUEST,
-		    "Method not allowed: the MCP endpoint takes POST only (no SSE stream, no sessions)",
-		    NULL);
+		core_refuse(resp, NULL, NULL, REFUSAL_POST_ONLY);
 		goto done;
 	}
 	if (req->body_unread || req->body_len > cfg->max_body) {
-		snprintf(msg, sizeof(msg), "Request body too large: the limit is %zu bytes",
-		    cfg->max_body);
-		core_response_error(resp, 413, NULL, RPC_INVALID_REQUEST, msg, NULL);
+		core_refuse(resp, NULL, NULL, REFUSAL_TOO_LARGE, cfg->max_body);
 		goto done;
 	}
 	if (!core_is_json(http_env(req, "CONTENT_TYPE", NULL))) {
-		core_response_error(resp, 415, NULL, RPC_INVALID_REQUEST,
-		    "Unsupported Media Type: Content-Type must be application/json", NULL);
+		core_refuse(resp, NULL, NULL, REFUSAL_MEDIA_TYPE);
 		goto done;
 	}
 	if (http_repeated(req, msg, sizeof(msg))) {
-		core_response_error(resp, 400, NULL, RPC_INVALID_REQUEST, msg, NULL);
+		core_refuse(resp, NULL, NULL, REFUSAL_BAD_REQUEST, msg);
 		goto done;
 	}
 	if (req->body_short) {
-		core_response_error(resp, 400, NULL, RPC_PARSE_ERROR,
-		    "Parse error: the body is shorter than its Content-Length", NULL);
+		core_refuse(resp, NULL, NULL, REFUSAL_BODY_SHORT);
 		goto done;
 	}
 	body = json_parse_strict(req->body, req->body_len, &perr);
 	authz = http_env(req, "HTTP_AUTHORIZATION", NULL);
-	ar = admit_check(c->admit, &who, c->db, authz, &verdict, &e);
+	ar = admit_check(c->admit, &who, c->db, authz, mcp_cost(body), &verdict, &e);
 	if (ar == AUTH_MISSING || ar == AUTH_INVALID) {
 		addr = http_env(req, "REMOTE_ADDR", NULL);
 		if (!core_admit_address(c, resp, body, addr))
@@ -512,7 +495,7 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 	}
 	core_debug_pause(body);
 	if (core_toolsets(&sel, req, suffix, msg, sizeof msg) != 0) {
-		core_response_error(resp, 400, core_body_id(body), RPC_INVALID_REQUEST, msg, NULL);
+		core_refuse(resp, core_body_id(body), NULL, REFUSAL_BAD_REQUEST, msg);
 		goto done;
 	}
 	chosen = *req;
@@ -549,9 +532,8 @@ core_stdio(struct core *c, const struct core_request *req, struct core_response 
 	}
 	ar = auth_check_token(&who, c->db, req->stdio_token, &e);
 	if (ar == AUTH_MISSING || ar == AUTH_INVALID) {
-		core_response_error(resp, 401, core_body_id(body), RPC_UNAUTHORIZED,
-		    ar == AUTH_MISSING ? "Unauthorized: no token (set FORGEMCP_TOKEN or use --token-file)" :
-		    "Unauthorized: the token is unknown, expired or revoked", NULL);
+		core_refuse(resp, core_body_id(body), NULL,
+		    ar == AUTH_MISSING ? REFUSAL_NO_TOKEN : REFUSAL_BAD_TOKEN);
 		goto done;
 	}
 	if (ar != AUTH_OK) {

@@ -10,21 +10,17 @@
 #include "core_io.h"
 #include "json.h"
 #include "log.h"
-#include "rpc.h"
 
 void
 core_busy(struct core_response *resp, struct json_object *id, int limit)
 {
 	struct json_object	*data;
-	char			 msg[240];
 
-	snprintf(msg, sizeof(msg), "Too Many Requests: this account already has %d requests "
-	    "in progress on this server (account_concurrency); retry in 1 second", limit);
 	data = json_object_new_object();
 	json_object_object_add(data, "concurrency", json_object_new_int(limit));
 	json_object_object_add(data, "retryAfter", json_object_new_int(1));
 	core_response_header(resp, "Retry-After", "1");
-	core_response_error(resp, 429, id, RPC_INVALID_REQUEST, msg, data);
+	core_refuse(resp, id, data, REFUSAL_ACCOUNT_BUSY, limit);
 }
 
 void

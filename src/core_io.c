@@ -1,4 +1,5 @@
 /* core_io: building a response (headers, a JSON body, a JSON-RPC error) and the Bearer challenge. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,11 +67,26 @@ core_response_json(struct core_response *r, int status, struct json_object *body
 	json_object_put(body);
 }
 
-void
+/* Sets status and a JSON-RPC error body (id may be NULL: "id": null). */
+static void
 core_response_error(struct core_response *r, int status, struct json_object *id, int code,
     const char *message, struct json_object *data)
 {
 	core_response_json(r, status, rpc_error(id, code, message, data));
+}
+
+void
+core_refuse(struct core_response *r, struct json_object *id, struct json_object *data,
+    enum refusal why, ...)
+{
+	const struct refusal_row	*row = refusal_row(why);
+	char				 msg[400];
+	va_list				 ap;
+
+	va_start(ap, why);
+	refusal_vformat(msg, sizeof(msg), why, ap);
+	va_end(ap);
+	core_response_error(r, row->status, id, row->code, msg, data);
 }
 
 void

@@ -8,6 +8,8 @@
 #define FM_CORE_IO_H
 #include <stddef.h>
 
+#include "refusal.h"
+
 struct budget;
 struct config;
 struct json_object;
@@ -92,8 +94,12 @@ void	core_response_release(struct core_response *r);
 int	core_response_header(struct core_response *r, const char *name, const char *value);
 /* Sets status and a JSON body (serialised; takes body, which may be NULL for no body). */
 void	core_response_json(struct core_response *r, int status, struct json_object *body);
-/* Sets status and a JSON-RPC error body (id may be NULL: "id": null). */
-void	core_response_error(struct core_response *r, int status, struct json_object *id,
-	    int code, const char *message, struct json_object *data);
+/*
+ * Sets a refusal's status and JSON-RPC error body (refusal.h's table; the
+ * arguments are what its text's format takes); id may be NULL ("id": null),
+ * data taken (may be NULL).
+ */
+void	core_refuse(struct core_response *r, struct json_object *id, struct json_object *data,
+	    enum refusal why, ...);
 
 #endif

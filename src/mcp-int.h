@@ -1,11 +1,13 @@
 /*
  * mcp-int: what the MCP layer's files share (mcp.c: classification, headers
- * and dispatch; mcp_methods.c: the methods); nothing else includes it.
+ * and dispatch; mcp_methods.c: the methods); nothing else includes it but
+ * refusal.c, for the _meta key names in its texts.
  */
 #ifndef FM_MCP_INT_H
 #define FM_MCP_INT_H
 #include <json-c/json.h>
 
+#include "refusal.h"
 #include "rpc.h"
 
 struct config;
@@ -49,13 +51,21 @@ struct mcp_method {
 	unsigned	 eras;	/* bit per enum mcp_era */
 };
 
-/* Makes an error the reply, with its HTTP status (data taken, may be NULL). */
-void	mcp_fail(struct mcp_call *k, int status, int code, const char *message,
-	    struct json_object *data);
+/*
+ * Makes a refusal the reply, as refusal.h's table has it (the arguments are
+ * what its text's format takes; data taken, may be NULL).
+ */
+void	mcp_refuse(struct mcp_call *k, struct json_object *data, enum refusal why, ...);
 /* Finishes a result for the caller's era and makes it the reply (result taken). */
 void	mcp_ok(struct mcp_call *k, struct json_object *result, int cacheable);
 /* The serverInfo object (a new reference). */
 struct json_object *mcp_server_info(void);
+/*
+ * The tool gate's lookup and scope checks for a tools/call (tool_admit),
+ * nothing run: 0 with *out the tool's index, or -1 with the refusal made
+ * k's reply (403 for a scope, else an in-band -32602).
+ */
+int	mcp_tool_gate(struct mcp_call *k, size_t *out);
 /* The method called name in era, or NULL when it has none there. */
 const struct mcp_method *mcp_method_find(const char *name, enum mcp_era era);
 

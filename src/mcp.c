@@ -1,15 +1,18 @@
 /* mcp: both protocol eras on one endpoint: classification, header checks, dispatch (the methods are in mcp_methods.c). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "auth.h"
 #include "core_io.h"
+#include "gz.h"
 #include "http.h"
 #include "json.h"
 #include "log.h"
 #include "mcp.h"
 #include "mcp-int.h"
+#include "refusal.h"
 #include "rpc.h"
 #include "tool.h"
 
@@ -28,12 +31,26 @@ mcp_legacy_version_known(const char *v)
 	return 0;
 }
 
-void
+/* Makes an error the reply, with its HTTP status (data taken, may be NULL). */
+static void
 mcp_fail(struct mcp_call *k, int status, int code, const char *message, struct json_object *data)
 {
 	json_object_put(k->reply);
 	k->status = status;
 	k->reply = rpc_error(k->msg.id, code, message, data);
+}
+
+void
+mcp_refuse(struct mcp_call *k, struct json_object *data, enum refusal why, ...)
+{
+	const struct refusal_row	*row = refusal_row(why);
+	char				 msg[300];
+	va_list				 ap;
+
+	va_start(ap, why);
+	refusal_vformat(msg, sizeof(msg), why, ap);
+	va_end(ap);
+	mcp_fail(k, row->status, row->code, msg, data);
 }
 
 struct json_object *
@@ -53,7 +70,7 @@ mcp_ok(struct mcp_call *k, struct json_object *result, int cacheable)
 	struct json_object	*meta;
 
 	if (result == NULL) {
-		mcp_fail(k, 500, RPC_INTERNAL_ERROR, "Internal error", NULL);
+		mcp_refuse(k, NULL, REFUSAL_INTERNAL);
 		return;
 	}
 	if (k->era == ERA_MODERN) {
@@ -117,18 +134,16 @@ mcp_modern_checks(struct mcp_call *k)
 	struct json_object	*body_name;
 	const char		*version, *need_name = NULL;
 	char			*h_version = NULL, *h_method = NULL, *h_name = NULL;
-	char			*dec = NULL, msg[300];
+	char			*dec = NULL;
 	size_t			 i, declen;
 	int			 rc = -1, ok;
 
 	if (!json_is_type(pv, json_type_string) || json_str_has_nul(pv)) {
-		mcp_fail(k, 400, RPC_INVALID_PARAMS,
-		    "Invalid params: _meta \"" META_VERSION "\" must be a string", NULL);
+		mcp_refuse(k, NULL, REFUSAL_META_VERSION);
 		goto done;
 	}
 	if (!json_is_type(caps, json_type_object)) {
-		mcp_fail(k, 400, RPC_INVALID_PARAMS,
-		    "Invalid params: _meta \"" META_CAPS "\" is required and must be an object", NULL);
+		mcp_refuse(k, NULL, REFUSAL_META_CAPS);
 		goto done;
 	}
 	if (lv != NULL) {
@@ -138,8 +153,7 @@ mcp_modern_checks(struct mcp_call *k)
 				if (strcmp(json_object_get_string(lv), mcp_log_levels[i]) == 0)
 					ok = 1;
 		if (!ok) {
-			mcp_fail(k, 400, RPC_INVALID_PARAMS,
-			    "Invalid params: _meta \"" META_LOGLEVEL "\" is not a log level", NULL);
+			mcp_refuse(k, NULL, REFUSAL_META_LOGLEVEL);
 			goto done;
 		}
 	}
@@ -147,14 +161,11 @@ mcp_modern_checks(struct mcp_call *k)
 	h_version = mcp_header(k, "HTTP_MCP_PROTOCOL_VERSION");
 	h_method = mcp_header(k, "HTTP_MCP_METHOD");
 	if (h_version != NULL && strcmp(h_version, version) != 0) {
-		mcp_fail(k, 400, RPC_HEADER_MISMATCH,
-		    "Header mismatch: MCP-Protocol-Version differs from the body's protocolVersion",
-		    NULL);
+		mcp_refuse(k, NULL, REFUSAL_VERSION_DIFFERS);
 		goto done;
 	}
 	if (h_method != NULL && strcmp(h_method, k->msg.method) != 0) {
-		mcp_fail(k, 400, RPC_HEADER_MISMATCH,
-		    "Header mismatch: Mcp-Method differs from the body's method", NULL);
+		mcp_refuse(k, NULL, REFUSAL_METHOD_DIFFERS);
 		goto done;
 	}
 	if (strcmp(version, MCP_MODERN_VERSION) != 0) {
@@ -163,18 +174,16 @@ mcp_modern_checks(struct mcp_call *k)
 		json_object_array_add(sup, json_object_new_string(MCP_MODERN_VERSION));
 		json_object_object_add(data, "supported", sup);
 		json_object_object_add(data, "requested", json_object_new_string(version));
-		mcp_fail(k, 400, RPC_UNSUPPORTED_VERSION, "Unsupported protocol version", data);
+		mcp_refuse(k, data, REFUSAL_VERSION_UNSUPPORTED);
 		goto done;
 	}
 	if (k->http) {
 		if (h_version == NULL) {
-			mcp_fail(k, 400, RPC_HEADER_MISMATCH,
-			    "Header mismatch: the MCP-Protocol-Version header is required", NULL);
+			mcp_refuse(k, NULL, REFUSAL_VERSION_HEADER);
 			goto done;
 		}
 		if (h_method == NULL) {
-			mcp_fail(k, 400, RPC_HEADER_MISMATCH,
-			    "Header mismatch: the Mcp-Method header is required", NULL);
+			mcp_refuse(k, NULL, REFUSAL_METHOD_HEADER);
 			goto done;
 		}
 		if (strcmp(k->msg.method, "tools/call") == 0 ||
@@ -185,24 +194,18 @@ mcp_modern_checks(struct mcp_call *k)
 		if (need_name != NULL) {
 			const char *raw = http_env(k->req, "HTTP_MCP_NAME", NULL);
 			if (raw == NULL) {
-				snprintf(msg, sizeof(msg),
-				    "Header mismatch: the Mcp-Name header is required for %s",
-				    k->msg.method);
-				mcp_fail(k, 400, RPC_HEADER_MISMATCH, msg, NULL);
+				mcp_refuse(k, NULL, REFUSAL_NAME_HEADER, k->msg.method);
 				goto done;
 			}
 			if (http_decode_value(&dec, &declen, raw) == HTTP_SENT_BAD || dec == NULL) {
-				mcp_fail(k, 400, RPC_HEADER_MISMATCH,
-				    "Header mismatch: the Mcp-Name header is not a valid value", NULL);
+				mcp_refuse(k, NULL, REFUSAL_NAME_HEADER_BAD);
 				goto done;
 			}
 			body_name = json_get(k->msg.params, need_name);
 			if (json_is_type(body_name, json_type_string) &&
 			    ((size_t)json_object_get_string_len(body_name) != declen ||
 			    memcmp(json_object_get_string(body_name), dec, declen) != 0)) {
-				snprintf(msg, sizeof(msg),
-				    "Header mismatch: Mcp-Name differs from the body's %s", need_name);
-				mcp_fail(k, 400, RPC_HEADER_MISMATCH, msg, NULL);
+				mcp_refuse(k, NULL, REFUSAL_NAME_DIFFERS, need_name);
 				goto done;
 			}
 		}
@@ -221,7 +224,7 @@ static void
 mcp_one(struct mcp_call *k)
 {
 	const struct mcp_method	*m;
-	char			*h_version = NULL, msg[200];
+	char			*h_version = NULL;
 
 	switch (k->msg.kind) {
 	case RPC_RESPONSE:
@@ -229,7 +232,7 @@ mcp_one(struct mcp_call *k)
 		k->status = 202;
 		return;
 	case RPC_INVALID:
-		mcp_fail(k, 400, RPC_INVALID_REQUEST, k->msg.why, NULL);
+		mcp_refuse(k, NULL, REFUSAL_INVALID, k->msg.why);
 		return;
 	default:
 		break;
@@ -243,31 +246,24 @@ mcp_one(struct mcp_call *k)
 		k->era = ERA_LEGACY;
 		if (strcmp(k->msg.method, "initialize") == 0) {
 			if (h_version != NULL && mcp_modern_version(h_version)) {
-				mcp_fail(k, 400, RPC_HEADER_MISMATCH,
-				    "Header mismatch: initialize is a legacy request but "
-				    "MCP-Protocol-Version names " MCP_MODERN_VERSION, NULL);
+				mcp_refuse(k, NULL, REFUSAL_INITIALIZE_MODERN);
 				goto done;
 			}
 		} else if (h_version != NULL && mcp_modern_version(h_version)) {
-			mcp_fail(k, 400, RPC_INVALID_PARAMS,
-			    "Invalid params: a " MCP_MODERN_VERSION " request needs params._meta "
-			    "with \"" META_VERSION "\" and \"" META_CAPS "\"", NULL);
+			mcp_refuse(k, NULL, REFUSAL_META_MISSING);
 			goto done;
 		} else if (h_version != NULL && !mcp_legacy_version_known(h_version)) {
-			snprintf(msg, sizeof(msg),
-			    "Bad Request: unsupported MCP-Protocol-Version '%.40s'", h_version);
-			mcp_fail(k, 400, RPC_INVALID_REQUEST, msg, NULL);
+			mcp_refuse(k, NULL, REFUSAL_LEGACY_VERSION, h_version);
 			goto done;
 		}
 		if (k->msg.params != NULL && !json_is_type(k->msg.params, json_type_object)) {
-			mcp_fail(k, 200, RPC_INVALID_PARAMS, "Invalid params: \"params\" must be an object",
-			    NULL);
+			mcp_refuse(k, NULL, REFUSAL_PARAMS);
 			goto done;
 		}
 	}
 	if ((m = mcp_method_find(k->msg.method, k->era)) == NULL) {
-		snprintf(msg, sizeof(msg), "Method not found: %.120s", k->msg.method);
-		mcp_fail(k, k->era == ERA_MODERN ? 404 : 200, RPC_METHOD_NOT_FOUND, msg, NULL);
+		mcp_refuse(k, NULL, k->era == ERA_MODERN ? REFUSAL_METHOD_NOT_FOUND :
+		    REFUSAL_METHOD_NOT_FOUND_LEGACY, k->msg.method);
 		goto done;
 	}
 	m->fn(k);
@@ -299,27 +295,61 @@ mcp_finish(struct core_response *resp, struct mcp_call *k)
 	k->reply = NULL;
 }
 
-/* A 2025-03-26 batch: legacy only, never with initialize, one reply per request. */
+unsigned
+mcp_cost(struct json_object *body)
+{
+	size_t	n;
+
+	if (!json_is_type(body, json_type_array))
+		return 1;
+	n = json_object_array_length(body);
+	return n >= 1 && n <= MCP_BATCH_MAX ? (unsigned)n : 1;
+}
+
+/* The bytes reply adds to an answer, a tools/list array counted in full (tool_list_mark). */
+static size_t
+mcp_reply_size(struct json_object *reply)
+{
+	const char	*text;
+	size_t		 len = 0, i, size;
+
+	if ((text = json_dump(reply, &len)) == NULL)
+		return MCP_BATCH_ANSWER_MAX;
+	size = len + 1;
+	for (i = 0; i < len; i++)
+		if (text[i] == '\0')
+			size += tool_list_gz()->len - 1;
+	return size;
+}
+
+/*
+ * A 2025-03-26 batch: legacy only, never with initialize, at most
+ * MCP_BATCH_MAX calls, one reply per request.  A call its token's scopes
+ * do not cover refuses the whole batch before any call runs, and calls
+ * that begin after the answer passed MCP_BATCH_ANSWER_MAX are not run.
+ */
 static void
 mcp_batch(struct db *db, struct repo_cache *repos, const struct config *cfg,
     const struct core_request *req, const struct principal *who, struct json_object *body,
     struct core_response *resp)
 {
-	struct mcp_call		 k;
+	struct mcp_call		 k, one;
 	struct json_object	*out = NULL, *el;
 	char			*h_version = NULL;
-	size_t			 i, n = json_object_array_length(body);
+	size_t			 i, idx, n = json_object_array_length(body), size = 0;
 
 	mcp_call_init(&k, db, repos, cfg, req, who);
 	h_version = mcp_header(&k, "HTTP_MCP_PROTOCOL_VERSION");
 	if (n == 0) {
-		mcp_fail(&k, 400, RPC_INVALID_REQUEST, "Invalid Request: empty batch", NULL);
+		mcp_refuse(&k, NULL, REFUSAL_BATCH_EMPTY);
+		goto done;
+	}
+	if (n > MCP_BATCH_MAX) {
+		mcp_refuse(&k, NULL, REFUSAL_BATCH_TOO_LARGE, MCP_BATCH_MAX);
 		goto done;
 	}
 	if (h_version != NULL && strcmp(h_version, "2025-03-26") != 0) {
-		mcp_fail(&k, 400, RPC_INVALID_REQUEST,
-		    "Invalid Request: JSON-RPC batches exist only in protocol version 2025-03-26",
-		    NULL);
+		mcp_refuse(&k, NULL, REFUSAL_BATCH_VERSION);
 		goto done;
 	}
 	for (i = 0; i < n; i++) {
@@ -327,32 +357,41 @@ mcp_batch(struct db *db, struct repo_cache *repos, const struct config *cfg,
 		el = json_object_array_get_idx(body, i);
 		params = json_get(el, "params");
 		if (mcp_has_claim(params)) {
-			mcp_fail(&k, 400, RPC_INVALID_REQUEST,
-			    "Invalid Request: " MCP_MODERN_VERSION " messages cannot be batched", NULL);
+			mcp_refuse(&k, NULL, REFUSAL_BATCH_MODERN);
 			goto done;
 		}
 		if (json_get_str(el, "method") != NULL &&
 		    strcmp(json_get_str(el, "method"), "initialize") == 0) {
-			mcp_fail(&k, 400, RPC_INVALID_REQUEST,
-			    "Invalid Request: initialize must not be part of a batch", NULL);
+			mcp_refuse(&k, NULL, REFUSAL_BATCH_INITIALIZE);
 			goto done;
 		}
 	}
-	out = json_object_new_array();
+	/* A scope refusal is an HTTP answer: it cannot hide inside a batch, nor follow a write. */
 	for (i = 0; i < n; i++) {
-		struct mcp_call one;
 		mcp_call_init(&one, db, repos, cfg, req, who);
 		rpc_classify(&one.msg, json_object_array_get_idx(body, i));
-		mcp_one(&one);
+		if (one.msg.kind != RPC_REQUEST || strcmp(one.msg.method, "tools/call") != 0 ||
+		    !json_is_type(one.msg.params, json_type_object) ||
+		    mcp_tool_gate(&one, &idx) == 0)
+			continue;
 		if (one.status == 403) {
-			/* A scope refusal is an HTTP answer: it cannot hide inside a batch. */
-			json_object_put(out);
-			out = NULL;
 			mcp_finish(resp, &one);
 			goto done;
 		}
-		if (one.reply != NULL)
+		json_object_put(one.reply);
+	}
+	out = json_object_new_array();
+	for (i = 0; i < n; i++) {
+		mcp_call_init(&one, db, repos, cfg, req, who);
+		rpc_classify(&one.msg, json_object_array_get_idx(body, i));
+		if (size <= MCP_BATCH_ANSWER_MAX || one.msg.kind == RPC_INVALID)
+			mcp_one(&one);
+		else if (one.msg.kind == RPC_REQUEST)
+			mcp_refuse(&one, NULL, REFUSAL_BATCH_ANSWER, MCP_BATCH_ANSWER_MAX >> 20);
+		if (one.reply != NULL) {
+			size += mcp_reply_size(one.reply);
 			json_object_array_add(out, one.reply);
+		}
 	}
 	if (json_object_array_length(out) == 0) {
 		json_object_put(out);

@@ -12,6 +12,10 @@ struct repo_cache;
 
 #define MCP_MODERN_VERSION	"2026-07-28"
 #define MCP_NEWEST_LEGACY	"2025-11-25"
+/* A 2025-03-26 batch holds at most this many calls; a larger one is refused whole. */
+#define MCP_BATCH_MAX		20
+/* A batch's answer stops growing past this many bytes: later calls are not run. */
+#define MCP_BATCH_ANSWER_MAX	(8u << 20)
 
 /*
  * Handles one parsed body (an object or a batch array) from an
@@ -24,6 +28,12 @@ struct repo_cache;
 void	mcp_handle(struct db *db, struct repo_cache *repos, const struct config *cfg,
 	    const struct core_request *req, const struct principal *who, struct json_object *body,
 	    struct core_response *resp);
+
+/*
+ * How many requests a body counts as for the rate limit: the calls of a
+ * batch the server would run (1 to MCP_BATCH_MAX), else 1.
+ */
+unsigned mcp_cost(struct json_object *body);
 
 /* Whether a legacy protocol version is one this server speaks. */
 int	mcp_legacy_version_known(const char *v);

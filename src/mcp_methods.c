@@ -23,16 +23,20 @@
 	"and only the read-only tools with X-MCP-Readonly: true or /mcp/readonly " \
 	"(stdio: --toolsets, --read-only)."
 
+/*
+ * Only tools are advertised, as MoonHub and siGit do: {"tools":{}} in the
+ * 2026-07-28 era, {"tools":{"listChanged":false}} in the legacy one.
+ * resources/list and prompts/list still answer, with empty lists.
+ */
 static struct json_object *
-mcp_capabilities(void)
+mcp_capabilities(enum mcp_era era)
 {
 	struct json_object	*caps = json_object_new_object(), *tools;
 
 	tools = json_object_new_object();
-	json_object_object_add(tools, "listChanged", json_object_new_boolean(0));
+	if (era == ERA_LEGACY)
+		json_object_object_add(tools, "listChanged", json_object_new_boolean(0));
 	json_object_object_add(caps, "tools", tools);
-	json_object_object_add(caps, "resources", json_object_new_object());
-	json_object_object_add(caps, "prompts", json_object_new_object());
 	return caps;
 }
 
@@ -45,7 +49,7 @@ m_discover(struct mcp_call *k)
 
 	json_object_array_add(v, json_object_new_string(MCP_MODERN_VERSION));
 	json_object_object_add(r, "supportedVersions", v);
-	json_object_object_add(r, "capabilities", mcp_capabilities());
+	json_object_object_add(r, "capabilities", mcp_capabilities(k->era));
 	json_object_object_add(r, "instructions", json_object_new_string(MCP_INSTRUCTIONS));
 	mcp_ok(k, r, 1);
 }
@@ -60,7 +64,7 @@ m_initialize(struct mcp_call *k)
 	if (want != NULL && mcp_legacy_version_known(want))
 		v = want;
 	json_object_object_add(r, "protocolVersion", json_object_new_string(v));
-	json_object_object_add(r, "capabilities", mcp_capabilities());
+	json_object_object_add(r, "capabilities", mcp_capabilities(k->era));
 	json_object_object_add(r, "serverInfo", mcp_server_info());
 	json_object_object_add(r, "instructions", json_object_new_string(MCP_INSTRUCTIONS));
 	mcp_ok(k, r, 0);
@@ -80,7 +84,7 @@ static int
 mcp_check_cursor(struct mcp_call *k)
 {
 	if (json_get(k->msg.params, "cursor") != NULL) {
-		mcp_fail(k, 200, RPC_INVALID_PARAMS, "Invalid params: unknown cursor", NULL);
+		mcp_refuse(k, NULL, REFUSAL_CURSOR);
 		return -1;
 	}
 	return 0;
@@ -134,68 +138,68 @@ m_resources_read(struct mcp_call *k)
 	struct json_object	*uri = json_get(k->msg.params, "uri"), *data = NULL;
 
 	if (!json_is_type(uri, json_type_string)) {
-		mcp_fail(k, 200, RPC_INVALID_PARAMS, "Invalid params: \"uri\" must be a string", NULL);
+		mcp_refuse(k, NULL, REFUSAL_URI);
 		return;
 	}
 	data = json_object_new_object();
 	json_object_object_add(data, "uri", json_object_get(uri));
-	/* 2026-07-28 moved "resource not found" from -32002 to -32602. */
-	mcp_fail(k, 200, k->era == ERA_MODERN ? RPC_INVALID_PARAMS : RPC_RESOURCE_NOT_FOUND,
-	    "Resource not found", data);
+	mcp_refuse(k, data, k->era == ERA_MODERN ? REFUSAL_RESOURCE_NOT_FOUND :
+	    REFUSAL_RESOURCE_NOT_FOUND_LEGACY);
 }
 
 static void
 m_prompts_get(struct mcp_call *k)
 {
-	mcp_fail(k, 200, RPC_INVALID_PARAMS, "Invalid params: unknown prompt", NULL);
+	mcp_refuse(k, NULL, REFUSAL_PROMPT);
+}
+
+int
+mcp_tool_gate(struct mcp_call *k, size_t *out)
+{
+	const char		*name = json_get_str(k->msg.params, "name");
+	char			 need[64];
+
+	if (name == NULL || json_str_has_nul(json_get(k->msg.params, "name"))) {
+		/* A NUL would cut the name: "create_issue\u0000x" must not run create_issue. */
+		mcp_refuse(k, NULL, REFUSAL_TOOL_NAME);
+		return -1;
+	}
+	switch (tool_admit(out, name, k->req->toolsets, k->who->scopes)) {
+	case TOOL_ADMITTED:
+		return 0;
+	case TOOL_FORBIDDEN:
+		auth_format_scopes(need, sizeof(need), tool_table[*out]->scope);
+		core_challenge(k->challenge_buf, sizeof(k->challenge_buf), k->cfg,
+		    "insufficient_scope", need);
+		k->challenge = k->challenge_buf;
+		mcp_refuse(k, NULL, REFUSAL_SCOPE, tool_table[*out]->name, need);
+		return -1;
+	default:
+		mcp_refuse(k, NULL, REFUSAL_UNKNOWN_TOOL, name);
+		return -1;
+	}
 }
 
 static void
 m_tools_call(struct mcp_call *k)
 {
-	const char		*name = json_get_str(k->msg.params, "name");
 	struct json_object	*args = json_get(k->msg.params, "arguments"), *r;
-	const struct tool	*t;
-	char			 msg[300];
-	int			 idx, unavailable;
+	size_t			 idx;
+	int			 unavailable;
 
-	if (name == NULL || json_str_has_nul(json_get(k->msg.params, "name"))) {
-		/* A NUL would cut the name: "create_issue\u0000x" must not run create_issue. */
-		mcp_fail(k, 200, RPC_INVALID_PARAMS,
-		    "Invalid params: \"name\" must be a string without NUL characters", NULL);
+	if (mcp_tool_gate(k, &idx) != 0)
 		return;
-	}
-	/* A tool outside the client's choice is as unknown as one that does not exist. */
-	if ((idx = tool_find(name)) < 0 || !tool_chosen((size_t)idx, k->req->toolsets)) {
-		snprintf(msg, sizeof(msg), "Unknown tool: %.200s", name);
-		mcp_fail(k, 200, RPC_INVALID_PARAMS, msg, NULL);
-		return;
-	}
-	t = tool_table[idx];
-	if (!auth_has_scope(k->who->scopes, t->scope)) {
-		char need[64];
-
-		auth_format_scopes(need, sizeof(need), t->scope);
-		snprintf(msg, sizeof(msg), "Forbidden: tool '%s' needs the token scope '%s'",
-		    t->name, need);
-		core_challenge(k->challenge_buf, sizeof(k->challenge_buf), k->cfg,
-		    "insufficient_scope", need);
-		k->challenge = k->challenge_buf;
-		mcp_fail(k, 403, RPC_UNAUTHORIZED, msg, NULL);
-		return;
-	}
 	if (args != NULL && json_is_type(args, json_type_null))
 		args = NULL;
 	if (args != NULL && !json_is_type(args, json_type_object)) {
 		mcp_ok(k, tool_error_result("\"arguments\" must be an object"), 0);
 		return;
 	}
-	r = tool_call(k->db, k->repos, k->cfg, k->req->budget, (size_t)idx, k->who, args,
+	r = tool_call(k->db, k->repos, k->cfg, k->req->budget, idx, k->who, args,
 	    k->era == ERA_MODERN, &unavailable);
 	if (unavailable) {
 		/* In a batch this stays the element's error; alone it is the 503 answer. */
-		mcp_fail(k, CORE_UNAVAILABLE_STATUS, RPC_INTERNAL_ERROR, CORE_UNAVAILABLE_MESSAGE,
-		    NULL);
+		mcp_refuse(k, NULL, REFUSAL_UNAVAILABLE);
 		return;
 	}
 	mcp_ok(k, r, 0);

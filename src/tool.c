@@ -245,6 +245,18 @@ tool_chosen(size_t i, const struct toolset_sel *sel)
 	    (!sel->read_only || (tool_table[i]->hints & TOOL_READ_ONLY));
 }
 
+enum tool_admit
+tool_admit(size_t *out, const char *name, const struct toolset_sel *sel, unsigned scopes)
+{
+	int	idx;
+
+	/* A tool outside the client's choice is as unknown as one that does not exist. */
+	if ((idx = tool_find(name)) < 0 || !tool_chosen((size_t)idx, sel))
+		return TOOL_UNKNOWN;
+	*out = (size_t)idx;
+	return auth_has_scope(scopes, tool_table[idx]->scope) ? TOOL_ADMITTED : TOOL_FORBIDDEN;
+}
+
 struct json_object *
 tool_list_json(const struct toolset_sel *sel)
 {

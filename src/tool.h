@@ -129,6 +129,21 @@ const struct schema *tool_schema(size_t i);
 struct toolset_sel;
 /* Whether tool i is among the tools of a client's choice (NULL: every tool). */
 int	tool_chosen(size_t i, const struct toolset_sel *sel);
+
+/* What the gate's first two checks decided about a call (tool_admit). */
+enum tool_admit {
+	TOOL_ADMITTED,	/* TOOL_ADMITTED: a tool of the client's choice, within the scopes */
+	TOOL_UNKNOWN,	/* TOOL_UNKNOWN: no tool of the client's choice has the name: -32602 */
+	TOOL_FORBIDDEN,	/* TOOL_FORBIDDEN: the token's scopes do not cover it: HTTP 403 */
+	TOOL__MAX
+};
+/*
+ * The gate's lookup and scope checks for a call of name by a token with
+ * scopes, without running anything: *out is the tool's index unless
+ * TOOL_UNKNOWN.  A batch asks this of every call before it runs one.
+ */
+enum tool_admit tool_admit(size_t *out, const char *name, const struct toolset_sel *sel,
+	    unsigned scopes);
 /*
  * The tools/list "tools" array of a client's choice (NULL or the default:
  * every tool), a new reference, in table order; NULL when out of memory.

@@ -22,7 +22,7 @@ test_expect_success 'M1: server/discover' '
 	test_json .id 1 &&
 	test_json .result.resultType "\"complete\"" &&
 	test_json .result.supportedVersions "[\"2026-07-28\"]" &&
-	test_json .result.capabilities "{\"prompts\":{},\"resources\":{},\"tools\":{\"listChanged\":false}}" &&
+	test_json .result.capabilities "{\"tools\":{}}" &&
 	test_jq ".result.ttlMs | type == \"number\" and . >= 0 and . == floor" &&
 	test_json .result.cacheScope "\"private\"" &&
 	test_jq ".result.instructions | type == \"string\" and length > 0" &&

@@ -14,8 +14,7 @@ test_expect_success 'L1: initialize 2025-11-25' '
 	test_status 200 &&
 	test_json .id 1 &&
 	test_json .result.protocolVersion "\"2025-11-25\"" &&
-	test_jq ".result.capabilities | type == \"object\"" &&
-	test_jq ".result.capabilities.tools | type == \"object\"" &&
+	test_json .result.capabilities "{\"tools\":{\"listChanged\":false}}" &&
 	test_json .result.serverInfo.name "\"forgemcp\"" &&
 	test_jq ".result.serverInfo.version | type == \"string\" and length > 0" &&
 	test_jq ".result.instructions | type == \"string\"" &&
@@ -202,6 +201,103 @@ test_expect_success 'legacy: an unknown method is -32601 with the id' '
 	mcp_legacy no/such/method "{}" &&
 	test_json .error.code -32601 &&
 	test_json .id 1
+'
+
+# call ID NAME ARGS: one legacy tools/call batch element.
+call () {
+	printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"%s","arguments":%s}}' "$1" "$2" "$3"
+}
+
+# issue_titles: the titles of alice/fixture's issues, one a line.
+issue_titles () {
+	mcp_legacy tools/call "{\"name\":\"list_issues\",\"arguments\":{\"repo\":\"alice/fixture\",\"state\":\"all\"}}" &&
+	test_status 200 &&
+	jq -r ".result.content[0].text" "$RESP.body" | jq -r ".issues[]?.title, .[]?.title? // empty"
+}
+
+test_expect_success 'L12: a batch of 600 calls is 400 / -32600 naming the limit, and none runs' '
+	{
+		printf "[" &&
+		for i in $(seq 1 599); do call $i get_user "{}"; printf ","; done &&
+		call 600 create_issue "{\"repo\":\"alice/fixture\",\"title\":\"from a batch of 600\"}" &&
+		printf "]"
+	} >big-batch &&
+	test "$(wc -c <big-batch)" -lt 65536 &&
+	mcp_post --file big-batch &&
+	test_rpc_error 400 -32600 &&
+	test_json .error.message "\"Invalid Request: a batch holds at most 20 calls; none was run\"" &&
+	issue_titles >titles &&
+	! grep -F "from a batch of 600" titles
+'
+
+test_expect_success 'L12: a batch of 1,000 tools/list is 400; one of 20 is answered whole, under 8 MiB' '
+	perl -e "print q([), join(q(,), map { qq({\"jsonrpc\":\"2.0\",\"id\":\$_,\"method\":\"tools/list\"}) } 1..1000), q(])" >list-batch &&
+	mcp_post --file list-batch &&
+	test_rpc_error 400 -32600 &&
+	test "$(wc -c <"$RESP.body")" -lt 1000 &&
+	perl -e "print q([), join(q(,), map { qq({\"jsonrpc\":\"2.0\",\"id\":\$_,\"method\":\"tools/list\"}) } 1..20), q(])" >list-batch &&
+	mcp_post --file list-batch &&
+	test_status 200 &&
+	test_jq "length == 20 and all(.[]; .result.tools | length >= 2)" &&
+	test "$(wc -c <"$RESP.body")" -lt 8388608
+'
+
+test_expect_success 'L12: a call the token may not make refuses the whole batch before any runs' '
+	batch="[$(call 1 create_issue "{\"repo\":\"alice/fixture\",\"title\":\"before a refused merge\"}"),$(call 2 merge_pull_request "{\"repo\":\"alice/fixture\",\"number\":1}")]" &&
+	mcp_post "$batch" &&
+	test_status 403 &&
+	test_json .error.code -32001 &&
+	test_json .id 2 &&
+	test_jq ".error.message | test(\"merge_pull_request.*merge\")" &&
+	test_header WWW-Authenticate "insufficient_scope" &&
+	issue_titles >titles &&
+	! grep -F "before a refused merge" titles
+'
+
+test_expect_success 'L12: calls after the answer passed 8 MiB are not run and say so' '
+	work=$TRASH/quotes-work &&
+	rm -rf "$work" &&
+	git -c init.defaultBranch=main init -q "$work" &&
+	perl -e "print q(\") x 1000, qq(\n) for 1..300" >"$work/quotes.txt" &&
+	git -C "$work" add quotes.txt &&
+	git -C "$work" -c user.name=A -c user.email=a@example.com commit -q -m quotes &&
+	git clone -q --bare "$work" "$TRASH/quotes.git" &&
+	fm repo import alice/quotes --from "$TRASH/quotes.git" >/dev/null &&
+	{
+		printf "[" &&
+		for i in $(seq 1 19); do call $i get_file_contents "{\"repo\":\"alice/quotes\",\"path\":\"quotes.txt\",\"limit\":100000}"; printf ","; done &&
+		call 20 create_issue "{\"repo\":\"alice/fixture\",\"title\":\"after the bound\"}" &&
+		printf "]"
+	} >read-batch &&
+	mcp_post --file read-batch &&
+	test_status 200 &&
+	test_jq "length == 20 and ([.[].id] == [range(1; 21)])" &&
+	test_jq ".[0].result.isError != true" &&
+	test_jq "[.[] | select(.result)] | length >= 5" &&
+	test_jq "[.[] | has(\"result\")] | . == (sort | reverse)" &&
+	test_jq "[.[] | select(.error)] | length >= 1 and all(.[]; .error.code == -32600 and .error.message == \"Invalid Request: the batch answer passed 8 MiB; this call was not run\")" &&
+	test_jq ".[19].error.code == -32600" &&
+	test "$(wc -c <"$RESP.body")" -lt $((10 * 1024 * 1024)) &&
+	issue_titles >titles &&
+	! grep -F "after the bound" titles
+'
+
+test_expect_success 'L12: each call of a batch counts against the rate limit' '
+	stop_server &&
+	config_set rate_limit 30 &&
+	config_set rate_window 600 &&
+	start_fcgi_only 2 &&
+	make_user dora &&
+	DORA=$(make_token dora read,write) &&
+	pings=$(perl -e "print join(q(,), map { qq({\"jsonrpc\":\"2.0\",\"id\":\$_,\"method\":\"ping\"}) } 1..20)") &&
+	mcp_post --token "$DORA" "[$pings]" &&
+	test_status 200 &&
+	test_jq "length == 20" &&
+	test "$(db_sql "SELECT r.n FROM rate_limits r JOIN users u ON r.principal = u.id WHERE r.kind = \"u\" AND u.login = \"dora\"")" = 20 &&
+	mcp_post --token "$DORA" "[$(call 1 get_user "{}"),$(legacy_body ping null 2),$(legacy_body ping null 3),$(legacy_body ping null 4),$(legacy_body ping null 5),$(legacy_body ping null 6),$(legacy_body ping null 7),$(legacy_body ping null 8),$(legacy_body ping null 9),$(legacy_body ping null 10),$(legacy_body ping null 11)]" &&
+	test_rpc_error 429 -32600 &&
+	test_header Retry-After "^[0-9]+$" &&
+	test_jq ".error.data.limit == 30"
 '
 
 test_done

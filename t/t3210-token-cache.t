@@ -70,6 +70,23 @@ test_expect_success 'a request after the burst is still refused with 429' '
 	test_header Retry-After "^[0-9]+$"
 '
 
+test_expect_success 'a burst of 40 batches of 10 calls gets at most rate_limit (200) calls answered' '
+	make_user dora &&
+	DORA=$(make_token dora read) &&
+	perl -e "print q([), join(q(,), map { qq({\"jsonrpc\":\"2.0\",\"id\":\$_,\"method\":\"ping\"}) } 1..10), q(])" >batch.json &&
+	for i in $(seq 40); do echo "$i"; done |
+	xargs -P 16 -I{} curl -s -o /dev/null -w "%{http_code}\n" \
+		-H "Authorization: Bearer $DORA" -H "Content-Type: application/json" \
+		-H "Accept: application/json, text/event-stream" \
+		--data-binary @batch.json "$BASE_URL/mcp" >codes &&
+	ok=$(grep -c "^200$" codes) &&
+	over=$(grep -c "^429$" codes) &&
+	say "batches: $ok answered, $over refused" &&
+	test $((ok + over)) = 40 &&
+	test $((ok * 10)) -le 200 &&
+	test "$ok" -ge 10
+'
+
 test_expect_success 'every count was kept: nothing refused for want of a bucket or a write' '
 	grep -c -e "rate limit not kept" -e "no rate limit bucket is free" \
 		-e "token check failed" "$SERVER_LOG" >count || :;

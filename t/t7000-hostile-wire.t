@@ -294,12 +294,18 @@ test_expect_success "$FAMILY: an unknown method in the legacy era -> -32601" '
 	expect_rpc_error 200 -32601 "^Method not found: tools/explode$" "\"m\""
 '
 
-test_expect_success "$FAMILY: a legacy batch of 1,500 pings -> 1,500 answers" '
+test_expect_success "$FAMILY: a legacy batch of 1,500 pings -> 400, none answered" '
 	perl -e "print q([), join(q(,), map { qq({\"jsonrpc\":\"2.0\",\"id\":\$_,\"method\":\"ping\"}) } 1..1500), q(])" >body &&
 	test "$(wc -c <body)" -lt 65536 &&
 	hpost body &&
+	expect_rpc_error 400 -32600 "^Invalid Request: a batch holds at most 20 calls; none was run$" null
+'
+
+test_expect_success "$FAMILY: a legacy batch of 20 pings -> 20 answers" '
+	perl -e "print q([), join(q(,), map { qq({\"jsonrpc\":\"2.0\",\"id\":\$_,\"method\":\"ping\"}) } 1..20), q(])" >body &&
+	hpost body &&
 	test "$STATUS" = 200 &&
-	jq_body -e "length == 1500 and ([.[].id] == [range(1; 1501)]) and all(.[]; .result == {})"
+	jq_body -e "length == 20 and ([.[].id] == [range(1; 21)]) and all(.[]; .result == {})"
 '
 
 test_expect_success "$FAMILY: a batch of non-objects -> one -32600 per element" '
