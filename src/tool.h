@@ -80,6 +80,7 @@ struct tool {
 extern const struct tool tool_add_issue_comment;
 extern const struct tool tool_approve_pull_request_checks;
 extern const struct tool tool_close_issue;
+extern const struct tool tool_close_pull_request;
 extern const struct tool tool_compare_refs;
 extern const struct tool tool_create_issue;
 extern const struct tool tool_create_pull_request;
@@ -105,6 +106,7 @@ extern const struct tool tool_list_repository_variables;
 extern const struct tool tool_mark_notification_read;
 extern const struct tool tool_merge_pull_request;
 extern const struct tool tool_reopen_issue;
+extern const struct tool tool_reopen_pull_request;
 extern const struct tool tool_reopen_pull_request_discussion;
 extern const struct tool tool_reply_pull_request_discussion;
 extern const struct tool tool_resolve_pull_request_discussion;

@@ -50,6 +50,8 @@ declare -A ARGS=(
 	[reopen_pull_request_discussion]='{"repo":"@REPO@","number":2,"discussion":@DISC@,"state_version":@SV@}'
 	[get_pull_request_diff]='{"repo":"@REPO@","number":2}'
 	[edit_pull_request]='{"repo":"@REPO@","number":2,"edit_version":@PEV@,"title":"edited @N@"}'
+	[close_pull_request]='{"repo":"@REPO@","number":7}'
+	[reopen_pull_request]='{"repo":"@REPO@","number":7}'
 )
 # The scope each tool needs (doc/tools.md).
 declare -A SCOPE=(
@@ -66,6 +68,7 @@ declare -A SCOPE=(
 	[reply_pull_request_discussion]=write [resolve_pull_request_discussion]=write
 	[reopen_pull_request_discussion]=write [merge_pull_request]=merge
 	[get_pull_request_diff]=read [edit_pull_request]=write
+	[close_pull_request]=write [reopen_pull_request]=write
 )
 # What names a repository: "repo" (the repo argument), "listing" (the query
 # of list_repositories), "none" (not about a repository).
@@ -81,7 +84,9 @@ declare -A TARGET=(
 # it; issue #1 is the owner's, so here they follow the writer rule, as
 # edit_pull_request does on pull request #2.  So do
 # resolve/reopen_pull_request_discussion: the discussion (@DISC@, on pull
-# request #2) and the pull request are the owner's.
+# request #2) and the pull request are the owner's.  close_pull_request and
+# reopen_pull_request act on pull request #7, the owner's, kept for them:
+# both are idempotent, so every allowed call succeeds whatever the order.
 declare -A RULE=(
 	[add_issue_comment]=reader [create_issue]=reader [create_pull_request]=writer
 	[edit_issue]=writer [close_issue]=writer [reopen_issue]=writer
@@ -90,6 +95,7 @@ declare -A RULE=(
 	[create_pull_request_discussion]=reader [reply_pull_request_discussion]=reader
 	[resolve_pull_request_discussion]=writer [reopen_pull_request_discussion]=writer
 	[merge_pull_request]=manager [edit_pull_request]=writer
+	[close_pull_request]=writer [reopen_pull_request]=writer
 )
 # The role ladder: role, repository, token variable.  frank has no role on
 # the public repository; the others are collaborators on the private one.
@@ -154,6 +160,11 @@ setup_access_fixtures () {
 			tool_call create_pull_request "{\"repo\":\"$r\",\"title\":\"merge $i\",\"head\":\"mq$i\",\"base\":\"main\"}" &&
 			test_jq ".result.structuredContent.number == $i" || return 1
 		done
+		# pull request #7 for close_pull_request and reopen_pull_request
+		git --git-dir="$TRASH/repos/$r.git" update-ref refs/heads/cr7 \
+			"$(git --git-dir="$TRASH/repos/$r.git" rev-parse feature)" &&
+		tool_call create_pull_request "{\"repo\":\"$r\",\"title\":\"close 7\",\"head\":\"cr7\",\"base\":\"main\"}" &&
+		test_jq ".result.structuredContent.number == 7" || return 1
 	done
 }
 declare -A DISC=()
@@ -196,7 +207,8 @@ call () {
 		# the first pull request with no merge queued yet (2 for the missing repository)
 		a=${a//@PR@/$(db_sql "select ifnull(min(p.number), 2) from pull_requests p
 			join repositories r on r.id = p.repo_id join users u on u.id = r.owner_id
-			where concat(u.login, '/', r.name) = '$2' and p.number > 2 and p.merge_state = 'none'")} || return 1
+			where concat(u.login, '/', r.name) = '$2' and p.number between 3 and 6
+			and p.merge_state = 'none'")} || return 1
 	fi
 	if test "${a#*@EV@}" != "$a"; then
 		tool_call get_issue "{\"repo\":\"$2\",\"number\":1}" --token "$ALICE_TOKEN" &&

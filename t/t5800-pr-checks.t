@@ -232,4 +232,31 @@ test_expect_success 'bad arguments are refused in band' '
 	test "$(approvals | wc -l)" = 2
 '
 
+test_expect_success 'a target change: results reported before it no longer count, and the merge is refused' '
+	MONA_M=$(make_token mona read,write,merge) &&
+	G="git --git-dir=$PROJECT_GIT" &&
+	$G update-ref refs/heads/retarget "$PROJECT_FEATURE" &&
+	$G update-ref refs/heads/develop "$($G rev-parse main)" &&
+	fm branch-rule set $P main --require-check ci >/dev/null &&
+	fm branch-rule set $P develop --require-check ci >/dev/null &&
+	tool_call create_pull_request "{\"repo\":\"$P\",\"title\":\"Retarget\",\"head\":\"retarget\",\"base\":\"main\"}" &&
+	forge_ok && n=$(jq -r .number out.json) &&
+	fm check report $P retarget ci success >/dev/null &&
+	checks $n &&
+	jq -e ".version == 1 and .required_passing == true and ([.checks[] | select(.required) | .name + \"=\" + .status] == [\"ci=success\"])" out.json &&
+	tool_call edit_pull_request "{\"repo\":\"$P\",\"number\":$n,\"edit_version\":1,\"target\":\"develop\"}" --token "$MONA_M" &&
+	forge_ok && jq -e ".version == 2 and .target_changed == true" out.json &&
+	checks $n &&
+	jq -e ".version == 2 and .target == \"develop\" and .head_commit == \"$PROJECT_FEATURE\" and .required_passing == false" out.json &&
+	jq -e "[.checks[] | select(.required)] == [{name: \"ci\", status: \"expected\", required: true, details: null, updated_at: null}]" out.json &&
+	tool_call merge_pull_request "{\"repo\":\"$P\",\"number\":$n,\"version\":2}" --token "$MONA_M" &&
+	forge_error "required checks of branch .develop. have not all passed on revision 2 .* ci is expected" &&
+	test "$(db_sql "select count(*) from merges m join pull_requests p on p.id = m.pull_request_id where p.number = $n")" = 0 &&
+	fm check report $P "$PROJECT_FEATURE" ci success >/dev/null &&
+	checks $n &&
+	jq -e ".required_passing == true and ([.checks[] | select(.required) | .name + \"=\" + .status] == [\"ci=success\"])" out.json &&
+	tool_call merge_pull_request "{\"repo\":\"$P\",\"number\":$n,\"version\":2}" --token "$MONA_M" &&
+	forge_ok && jq -e ".queued == true and .version == 2" out.json
+'
+
 test_done

@@ -322,6 +322,55 @@ test_expect_success 'the head moved between queue and merge: fails, asks to relo
 	test "$($G rev-parse main)" = "$before"
 '
 
+# A merge re-checks at merge time what it checked when it was queued.
+test_expect_success 'a role taken away after queueing: the merge fails with the reason, no ref moves' '
+	make_user rhea && fm collaborator add $P rhea manager >/dev/null &&
+	RHEA_M=$(make_token rhea read,write,merge) &&
+	branch rt && commit_file rt rt.txt "rt\n" "rt: one" &&
+	open_pr rt "Role taken away" && n=$PR &&
+	merge $n 1 "" "" "$RHEA_M" && forge_ok &&
+	fm collaborator add $P rhea writer >/dev/null &&
+	before=$($G rev-parse main) &&
+	work &&
+	test "$(state $n)" = "open failed" &&
+	jq -e ".merge_error | test(\"^rhea, who queued the merge, no longer has the manager role on alice/project \\\\(their role is writer\\\\)\")" out.json &&
+	test "$($G rev-parse main)" = "$before" &&
+	test "$(db_sql "select e.kind, u.login, e.detail like \"rhea, who queued the merge, no longer has the manager role%\" from events e join pull_requests p on p.id = e.pull_request_id join users u on u.id = e.actor_id where p.number = $n order by e.id desc limit 1")" = "merge_failed	rhea	1"
+'
+
+test_expect_success 'a merge token revoked after queueing: the merge fails with the reason, no ref moves' '
+	make_user rory && fm collaborator add $P rory manager >/dev/null &&
+	RORY_M=$(make_token rory read,write,merge) &&
+	branch rv && commit_file rv rv.txt "rv\n" "rv: one" &&
+	open_pr rv "Token revoked" && n=$PR &&
+	merge $n 1 "" "" "$RORY_M" && forge_ok &&
+	fm token revoke "$(db_sql "select t.id from tokens t join users u on u.id = t.user_id where u.login = \"rory\"")" >/dev/null &&
+	before=$($G rev-parse main) &&
+	work &&
+	test "$(state $n)" = "open failed" &&
+	jq -e ".merge_error | test(\"^rory, who queued the merge, no longer has a valid token with the merge scope\")" out.json &&
+	test "$($G rev-parse main)" = "$before"
+'
+
+test_expect_success 'a required check turned to failure after queueing: the merge fails naming it, no ref moves' '
+	fm branch-rule set $P main --require-check build >/dev/null &&
+	test_when_finished "fm branch-rule set $P main >/dev/null" &&
+	branch cf && commit_file cf cf.txt "cf\n" "cf: one" &&
+	open_pr cf "Check turns red" && n=$PR &&
+	fm check report $P cf build success >/dev/null &&
+	merge $n 1 && forge_ok &&
+	fm check report $P cf build failure --details "flaky no more" >/dev/null &&
+	before=$($G rev-parse main) &&
+	work &&
+	test "$(state $n)" = "open failed" &&
+	jq -e ".merge_error | test(\"^nothing was merged: the required checks of branch .main. have not all passed on revision 1 of pull request #$n of alice/project \\\\(commit [0-9a-f]{12}\\\\): build is failure\")" out.json &&
+	test "$($G rev-parse main)" = "$before" &&
+	test "$(db_sql "select e.kind from events e join pull_requests p on p.id = e.pull_request_id where p.number = $n order by e.id desc limit 1")" = merge_failed &&
+	fm check report $P cf build success >/dev/null &&
+	merge $n 1 && forge_ok && work &&
+	test "$(state $n)" = "merged merged"
+'
+
 test_expect_success 'two merges queued at once into one branch, two workers: both merged, in order' '
 	branch tw1 && commit_file tw1 tw1.txt "tw1\n" "tw1: one" &&
 	branch tw2 && commit_file tw2 tw2.txt "tw2\n" "tw2: one" &&

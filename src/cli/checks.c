@@ -31,7 +31,9 @@ static const char check_usage[] =
     "           id, or a branch name for the commit it points at now), replacing\n"
     "           an earlier result of that check on that commit.  STATUS is\n"
     "           pending, running, success, failure or cancelled; --details is a\n"
-    "           text of at most 4096 bytes (a summary, a link to the log)\n";
+    "           text of at most 4096 bytes (a summary, a link to the log).  A pull\n"
+    "           request counts a result only when it was reported after its\n"
+    "           target last changed\n";
 
 /* Whether s is exactly 40 hex digits. */
 static int

@@ -24,13 +24,15 @@ service_checks_release(struct service_checks *c)
 }
 
 /*
- * The checks of rev: the required ones of its target branch by name
- * (status "expected" when unreported), then the other reported ones.
+ * The checks of rev of pull request pull_request_id: the required ones of
+ * its target branch by name (status "expected" when unreported for this
+ * revision: a result reported before the target last changed does not
+ * count), then the other reported ones.
  * *v is freed like service_checks_release frees it.
  */
 static int
-checks_build(struct db *db, uint64_t repo_id, const struct pull_revision *rev,
-    struct service_check **out, size_t *n, int *passing, struct err *e)
+checks_build(struct db *db, uint64_t repo_id, uint64_t pull_request_id,
+    const struct pull_revision *rev, struct service_check **out, size_t *n, int *passing, struct err *e)
 {
 	struct forge_branch_rule	*rules = NULL;
 	struct forge_check		*rep = NULL;
@@ -44,7 +46,8 @@ checks_build(struct db *db, uint64_t repo_id, const struct pull_revision *rev,
 	*passing = 1;
 	if ((rc = forge_branch_rule_list(db, &rules, &n_rules, repo_id, rev->base_ref, e)) != 0)
 		goto done;
-	if ((rc = forge_check_list(db, &rep, &n_rep, repo_id, rev->head_commit, e)) != 0)
+	if ((rc = forge_check_list(db, &rep, &n_rep, repo_id, rev->head_commit,
+	    pull_request_id, rev->version, e)) != 0)
 		goto done;
 	if (n_rules + n_rep == 0)
 		goto done;
@@ -113,7 +116,7 @@ checks_get(struct db *db, struct repo_cache *repos, struct service_checks *out,
 		goto done;
 	if ((rc = pull_revision_current(db, repos, &repo, &pr, &out->rev, e)) != 0)
 		goto done;
-	if ((rc = checks_build(db, repo.id, &out->rev, &out->v, &out->n, &out->passing,
+	if ((rc = checks_build(db, repo.id, pr.id, &out->rev, &out->v, &out->n, &out->passing,
 	    e)) != 0)
 		goto done;
 	rc = forge_check_approval_get(db, &out->approval, pr.id, out->rev.version, e);
@@ -213,7 +216,7 @@ pull_checks_passing(struct db *db, const struct db_repo *repo, const struct forg
 	*ok = 0;
 	*failing = NULL;
 	buf_init(&b);
-	if ((rc = checks_build(db, repo->id, rev, &v, &n, &passing, e)) != 0)
+	if ((rc = checks_build(db, repo->id, pr->id, rev, &v, &n, &passing, e)) != 0)
 		goto done;
 	if (passing) {
 		*ok = 1;

@@ -56,7 +56,11 @@ static const char *
 queue_refusal(char *buf, size_t len, const struct db_repo *repo, const struct forge_item *it,
     const struct forge_pull_status *st)
 {
-	if (strcmp(it->state, "open") != 0)
+	if (strcmp(it->state, "closed") == 0)
+		snprintf(buf, len, "pull request #%lld of %s/%s is closed: reopen it with "
+		    "reopen_pull_request before merging", (long long)it->number, repo->owner,
+		    repo->name);
+	else if (strcmp(it->state, "open") != 0)
 		snprintf(buf, len, "pull request #%lld of %s/%s is %s: only an open pull request "
 		    "can be merged", (long long)it->number, repo->owner, repo->name, it->state);
 	else if (it->draft)

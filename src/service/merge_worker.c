@@ -220,7 +220,7 @@ merge_fail(struct merge_worker *w, struct forge_merge *m, const char *why, struc
 {
 	log_info("merge %llu: %s/%s#%lld failed: %s", (unsigned long long)m->id, m->owner,
 	    m->name, (long long)m->number, why);
-	return forge_merge_mark_failed(w->db, m->id, m->pull_request_id, why, e);
+	return forge_merge_mark_failed(w->db, m->id, m->pull_request_id, m->requested_by, why, e);
 }
 
 static enum repo_merge_strategy
@@ -231,6 +231,57 @@ strategy_of(const char *s)
 	if (strcmp(s, "fast_forward") == 0)
 		return REPO_MERGE_FAST_FORWARD;
 	return REPO_MERGE_COMMIT;
+}
+
+/*
+ * What merge_queue checked, checked again at merge time, since a role, a
+ * token or a check can change while the merge waits: the requester still
+ * has the manager role and a token with the merge scope that is neither
+ * revoked nor expired, and the target's required checks pass on the
+ * commit being merged.  *why is "" when all hold, else the public reason.
+ */
+static int
+merge_recheck(struct merge_worker *w, const struct merge_job *j, char *why, size_t len,
+    struct err *e)
+{
+	struct db_repo		 repo;
+	struct pull_revision	 rev;
+	enum forge_role		 role = FORGE_ROLE_NONE;
+	char			*failing = NULL;
+	int			 rc, ok = 0;
+
+	why[0] = '\0';
+	if ((rc = forge_role(w->db, &role, j->m->repo_id, j->m->requested_by, e)) != 0)
+		return rc;
+	if (role < FORGE_ROLE_MANAGER) {
+		snprintf(why, len, "%s, who queued the merge, no longer has the manager role on "
+		    "%s/%s (their role is %s): nothing was merged; a manager can merge again",
+		    j->login, j->m->owner, j->m->name, forge_role_name(role));
+		return 0;
+	}
+	if ((rc = db_token_has_scope(w->db, &ok, j->m->requested_by, "merge", e)) != 0)
+		return rc;
+	if (!ok) {
+		snprintf(why, len, "%s, who queued the merge, no longer has a valid token with "
+		    "the merge scope (revoked or expired): nothing was merged; merge again with "
+		    "a valid token", j->login);
+		return 0;
+	}
+	memset(&repo, 0, sizeof repo);
+	repo.id = j->m->repo_id;
+	snprintf(repo.owner, sizeof repo.owner, "%s", j->m->owner);
+	snprintf(repo.name, sizeof repo.name, "%s", j->m->name);
+	memset(&rev, 0, sizeof rev);
+	rev.version = j->rev.version;
+	snprintf(rev.head_commit, sizeof rev.head_commit, "%s", j->rev.head_commit);
+	snprintf(rev.base_ref, sizeof rev.base_ref, "%s", j->rev.base_ref);
+	if ((rc = pull_checks_passing(w->db, &repo, &j->pr, &rev, &ok, &failing, e)) != 0)
+		return rc;
+	if (!ok)
+		snprintf(why, len, "nothing was merged: %s", failing != NULL ? failing :
+		    "the required checks have not passed");
+	free(failing);
+	return 0;
 }
 
 /*
@@ -262,6 +313,12 @@ merge_process(struct merge_worker *w, struct forge_merge *m, struct err *e)
 	if (strcmp(j.pr.state, "open") != 0) {
 		snprintf(why, sizeof why, "pull request #%lld was %s before the merge ran",
 		    (long long)m->number, j.pr.state);
+		rc = merge_fail(w, m, why, e);
+		goto done;
+	}
+	if ((rc = merge_recheck(w, &j, why, sizeof why, e)) != 0)
+		goto done;
+	if (why[0] != '\0') {
 		rc = merge_fail(w, m, why, e);
 		goto done;
 	}

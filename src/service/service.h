@@ -289,6 +289,36 @@ int	pull_edit(struct db *db, struct repo_cache *repos, struct service_pull *out,
 	    int64_t edit_version, const char *title, const char *body, const char *target,
 	    struct err *e);
 
+/* A pull request after pull_close or pull_reopen. */
+struct service_pull_state {
+	int64_t		 number;
+	char		 state[8];	/* open, closed */
+	int		 changed;	/* 0: it already was so (nothing recorded) */
+	char		 owner[65];	/* the repository as stored (canonical spelling) */
+	char		 name[101];
+};
+
+/*
+ * Closes (pull_close) or reopens (pull_reopen) pull request number of
+ * owner/name as user_id (spec: closing an unmerged merge request leaves
+ * its issues open).  Needs the writer role or more, or being its author
+ * (ERR_DENIED from service_need_role).  Refused with ERR_INVALID and
+ * nothing changed: a merged pull request; one with a merge queued or
+ * running; reopening when its head branch is gone.  ERR_EXISTS when
+ * another open pull request has the same head and target.  Idempotent:
+ * one already in that state is left as it is (changed 0, no event);
+ * a real change records a "closed" or "reopened" event, in one
+ * transaction holding the pull request's row lock.  The declared closing
+ * issues are never touched.  Returns 0, ERR_NOTFOUND, ERR_DENIED,
+ * ERR_INVALID, ERR_EXISTS, or ERR_DB/ERR_UNAVAILABLE/ERR_NOMEM/ERR_GIT.
+ */
+int	pull_close(struct db *db, struct repo_cache *repos, struct service_pull_state *out,
+	    uint64_t user_id, const char *owner, const char *name, int64_t number,
+	    struct err *e);
+int	pull_reopen(struct db *db, struct repo_cache *repos, struct service_pull_state *out,
+	    uint64_t user_id, const char *owner, const char *name, int64_t number,
+	    struct err *e);
+
 /* ---- checks (checks.c) ---- */
 
 /*

@@ -149,6 +149,12 @@ int	db_token_list(struct db *db, struct db_token_info **out, size_t *n, const ch
 void	db_token_list_free(struct db_token_info *v, size_t n);
 /* Revokes a token; *already is set when it was revoked before.  ERR_NOTFOUND. */
 int	db_token_revoke(struct db *db, uint64_t id, int *already, struct err *e);
+/*
+ * Whether user_id holds a token that is neither revoked nor expired and
+ * carries scope ("merge", ...): *out 1, else 0.
+ */
+int	db_token_has_scope(struct db *db, int *out, uint64_t user_id, const char *scope,
+	    struct err *e);
 
 /*
  * Inserts a repository owned by owner (a login).  ERR_NOTFOUND when the

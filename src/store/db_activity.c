@@ -17,6 +17,7 @@ static const char *const event_names[FORGE_EVENT__MAX] = {
 	"reopened",	/* FORGE_EVENT_REOPENED */
 	"commented",	/* FORGE_EVENT_COMMENTED */
 	"merged",	/* FORGE_EVENT_MERGED */
+	"merge_failed",	/* FORGE_EVENT_MERGE_FAILED */
 };
 
 static const char *const cause_names[FORGE_CAUSE__MAX] = {
@@ -29,7 +30,7 @@ static const char *const cause_names[FORGE_CAUSE__MAX] = {
     " VALUES (?, ?, ?, ?, NULLIF(?, 0), NULLIF(?, 0))"
 #define EVENT_COLS \
     "SELECT e.id, e.kind, e.cause, u.login, e.source_number, e.comment_id," \
-    " IF(e.kind = 'commented', c.body, NULL), " DB_DATE("e.created_at") \
+    " IF(e.kind = 'commented', c.body, NULL), " DB_DATE("e.created_at") ", e.detail" \
     " FROM events e JOIN users u ON u.id = e.actor_id" \
     " LEFT JOIN comments c ON c.id = e.comment_id "
 
@@ -60,8 +61,10 @@ forge_event_list_free(struct forge_event *v, size_t n)
 
 	if (v == NULL)
 		return;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		free(v[i].body);
+		free(v[i].detail);
+	}
 	free(v);
 }
 
@@ -95,6 +98,7 @@ forge_event_list(struct db *db, struct forge_event **out, size_t *n, int *has_mo
 	}
 	for (i = 0; i < shown; i++) {
 		const char	*body = db_rows_get(&r, i, 6);
+		const char	*detail = db_rows_get(&r, i, 8);
 
 		v[i].id = db_to_u64(db_rows_get(&r, i, 0));
 		db_copy_str(v[i].kind, sizeof v[i].kind, db_rows_get(&r, i, 1));
@@ -103,7 +107,8 @@ forge_event_list(struct db *db, struct forge_event **out, size_t *n, int *has_mo
 		v[i].source_number = (int64_t)db_to_u64(db_rows_get(&r, i, 4));
 		v[i].comment_id = db_to_u64(db_rows_get(&r, i, 5));
 		db_copy_str(v[i].created_at, sizeof v[i].created_at, db_rows_get(&r, i, 7));
-		if (body != NULL && (v[i].body = strdup(body)) == NULL) {
+		if ((body != NULL && (v[i].body = strdup(body)) == NULL) ||
+		    (detail != NULL && (v[i].detail = strdup(detail)) == NULL)) {
 			rc = err_set(e, ERR_NOMEM, "out of memory");
 			goto done;
 		}

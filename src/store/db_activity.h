@@ -21,6 +21,7 @@ enum forge_event_kind {
 	FORGE_EVENT_REOPENED,	/* FORGE_EVENT_REOPENED */
 	FORGE_EVENT_COMMENTED,	/* FORGE_EVENT_COMMENTED: comment_id names the comment */
 	FORGE_EVENT_MERGED,	/* FORGE_EVENT_MERGED */
+	FORGE_EVENT_MERGE_FAILED,	/* FORGE_EVENT_MERGE_FAILED: detail says why */
 	FORGE_EVENT__MAX
 };
 
@@ -36,12 +37,13 @@ enum forge_cause {
 /* One entry of an issue's or a pull request's activity. */
 struct forge_event {
 	uint64_t	 id;
-	char		 kind[12];	/* "opened", "edited", ... */
+	char		 kind[16];	/* "opened", "edited", ... */
 	char		 cause[8];	/* "user" or "merge" */
 	char		 actor[65];	/* the login */
 	int64_t		 source_number;	/* the merged pull request, 0 for none */
 	uint64_t	 comment_id;	/* 0 for none */
 	char		*body;		/* owned: a "commented" entry's comment, else NULL */
+	char		*detail;	/* owned: a "merge_failed" entry's reason, else NULL */
 	char		 created_at[32];	/* "YYYY-MM-DDTHH:MM:SSZ" */
 };
 

@@ -20,12 +20,14 @@ static const char SQL_RULE_LIST_BRANCH[] =
     " ORDER BY check_name";
 static const char SQL_CHECK_REPORT[] =
     "INSERT INTO check_results (repo_id, commit_id, name, status, details, updated_at)"
-    " VALUES (?, ?, ?, ?, ?, UTC_TIMESTAMP())"
+    " VALUES (?, ?, ?, ?, ?, UTC_TIMESTAMP(6))"
     " ON DUPLICATE KEY UPDATE status = VALUES(status), details = VALUES(details),"
     " updated_at = VALUES(updated_at)";
 static const char SQL_CHECK_LIST[] =
     "SELECT name, status, details, " DB_DATE("updated_at") " FROM check_results"
-    " WHERE repo_id = ? AND commit_id = ? ORDER BY name";
+    " WHERE repo_id = ? AND commit_id = ? AND updated_at >= COALESCE(("
+    "SELECT MAX(created_at) FROM pull_request_revisions WHERE pull_request_id = ?"
+    " AND version <= ? AND reason = 'target'), '1000-01-01') ORDER BY name";
 static const char SQL_APPROVE[] =
     "INSERT IGNORE INTO check_approvals (pull_request_id, version, approved_by, approved_at)"
     " VALUES (?, ?, ?, UTC_TIMESTAMP())";
@@ -178,7 +180,7 @@ forge_check_list_free(struct forge_check *v, size_t n)
 
 int
 forge_check_list(struct db *db, struct forge_check **out, size_t *n, uint64_t repo_id,
-    const char *commit, struct err *e)
+    const char *commit, uint64_t pull_request_id, int64_t version, struct err *e)
 {
 	struct db_rows		 r = { 0 };
 	struct forge_check	*v = NULL;
@@ -188,8 +190,8 @@ forge_check_list(struct db *db, struct forge_check **out, size_t *n, uint64_t re
 
 	*out = NULL;
 	*n = 0;
-	if ((rc = db_run(db, DB_RETRY, SQL_CHECK_LIST, &r, NULL, NULL, e, "us", repo_id,
-	    commit)) != 0 || r.n == 0)
+	if ((rc = db_run(db, DB_RETRY, SQL_CHECK_LIST, &r, NULL, NULL, e,
+	    "usui", repo_id, commit, pull_request_id, version)) != 0 || r.n == 0)
 		goto done;
 	if ((v = calloc(r.n, sizeof *v)) == NULL) {
 		rc = err_set(e, ERR_NOMEM, "out of memory");

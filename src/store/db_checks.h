@@ -67,11 +67,13 @@ int	forge_branch_rule_list(struct db *db, struct forge_branch_rule **out, size_t
 int	forge_check_report(struct db *db, uint64_t repo_id, const char *commit, const char *name,
 	    const char *status, const char *details, struct err *e);
 /*
- * The check results of commit of repo_id by name; *out is freed with
- * forge_check_list_free.
+ * The check results of commit of repo_id by name that count for revision
+ * version of pull request pull_request_id: those reported since its target
+ * last changed (a revision with reason "target" up to version; all of them
+ * when there is none).  *out is freed with forge_check_list_free.
  */
 int	forge_check_list(struct db *db, struct forge_check **out, size_t *n, uint64_t repo_id,
-	    const char *commit, struct err *e);
+	    const char *commit, uint64_t pull_request_id, int64_t version, struct err *e);
 void	forge_check_list_free(struct forge_check *v, size_t n);
 
 /*

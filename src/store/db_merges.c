@@ -52,6 +52,9 @@ static const char SQL_PULL_MERGED[] =
 static const char SQL_FAILED[] =
     "UPDATE merges SET state = 'failed', error = ?, finished_at = UTC_TIMESTAMP()"
     " WHERE id = ? AND state = 'running'";
+static const char SQL_FAILED_EVENT[] =
+    "INSERT INTO events (pull_request_id, actor_id, kind, cause, detail)"
+    " VALUES (?, ?, 'merge_failed', 'user', ?)";
 static const char SQL_LAST_ERROR[] =
     "SELECT state, error FROM merges WHERE pull_request_id = ? ORDER BY id DESC LIMIT 1";
 static const char SQL_LOCK[] = "SELECT GET_LOCK(?, ?)";
@@ -248,7 +251,7 @@ forge_merge_mark_merged(struct db *db, int *done, uint64_t id, uint64_t pull_req
 
 int
 forge_merge_mark_failed(struct db *db, uint64_t id, uint64_t pull_request_id,
-    const char *error, struct err *e)
+    uint64_t actor_id, const char *error, struct err *e)
 {
 	uint64_t	 n = 0;
 	int		 rc;
@@ -259,6 +262,9 @@ forge_merge_mark_failed(struct db *db, uint64_t id, uint64_t pull_request_id,
 		goto fail;
 	if (n == 1 && (rc = db_run(db, DB_ONCE, SQL_PULL_STATE, NULL, NULL, NULL, e, "su",
 	    "failed", pull_request_id)) != 0)
+		goto fail;
+	if (n == 1 && (rc = db_run(db, DB_ONCE, SQL_FAILED_EVENT, NULL, NULL, NULL, e, "uus",
+	    pull_request_id, actor_id, error)) != 0)
 		goto fail;
 	return db_commit(db, e);
 fail:

@@ -74,10 +74,12 @@ int	forge_merge_mark_merged(struct db *db, int *done, uint64_t id, uint64_t pull
 	    const char *merge_commit, struct err *e);
 /*
  * Marks running merge id failed with error (a public sentence) and its
- * pull request's merge_state failed (the pull request stays open), in a
- * transaction of its own.
+ * pull request's merge_state failed (the pull request stays open), and
+ * records a "merge_failed" event with error as its detail and actor_id
+ * (the requester) as its actor, in a transaction of its own.
  */
 int	forge_merge_mark_failed(struct db *db, uint64_t id, uint64_t pull_request_id,
+	    uint64_t actor_id,
 	    const char *error, struct err *e);
 /*
  * The error of the latest merge of pull request pull_request_id when it

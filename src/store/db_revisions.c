@@ -34,6 +34,11 @@ static const char SQL_PULL_UPDATE[] =
     " edit_version = edit_version + 1, updated_at = UTC_TIMESTAMP()"
     " WHERE id = ? AND edit_version = ?";
 
+static const char SQL_PULL_STATE[] =
+    "UPDATE pull_requests SET state = IF(? <> 0, 'closed', 'open'),"
+    " closed_at = IF(? <> 0, UTC_TIMESTAMP(), NULL), updated_at = UTC_TIMESTAMP()"
+    " WHERE id = ? AND state <> 'merged'";
+
 static void
 status_from(struct forge_pull_status *out, const struct db_rows *r, size_t col)
 {
@@ -181,4 +186,12 @@ forge_pull_update(struct db *db, int *stale, uint64_t id, int64_t expect, const 
 		return rc;
 	*stale = affected == 0;
 	return 0;
+}
+
+int
+forge_pull_set_state(struct db *db, uint64_t id, int closed, struct err *e)
+{
+	int64_t	 c = closed != 0;
+
+	return db_run(db, DB_ONCE, SQL_PULL_STATE, NULL, NULL, NULL, e, "iiu", c, c, id);
 }

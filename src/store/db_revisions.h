@@ -66,5 +66,11 @@ int	forge_pull_lock(struct db *db, struct forge_item *out, struct forge_pull_sta
 int	forge_pull_update(struct db *db, int *stale, uint64_t id, int64_t expect,
 	    const char *title, const char *body, const char *base, const char *closing,
 	    struct err *e);
+/*
+ * Sets pull request id closed (closed 1, closed_at now) or open (closed
+ * 0, closed_at cleared); a merged one is left as it is.  Call inside a
+ * transaction that holds forge_pull_lock.
+ */
+int	forge_pull_set_state(struct db *db, uint64_t id, int closed, struct err *e);
 
 #endif

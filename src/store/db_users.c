@@ -188,6 +188,10 @@ static const char SQL_TOKEN_LIST_USER[] = TOKEN_LIST_COLS "WHERE u.login = ? ORD
 static const char SQL_TOKEN_REVOKE[] =
     "UPDATE tokens SET revoked_at = UTC_TIMESTAMP() WHERE id = ? AND revoked_at IS NULL";
 static const char SQL_TOKEN_EXISTS[] = "SELECT id FROM tokens WHERE id = ?";
+static const char SQL_TOKEN_HAS_SCOPE[] =
+    "SELECT 1 FROM tokens WHERE user_id = ? AND revoked_at IS NULL"
+    " AND (expires_at IS NULL OR expires_at > UTC_TIMESTAMP())"
+    " AND FIND_IN_SET(?, scopes) > 0 LIMIT 1";
 
 int
 db_token_create(struct db *db, uint64_t *out, uint64_t user_id, const char *hash_hex,
@@ -283,6 +287,21 @@ db_token_revoke(struct db *db, uint64_t id, int *already, struct err *e)
 	else
 		*already = 1;
 done:
+	db_rows_release(&r);
+	return rc;
+}
+
+int
+db_token_has_scope(struct db *db, int *out, uint64_t user_id, const char *scope,
+    struct err *e)
+{
+	struct db_rows	 r = { 0 };
+	int		 rc;
+
+	*out = 0;
+	if ((rc = db_run(db, DB_RETRY, SQL_TOKEN_HAS_SCOPE, &r, NULL, NULL, e, "us", user_id,
+	    scope)) == 0)
+		*out = r.n > 0;
 	db_rows_release(&r);
 	return rc;
 }

@@ -233,7 +233,9 @@ event_json(const struct forge_event *ev)
 	    (ev->comment_id != 0 &&
 	    tk_add(o, "comment_id", json_object_new_int64((int64_t)ev->comment_id)) != 0) ||
 	    (ev->body != NULL &&
-	    tk_add(o, "body", json_new_string_repaired(ev->body, strlen(ev->body))) != 0)) {
+	    tk_add(o, "body", json_new_string_repaired(ev->body, strlen(ev->body))) != 0) ||
+	    (ev->detail != NULL &&
+	    tk_add(o, "reason", json_new_string_repaired(ev->detail, strlen(ev->detail))) != 0)) {
 		json_object_put(o);
 		return NULL;
 	}

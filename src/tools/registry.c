@@ -7,6 +7,7 @@ const struct tool *const tool_table[] = {
 	&tool_add_issue_comment,	/* issues */
 	&tool_approve_pull_request_checks,	/* pull_requests */
 	&tool_close_issue,		/* issues */
+	&tool_close_pull_request,	/* pull_requests */
 	&tool_compare_refs,		/* repos */
 	&tool_create_issue,		/* issues */
 	&tool_create_pull_request,	/* pull_requests */
@@ -32,6 +33,7 @@ const struct tool *const tool_table[] = {
 	&tool_mark_notification_read,	/* notifications */
 	&tool_merge_pull_request,	/* pull_requests */
 	&tool_reopen_issue,		/* issues */
+	&tool_reopen_pull_request,	/* pull_requests */
 	&tool_reopen_pull_request_discussion,	/* pull_requests */
 	&tool_reply_pull_request_discussion,	/* pull_requests */
 	&tool_resolve_pull_request_discussion,	/* pull_requests */
