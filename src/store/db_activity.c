@@ -114,12 +114,23 @@ static const char SQL_ISSUE_STATE[] =
     " closed_at = IF(? <> 0, UTC_TIMESTAMP(), NULL), updated_at = UTC_TIMESTAMP()"
     " WHERE id = ?";
 
+/* The columns of SQL_ISSUE_LOCK. */
+static const struct db_col issue_lock_cols[] = {
+	DB_U64(struct forge_item, id),
+	DB_I64(struct forge_item, number),
+	DB_U64(struct forge_item, author_id),
+	DB_I64(struct forge_item, edit_version),
+	DB_TEXT(struct forge_item, title),
+	DB_STR(struct forge_item, body),
+	DB_CHARS(struct forge_item, state),
+};
+static const struct db_shape issue_lock_shape = DB_SHAPE(struct forge_item, issue_lock_cols);
+
 int
 forge_issue_lock(struct db *db, struct forge_item *out, uint64_t repo_id, int64_t number,
     struct err *e)
 {
 	struct db_rows	 r = { 0 };
-	const char	*title, *body;
 	int		 rc;
 
 	memset(out, 0, sizeof *out);
@@ -130,18 +141,7 @@ forge_issue_lock(struct db *db, struct forge_item *out, uint64_t repo_id, int64_
 		rc = ERR_NOTFOUND;
 		goto done;
 	}
-	title = db_rows_get(&r, 0, 4);
-	body = db_rows_get(&r, 0, 5);
-	out->id = db_to_u64(db_rows_get(&r, 0, 0));
-	out->number = (int64_t)db_to_u64(db_rows_get(&r, 0, 1));
-	out->author_id = db_to_u64(db_rows_get(&r, 0, 2));
-	out->edit_version = (int64_t)db_to_u64(db_rows_get(&r, 0, 3));
-	db_copy_str(out->state, sizeof out->state, db_rows_get(&r, 0, 6));
-	if ((out->title = strdup(title != NULL ? title : "")) == NULL ||
-	    (body != NULL && (out->body = strdup(body)) == NULL)) {
-		forge_item_release(out);
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-	}
+	rc = db_row_fill(out, &issue_lock_shape, &r, 0, e);
 done:
 	db_rows_release(&r);
 	return rc;
