@@ -1,6 +1,7 @@
 /* db-internal: what the store's MySQL files share; nothing outside src/store/ includes it. */
 #ifndef FM_DB_INTERNAL_H
 #define FM_DB_INTERNAL_H
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <mysql.h>
@@ -57,6 +58,10 @@ const char	*db_rows_get(const struct db_rows *r, size_t row, size_t col);
  */
 int		 db_run(struct db *db, enum db_retry retry, const char *sql, struct db_rows *rows,
 		    uint64_t *affected, uint64_t *insert_id, struct err *e, const char *types, ...);
+/* db_run with its parameters as a va_list. */
+int		 db_vrun(struct db *db, enum db_retry retry, const char *sql, struct db_rows *rows,
+		    uint64_t *affected, uint64_t *insert_id, struct err *e, const char *types,
+		    va_list ap);
 /* Runs fixed text outside the statement cache (DDL). */
 int		 db_plain(struct db *db, const char *sql, size_t len, struct err *e);
 /* Transactions: one per mutation.  After any failure inside, call db_rollback. */
@@ -64,6 +69,74 @@ int		 db_begin(struct db *db, struct err *e);
 int		 db_commit(struct db *db, struct err *e);
 void		 db_rollback(struct db *db);
 void		 db_copy_str(char *dst, size_t len, const char *src);
+/*
+ * The row mapper (db_map.c): a result shape names, for each column of a
+ * query in order, the struct field it fills and how.  Build the columns
+ * with the DB_* macros below: each checks the field's type when it compiles.
+ */
+enum db_col_type {
+	DB_COL_SKIP,	/* not copied */
+	DB_COL_U64,	/* uint64_t; 0 for NULL */
+	DB_COL_I64,	/* int64_t; 0 for NULL */
+	DB_COL_BOOL,	/* int: 1 when the value is not 0, 0 for NULL */
+	DB_COL_CHARS,	/* char[size]: a copy cut to fit, "" for NULL */
+	DB_COL_STR,	/* char *, owned: a copy, NULL for NULL */
+	DB_COL_TEXT,	/* char *, owned: a copy, "" for NULL */
+};
+
+struct db_col {
+	enum db_col_type type;
+	size_t		 off;	/* offsetof the field */
+	size_t		 size;	/* sizeof the field */
+};
+
+/* One struct st a row; col[i] takes column i, and a result must have ncols columns. */
+struct db_shape {
+	const struct db_col	*col;
+	size_t			 ncols;
+	size_t			 size;	/* sizeof (st) */
+};
+
+#define DB_FIELD_(st, f)	(((st *)0)->f)
+#define DB_COL_(kind, st, f)	{ kind, offsetof(st, f), sizeof DB_FIELD_(st, f) }
+#define DB_SKIP			{ DB_COL_SKIP, 0, 0 }
+#define DB_U64(st, f)		DB_COL_(_Generic(DB_FIELD_(st, f), uint64_t: DB_COL_U64), st, f)
+#define DB_I64(st, f)		DB_COL_(_Generic(DB_FIELD_(st, f), int64_t: DB_COL_I64), st, f)
+#define DB_BOOL(st, f)		DB_COL_(_Generic(DB_FIELD_(st, f), int: DB_COL_BOOL), st, f)
+#define DB_CHARS(st, f)		DB_COL_(_Generic(&DB_FIELD_(st, f), \
+				    char (*)[sizeof DB_FIELD_(st, f)]: DB_COL_CHARS), st, f)
+#define DB_STR(st, f)		DB_COL_(_Generic(&DB_FIELD_(st, f), char **: DB_COL_STR), st, f)
+#define DB_TEXT(st, f)		DB_COL_(_Generic(&DB_FIELD_(st, f), char **: DB_COL_TEXT), st, f)
+/* The shape of struct st from the array cols (all of it, or its first n). */
+#define DB_SHAPE(st, cols)	{ cols, sizeof cols / sizeof cols[0], sizeof (st) }
+#define DB_SHAPE_N(st, cols, n)	{ cols, n, sizeof (st) }
+
+/*
+ * Fills *out (a struct of shape s, cleared first) from row of r.  Returns
+ * 0; ERR_NOMEM with nothing left owned in *out; ERR_INTERNAL when r does
+ * not have the shape's columns.
+ */
+int		 db_row_fill(void *out, const struct db_shape *s, const struct db_rows *r,
+		    size_t row, struct err *e);
+/* Frees what the shape's columns own in *p and clears those pointers. */
+void		 db_row_release(const struct db_shape *s, void *p);
+/*
+ * *out receives an array of the first max rows of r (or all of them, when
+ * fewer) as structs of shape s, *n their number; NULL and 0 for no rows.
+ * The caller frees it with db_map_free.  ERR_NOMEM, ERR_INTERNAL.
+ */
+int		 db_rows_map(void **out, size_t *n, const struct db_shape *s,
+		    const struct db_rows *r, size_t max, struct err *e);
+/*
+ * Runs sql as db_run does and hands every row of its result to
+ * db_rows_map.  On failure *out is NULL and *n 0.
+ */
+int		 db_map(struct db *db, enum db_retry retry, const char *sql,
+		    const struct db_shape *s, void **out, size_t *n, struct err *e,
+		    const char *types, ...);
+/* Frees an array of n structs of shape s and what their columns own (v may be NULL). */
+void		 db_map_free(const struct db_shape *s, void *v, size_t n);
+
 /*
  * The token cache's lookup columns (db_token_fill reads them in this
  * order), then DB_TOKEN_FROM and a WHERE on t.token_hash.

@@ -388,16 +388,25 @@ int
 db_run(struct db *db, enum db_retry retry, const char *sql, struct db_rows *rows,
     uint64_t *affected, uint64_t *insert_id, struct err *e, const char *types, ...)
 {
+	va_list	 ap;
+	int	 rc;
+
+	va_start(ap, types);
+	rc = db_vrun(db, retry, sql, rows, affected, insert_id, e, types, ap);
+	va_end(ap);
+	return rc;
+}
+
+int
+db_vrun(struct db *db, enum db_retry retry, const char *sql, struct db_rows *rows,
+    uint64_t *affected, uint64_t *insert_id, struct err *e, const char *types, va_list ap)
+{
 	struct db_params	 p;
 	MYSQL_STMT		*st;
 	unsigned		 no;
 	int			 attempt, rc;
-	va_list			 ap;
 
-	va_start(ap, types);
-	rc = params_bind(&p, types, ap);
-	va_end(ap);
-	if (rc != 0)
+	if ((rc = params_bind(&p, types, ap)) != 0)
 		return err_set(e, rc, "internal error: bad query parameters");
 	if (rows != NULL) {
 		rows->n = rows->ncols = 0;

@@ -54,28 +54,32 @@ forge_event_insert(struct db *db, enum forge_kind kind, uint64_t parent_id, uint
 	    comment_id);
 }
 
+static const struct db_col event_cols[] = {
+	DB_U64(struct forge_event, id),
+	DB_CHARS(struct forge_event, kind),
+	DB_CHARS(struct forge_event, cause),
+	DB_CHARS(struct forge_event, actor),
+	DB_I64(struct forge_event, source_number),
+	DB_U64(struct forge_event, comment_id),
+	DB_STR(struct forge_event, body),
+	DB_CHARS(struct forge_event, created_at),
+	DB_STR(struct forge_event, detail),
+};
+static const struct db_shape event_shape = DB_SHAPE(struct forge_event, event_cols);
+
 void
 forge_event_list_free(struct forge_event *v, size_t n)
 {
-	size_t	 i;
-
-	if (v == NULL)
-		return;
-	for (i = 0; i < n; i++) {
-		free(v[i].body);
-		free(v[i].detail);
-	}
-	free(v);
+	db_map_free(&event_shape, v, n);
 }
 
 int
 forge_event_list(struct db *db, struct forge_event **out, size_t *n, int *has_more,
     enum forge_kind kind, uint64_t parent_id, int64_t page, struct err *e)
 {
-	struct db_rows		 r = { 0 };
-	struct forge_event	*v = NULL;
-	size_t			 i, shown = 0;
-	int			 rc;
+	struct db_rows	 r = { 0 };
+	void		*v = NULL;
+	int		 rc;
 
 	*out = NULL;
 	*n = 0;
@@ -85,40 +89,16 @@ forge_event_list(struct db *db, struct forge_event **out, size_t *n, int *has_mo
 	/* Past this page the offset would not fit; nothing is there anyway. */
 	if (page > INT64_MAX / FORGE_EVENTS_PAGE)
 		return 0;
+	/* One row more than a page: whether it comes says whether a later page has any. */
 	if ((rc = db_run(db, DB_RETRY, kind == FORGE_KIND_PULL ? SQL_EVENT_LIST_PULL :
 	    SQL_EVENT_LIST_ISSUE, &r, NULL, NULL, e, "uii", parent_id,
 	    (int64_t)FORGE_EVENTS_PAGE + 1, (page - 1) * FORGE_EVENTS_PAGE)) != 0)
 		goto done;
-	shown = r.n > FORGE_EVENTS_PAGE ? FORGE_EVENTS_PAGE : r.n;
-	if (shown == 0)
+	if ((rc = db_rows_map(&v, n, &event_shape, &r, FORGE_EVENTS_PAGE, e)) != 0)
 		goto done;
-	if ((v = calloc(shown, sizeof *v)) == NULL) {
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-		goto done;
-	}
-	for (i = 0; i < shown; i++) {
-		const char	*body = db_rows_get(&r, i, 6);
-		const char	*detail = db_rows_get(&r, i, 8);
-
-		v[i].id = db_to_u64(db_rows_get(&r, i, 0));
-		db_copy_str(v[i].kind, sizeof v[i].kind, db_rows_get(&r, i, 1));
-		db_copy_str(v[i].cause, sizeof v[i].cause, db_rows_get(&r, i, 2));
-		db_copy_str(v[i].actor, sizeof v[i].actor, db_rows_get(&r, i, 3));
-		v[i].source_number = (int64_t)db_to_u64(db_rows_get(&r, i, 4));
-		v[i].comment_id = db_to_u64(db_rows_get(&r, i, 5));
-		db_copy_str(v[i].created_at, sizeof v[i].created_at, db_rows_get(&r, i, 7));
-		if ((body != NULL && (v[i].body = strdup(body)) == NULL) ||
-		    (detail != NULL && (v[i].detail = strdup(detail)) == NULL)) {
-			rc = err_set(e, ERR_NOMEM, "out of memory");
-			goto done;
-		}
-	}
 	*out = v;
-	*n = shown;
-	*has_more = r.n > shown;
-	v = NULL;
+	*has_more = r.n > *n;
 done:
-	forge_event_list_free(v, shown);
 	db_rows_release(&r);
 	return rc;
 }
@@ -136,12 +116,23 @@ static const char SQL_ISSUE_STATE[] =
     " closed_at = IF(? <> 0, UTC_TIMESTAMP(), NULL), updated_at = UTC_TIMESTAMP()"
     " WHERE id = ?";
 
+/* The columns of SQL_ISSUE_LOCK. */
+static const struct db_col issue_lock_cols[] = {
+	DB_U64(struct forge_item, id),
+	DB_I64(struct forge_item, number),
+	DB_U64(struct forge_item, author_id),
+	DB_I64(struct forge_item, edit_version),
+	DB_TEXT(struct forge_item, title),
+	DB_STR(struct forge_item, body),
+	DB_CHARS(struct forge_item, state),
+};
+static const struct db_shape issue_lock_shape = DB_SHAPE(struct forge_item, issue_lock_cols);
+
 int
 forge_issue_lock(struct db *db, struct forge_item *out, uint64_t repo_id, int64_t number,
     struct err *e)
 {
 	struct db_rows	 r = { 0 };
-	const char	*title, *body;
 	int		 rc;
 
 	memset(out, 0, sizeof *out);
@@ -152,18 +143,7 @@ forge_issue_lock(struct db *db, struct forge_item *out, uint64_t repo_id, int64_
 		rc = ERR_NOTFOUND;
 		goto done;
 	}
-	title = db_rows_get(&r, 0, 4);
-	body = db_rows_get(&r, 0, 5);
-	out->id = db_to_u64(db_rows_get(&r, 0, 0));
-	out->number = (int64_t)db_to_u64(db_rows_get(&r, 0, 1));
-	out->author_id = db_to_u64(db_rows_get(&r, 0, 2));
-	out->edit_version = (int64_t)db_to_u64(db_rows_get(&r, 0, 3));
-	db_copy_str(out->state, sizeof out->state, db_rows_get(&r, 0, 6));
-	if ((out->title = strdup(title != NULL ? title : "")) == NULL ||
-	    (body != NULL && (out->body = strdup(body)) == NULL)) {
-		forge_item_release(out);
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-	}
+	rc = db_row_fill(out, &issue_lock_shape, &r, 0, e);
 done:
 	db_rows_release(&r);
 	return rc;

@@ -120,38 +120,25 @@ fail:
 	return rc;
 }
 
+static const struct db_col rule_cols[] = {
+	DB_CHARS(struct forge_branch_rule, branch),
+	DB_CHARS(struct forge_branch_rule, check_name),
+};
+static const struct db_shape rule_shape = DB_SHAPE(struct forge_branch_rule, rule_cols);
+
 int
 forge_branch_rule_list(struct db *db, struct forge_branch_rule **out, size_t *n,
     uint64_t repo_id, const char *branch, struct err *e)
 {
-	struct db_rows		 r = { 0 };
-	struct forge_branch_rule	*v = NULL;
-	size_t			 i;
-	int			 rc;
+	void	*v;
+	int	 rc;
 
-	*out = NULL;
-	*n = 0;
 	if (branch != NULL)
-		rc = db_run(db, DB_RETRY, SQL_RULE_LIST_BRANCH, &r, NULL, NULL, e, "us", repo_id,
-		    branch);
+		rc = db_map(db, DB_RETRY, SQL_RULE_LIST_BRANCH, &rule_shape, &v, n, e, "us",
+		    repo_id, branch);
 	else
-		rc = db_run(db, DB_RETRY, SQL_RULE_LIST, &r, NULL, NULL, e, "u", repo_id);
-	if (rc != 0 || r.n == 0)
-		goto done;
-	if ((v = calloc(r.n, sizeof *v)) == NULL) {
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-		goto done;
-	}
-	for (i = 0; i < r.n; i++) {
-		db_copy_str(v[i].branch, sizeof v[i].branch, db_rows_get(&r, i, 0));
-		db_copy_str(v[i].check_name, sizeof v[i].check_name, db_rows_get(&r, i, 1));
-	}
+		rc = db_map(db, DB_RETRY, SQL_RULE_LIST, &rule_shape, &v, n, e, "u", repo_id);
 	*out = v;
-	*n = r.n;
-	v = NULL;
-done:
-	free(v);
-	db_rows_release(&r);
 	return rc;
 }
 
@@ -166,53 +153,30 @@ forge_check_report(struct db *db, uint64_t repo_id, const char *commit, const ch
 	return rc == ERR_EXISTS ? err_set(e, ERR_INTERNAL, "duplicate check result") : rc;
 }
 
+static const struct db_col check_cols[] = {
+	DB_CHARS(struct forge_check, name),
+	DB_CHARS(struct forge_check, status),
+	DB_STR(struct forge_check, details),
+	DB_CHARS(struct forge_check, updated_at),
+};
+static const struct db_shape check_shape = DB_SHAPE(struct forge_check, check_cols);
+
 void
 forge_check_list_free(struct forge_check *v, size_t n)
 {
-	size_t	 i;
-
-	if (v == NULL)
-		return;
-	for (i = 0; i < n; i++)
-		free(v[i].details);
-	free(v);
+	db_map_free(&check_shape, v, n);
 }
 
 int
 forge_check_list(struct db *db, struct forge_check **out, size_t *n, uint64_t repo_id,
     const char *commit, uint64_t pull_request_id, int64_t version, struct err *e)
 {
-	struct db_rows		 r = { 0 };
-	struct forge_check	*v = NULL;
-	const char		*details;
-	size_t			 i;
-	int			 rc;
+	void	*v;
+	int	 rc;
 
-	*out = NULL;
-	*n = 0;
-	if ((rc = db_run(db, DB_RETRY, SQL_CHECK_LIST, &r, NULL, NULL, e,
-	    "usui", repo_id, commit, pull_request_id, version)) != 0 || r.n == 0)
-		goto done;
-	if ((v = calloc(r.n, sizeof *v)) == NULL) {
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-		goto done;
-	}
-	for (i = 0; i < r.n; i++) {
-		db_copy_str(v[i].name, sizeof v[i].name, db_rows_get(&r, i, 0));
-		db_copy_str(v[i].status, sizeof v[i].status, db_rows_get(&r, i, 1));
-		db_copy_str(v[i].updated_at, sizeof v[i].updated_at, db_rows_get(&r, i, 3));
-		if ((details = db_rows_get(&r, i, 2)) != NULL &&
-		    (v[i].details = strdup(details)) == NULL) {
-			rc = err_set(e, ERR_NOMEM, "out of memory");
-			goto done;
-		}
-	}
+	rc = db_map(db, DB_RETRY, SQL_CHECK_LIST, &check_shape, &v, n, e, "usui", repo_id, commit,
+	    pull_request_id, version);
 	*out = v;
-	*n = r.n;
-	v = NULL;
-done:
-	forge_check_list_free(v, r.n);
-	db_rows_release(&r);
 	return rc;
 }
 

@@ -56,16 +56,52 @@ static const char SQL_DISCUSSION_STATE[] =
     "UPDATE discussions SET state = ?, state_version = state_version + 1,"
     " state_changed_by = ?, updated_at = UTC_TIMESTAMP() WHERE id = ? AND state_version = ?";
 
+/* Columns 0..13 of DISCUSSION_COLS, then SQL_DISCUSSION_GET's anchor_context. */
+static const struct db_col discussion_cols[] = {
+	DB_U64(struct forge_discussion, id),
+	DB_U64(struct forge_discussion, author_id),
+	DB_CHARS(struct forge_discussion, author),
+	DB_I64(struct forge_discussion, version),
+	DB_STR(struct forge_discussion, path),
+	DB_I64(struct forge_discussion, line),
+	DB_CHARS(struct forge_discussion, side),
+	DB_STR(struct forge_discussion, body),
+	DB_BOOL(struct forge_discussion, cut),
+	DB_CHARS(struct forge_discussion, state),
+	DB_I64(struct forge_discussion, state_version),
+	DB_I64(struct forge_discussion, replies_count),
+	DB_CHARS(struct forge_discussion, created_at),
+	DB_CHARS(struct forge_discussion, updated_at),
+	DB_STR(struct forge_discussion, anchor_context),
+};
+static const struct db_shape discussion_shape =
+    DB_SHAPE_N(struct forge_discussion, discussion_cols, 14);
+static const struct db_shape discussion_get_shape =
+    DB_SHAPE(struct forge_discussion, discussion_cols);
+
+static const struct db_col reply_cols[] = {
+	DB_U64(struct forge_reply, id),
+	DB_CHARS(struct forge_reply, author),
+	DB_STR(struct forge_reply, body),
+	DB_CHARS(struct forge_reply, created_at),
+};
+static const struct db_shape reply_shape = DB_SHAPE(struct forge_reply, reply_cols);
+
+/* The columns of SQL_DISCUSSION_RECENT: the discussion's id, then the reply. */
+static const struct db_col recent_cols[] = {
+	DB_SKIP,
+	DB_U64(struct forge_reply, id),
+	DB_CHARS(struct forge_reply, author),
+	DB_STR(struct forge_reply, body),
+	DB_BOOL(struct forge_reply, cut),
+	DB_CHARS(struct forge_reply, created_at),
+};
+static const struct db_shape recent_shape = DB_SHAPE(struct forge_reply, recent_cols);
+
 void
 forge_reply_list_free(struct forge_reply *v, size_t n)
 {
-	size_t	 i;
-
-	if (v == NULL)
-		return;
-	for (i = 0; i < n; i++)
-		free(v[i].body);
-	free(v);
+	db_map_free(&reply_shape, v, n);
 }
 
 void
@@ -73,11 +109,8 @@ forge_discussion_release(struct forge_discussion *d)
 {
 	if (d == NULL)
 		return;
-	free(d->path);
-	free(d->anchor_context);
-	free(d->body);
+	db_row_release(&discussion_get_shape, d);
 	forge_reply_list_free(d->recent, d->n_recent);
-	d->path = d->anchor_context = d->body = NULL;
 	d->recent = NULL;
 	d->n_recent = 0;
 }
@@ -94,54 +127,13 @@ forge_discussion_list_free(struct forge_discussion *v, size_t n)
 	free(v);
 }
 
-/* A copy of s, or NULL for NULL; *fail is set when a copy could not be made. */
-static char *
-dup_or_null(const char *s, int *fail)
-{
-	char	*c;
-
-	if (s == NULL)
-		return NULL;
-	if ((c = strdup(s)) == NULL)
-		*fail = 1;
-	return c;
-}
-
-/* Fills *out from row i of a DISCUSSION_COLS result. */
-static int
-discussion_from_row(struct forge_discussion *out, const struct db_rows *r, size_t i)
-{
-	const char	*line = db_rows_get(r, i, 5), *sv = db_rows_get(r, i, 10);
-	int		 fail = 0;
-
-	memset(out, 0, sizeof *out);
-	out->id = db_to_u64(db_rows_get(r, i, 0));
-	out->author_id = db_to_u64(db_rows_get(r, i, 1));
-	db_copy_str(out->author, sizeof out->author, db_rows_get(r, i, 2));
-	out->version = (int64_t)db_to_u64(db_rows_get(r, i, 3));
-	out->path = dup_or_null(db_rows_get(r, i, 4), &fail);
-	out->line = line != NULL ? (int64_t)db_to_u64(line) : 0;
-	db_copy_str(out->side, sizeof out->side, db_rows_get(r, i, 6));
-	out->body = dup_or_null(db_rows_get(r, i, 7), &fail);
-	out->cut = db_to_u64(db_rows_get(r, i, 8)) != 0;
-	db_copy_str(out->state, sizeof out->state, db_rows_get(r, i, 9));
-	out->state_version = sv != NULL ? (int64_t)db_to_u64(sv) : 0;
-	out->replies_count = (int64_t)db_to_u64(db_rows_get(r, i, 11));
-	db_copy_str(out->created_at, sizeof out->created_at, db_rows_get(r, i, 12));
-	db_copy_str(out->updated_at, sizeof out->updated_at, db_rows_get(r, i, 13));
-	if (r->ncols > 14)
-		out->anchor_context = dup_or_null(db_rows_get(r, i, 14), &fail);
-	return fail ? ERR_NOMEM : 0;
-}
-
 /* Hands the recent replies (rows of SQL_DISCUSSION_RECENT) to their discussions. */
 static int
-attach_recent(struct forge_discussion *v, size_t n, const struct db_rows *r)
+attach_recent(struct forge_discussion *v, size_t n, const struct db_rows *r, struct err *e)
 {
-	struct forge_reply	*rp;
-	uint64_t		 did;
-	size_t			 i, j = 0;
-	int			 fail = 0;
+	uint64_t	 did;
+	size_t		 i, j = 0;
+	int		 rc;
 
 	for (i = 0; i < r->n; i++) {
 		did = db_to_u64(db_rows_get(r, i, 0));
@@ -153,17 +145,12 @@ attach_recent(struct forge_discussion *v, size_t n, const struct db_rows *r)
 			continue;
 		if (v[j].recent == NULL &&
 		    (v[j].recent = calloc(FORGE_RECENT_REPLIES, sizeof *v[j].recent)) == NULL)
-			return ERR_NOMEM;
+			return err_set(e, ERR_NOMEM, "out of memory");
 		if (v[j].n_recent == FORGE_RECENT_REPLIES)
 			continue;
-		rp = &v[j].recent[v[j].n_recent++];
-		rp->id = db_to_u64(db_rows_get(r, i, 1));
-		db_copy_str(rp->author, sizeof rp->author, db_rows_get(r, i, 2));
-		rp->body = dup_or_null(db_rows_get(r, i, 3), &fail);
-		rp->cut = db_to_u64(db_rows_get(r, i, 4)) != 0;
-		db_copy_str(rp->created_at, sizeof rp->created_at, db_rows_get(r, i, 5));
-		if (fail)
-			return ERR_NOMEM;
+		if ((rc = db_row_fill(&v[j].recent[v[j].n_recent++], &recent_shape, r, i,
+		    e)) != 0)
+			return rc;
 	}
 	return 0;
 }
@@ -172,49 +159,37 @@ int
 forge_discussion_list(struct db *db, struct forge_discussion **out, size_t *n,
     uint64_t pull_request_id, int64_t offset, int limit, struct err *e)
 {
-	struct db_rows		 r = { 0 }, rr = { 0 };
-	struct forge_discussion	*v = NULL;
-	size_t			 i, got = 0;
-	int			 rc;
+	struct db_rows	 r = { 0 };
+	void		*v = NULL;
+	size_t		 got = 0;
+	int		 rc;
 
 	*out = NULL;
 	*n = 0;
 	if (offset < 0)
 		offset = 0;
-	if ((rc = db_run(db, DB_RETRY, SQL_DISCUSSION_LIST, &r, NULL, NULL, e, "uii",
-	    pull_request_id, (int64_t)limit, offset)) != 0 || r.n == 0)
+	if ((rc = db_map(db, DB_RETRY, SQL_DISCUSSION_LIST, &discussion_shape, &v, &got, e,
+	    "uii", pull_request_id, (int64_t)limit, offset)) != 0 || got == 0)
 		goto done;
-	if ((v = calloc(r.n, sizeof *v)) == NULL) {
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-		goto done;
-	}
-	for (i = 0; i < r.n; i++, got++)
-		if (discussion_from_row(&v[i], &r, i) != 0) {
-			got++;
-			rc = err_set(e, ERR_NOMEM, "out of memory");
-			goto done;
-		}
-	if ((rc = db_run(db, DB_RETRY, SQL_DISCUSSION_RECENT, &rr, NULL, NULL, e, "uii",
+	if ((rc = db_run(db, DB_RETRY, SQL_DISCUSSION_RECENT, &r, NULL, NULL, e, "uii",
 	    pull_request_id, (int64_t)limit, offset)) != 0)
 		goto done;
-	if (attach_recent(v, got, &rr) != 0) {
-		rc = err_set(e, ERR_NOMEM, "out of memory");
+	if ((rc = attach_recent(v, got, &r, e)) != 0)
 		goto done;
-	}
 	*out = v;
 	*n = got;
 	v = NULL;
 done:
 	forge_discussion_list_free(v, got);
-	db_rows_release(&rr);
 	db_rows_release(&r);
 	return rc;
 }
 
-/* One discussion by SQL_DISCUSSION_GET or SQL_DISCUSSION_LOCK. */
+/* One discussion by SQL_DISCUSSION_GET (with its anchor context) or SQL_DISCUSSION_LOCK. */
 static int
-discussion_one(struct db *db, const char *sql, enum db_retry retry,
-    struct forge_discussion *out, uint64_t pull_request_id, uint64_t id, struct err *e)
+discussion_one(struct db *db, const char *sql, const struct db_shape *shape,
+    enum db_retry retry, struct forge_discussion *out, uint64_t pull_request_id, uint64_t id,
+    struct err *e)
 {
 	struct db_rows	 r = { 0 };
 	int		 rc;
@@ -226,10 +201,7 @@ discussion_one(struct db *db, const char *sql, enum db_retry retry,
 		rc = ERR_NOTFOUND;
 		goto done;
 	}
-	if (discussion_from_row(out, &r, 0) != 0) {
-		forge_discussion_release(out);
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-	}
+	rc = db_row_fill(out, shape, &r, 0, e);
 done:
 	db_rows_release(&r);
 	return rc;
@@ -239,52 +211,30 @@ int
 forge_discussion_get(struct db *db, struct forge_discussion *out, uint64_t pull_request_id,
     uint64_t id, struct err *e)
 {
-	return discussion_one(db, SQL_DISCUSSION_GET, DB_RETRY, out, pull_request_id, id, e);
+	return discussion_one(db, SQL_DISCUSSION_GET, &discussion_get_shape, DB_RETRY, out,
+	    pull_request_id, id, e);
 }
 
 int
 forge_discussion_lock(struct db *db, struct forge_discussion *out, uint64_t pull_request_id,
     uint64_t id, struct err *e)
 {
-	return discussion_one(db, SQL_DISCUSSION_LOCK, DB_ONCE, out, pull_request_id, id, e);
+	return discussion_one(db, SQL_DISCUSSION_LOCK, &discussion_shape, DB_ONCE, out,
+	    pull_request_id, id, e);
 }
 
 int
 forge_reply_list(struct db *db, struct forge_reply **out, size_t *n, uint64_t id,
     int64_t offset, int limit, struct err *e)
 {
-	struct db_rows		 r = { 0 };
-	struct forge_reply	*v = NULL;
-	size_t			 i;
-	int			 rc, fail = 0;
+	void	*v;
+	int	 rc;
 
-	*out = NULL;
-	*n = 0;
 	if (offset < 0)
 		offset = 0;
-	if ((rc = db_run(db, DB_RETRY, SQL_REPLY_LIST, &r, NULL, NULL, e, "uii", id,
-	    (int64_t)limit, offset)) != 0 || r.n == 0)
-		goto done;
-	if ((v = calloc(r.n, sizeof *v)) == NULL) {
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-		goto done;
-	}
-	for (i = 0; i < r.n; i++) {
-		v[i].id = db_to_u64(db_rows_get(&r, i, 0));
-		db_copy_str(v[i].author, sizeof v[i].author, db_rows_get(&r, i, 1));
-		v[i].body = dup_or_null(db_rows_get(&r, i, 2), &fail);
-		db_copy_str(v[i].created_at, sizeof v[i].created_at, db_rows_get(&r, i, 3));
-	}
-	if (fail) {
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-		goto done;
-	}
+	rc = db_map(db, DB_RETRY, SQL_REPLY_LIST, &reply_shape, &v, n, e, "uii", id,
+	    (int64_t)limit, offset);
 	*out = v;
-	*n = r.n;
-	v = NULL;
-done:
-	forge_reply_list_free(v, r.n);
-	db_rows_release(&r);
 	return rc;
 }
 

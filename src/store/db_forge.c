@@ -69,7 +69,7 @@ done:
     "SELECT i.id, i.number, i.title, " body ", i.state, u.login, i.head_ref, i.base_ref, " \
     DB_DATE("i.created_at") ", " DB_DATE("i.updated_at") ", " DB_DATE("i.closed_at") \
     ", " DB_DATE("i.merged_at") ", i.author_id, i.edit_version, i.draft, i.linked_issue," \
-    " i.closing_issue_numbers FROM pull_requests i JOIN users u ON u.id = i.author_id "
+    " NULLIF(i.closing_issue_numbers, '') FROM pull_requests i JOIN users u ON u.id = i.author_id "
 #define LIST_WHERE \
     "WHERE i.repo_id = ? AND (? IS NULL OR i.state = ?)" \
     " AND (? IS NULL OR i.title LIKE ? ESCAPE '!' OR i.body LIKE ? ESCAPE '!')" \
@@ -94,46 +94,32 @@ forge_item_release(struct forge_item *it)
 	it->title = it->body = it->closing = NULL;
 }
 
+/* The columns of ISSUE_COLS and PULL_COLS. */
+static const struct db_col item_cols[] = {
+	DB_U64(struct forge_item, id),
+	DB_I64(struct forge_item, number),
+	DB_TEXT(struct forge_item, title),
+	DB_STR(struct forge_item, body),
+	DB_CHARS(struct forge_item, state),
+	DB_CHARS(struct forge_item, author),
+	DB_CHARS(struct forge_item, head),
+	DB_CHARS(struct forge_item, base),
+	DB_CHARS(struct forge_item, created_at),
+	DB_CHARS(struct forge_item, updated_at),
+	DB_CHARS(struct forge_item, closed_at),
+	DB_CHARS(struct forge_item, merged_at),
+	DB_U64(struct forge_item, author_id),
+	DB_I64(struct forge_item, edit_version),
+	DB_BOOL(struct forge_item, draft),
+	DB_I64(struct forge_item, linked_issue),
+	DB_STR(struct forge_item, closing),
+};
+static const struct db_shape item_shape = DB_SHAPE(struct forge_item, item_cols);
+
 void
 forge_item_list_free(struct forge_item *v, size_t n)
 {
-	size_t	 i;
-
-	if (v == NULL)
-		return;
-	for (i = 0; i < n; i++)
-		forge_item_release(&v[i]);
-	free(v);
-}
-
-static int
-item_from_row(struct forge_item *out, const struct db_rows *r, size_t i)
-{
-	const char	*title = db_rows_get(r, i, 2), *body = db_rows_get(r, i, 3);
-	const char	*closing = db_rows_get(r, i, 16);
-
-	memset(out, 0, sizeof *out);
-	out->id = db_to_u64(db_rows_get(r, i, 0));
-	out->number = (int64_t)db_to_u64(db_rows_get(r, i, 1));
-	if ((out->title = strdup(title != NULL ? title : "")) == NULL)
-		return ERR_NOMEM;
-	if (body != NULL && (out->body = strdup(body)) == NULL)
-		return ERR_NOMEM;
-	if (closing != NULL && closing[0] != '\0' && (out->closing = strdup(closing)) == NULL)
-		return ERR_NOMEM;
-	out->author_id = db_to_u64(db_rows_get(r, i, 12));
-	out->edit_version = (int64_t)db_to_u64(db_rows_get(r, i, 13));
-	out->draft = db_to_u64(db_rows_get(r, i, 14)) != 0;
-	out->linked_issue = (int64_t)db_to_u64(db_rows_get(r, i, 15));
-	db_copy_str(out->state, sizeof out->state, db_rows_get(r, i, 4));
-	db_copy_str(out->author, sizeof out->author, db_rows_get(r, i, 5));
-	db_copy_str(out->head, sizeof out->head, db_rows_get(r, i, 6));
-	db_copy_str(out->base, sizeof out->base, db_rows_get(r, i, 7));
-	db_copy_str(out->created_at, sizeof out->created_at, db_rows_get(r, i, 8));
-	db_copy_str(out->updated_at, sizeof out->updated_at, db_rows_get(r, i, 9));
-	db_copy_str(out->closed_at, sizeof out->closed_at, db_rows_get(r, i, 10));
-	db_copy_str(out->merged_at, sizeof out->merged_at, db_rows_get(r, i, 11));
-	return 0;
+	db_map_free(&item_shape, v, n);
 }
 
 /* "%text%" with LIKE's wildcards and the escape character escaped by '!'. */
@@ -162,11 +148,9 @@ forge_item_list(struct db *db, struct forge_item **out, size_t *n, enum forge_ki
     uint64_t repo_id, const char *state, const char *query, int64_t offset, int limit,
     struct err *e)
 {
-	struct db_rows		 r = { 0 };
-	struct forge_item	*v = NULL;
-	char			*pat = NULL;
-	size_t			 i;
-	int			 rc;
+	void	*v = NULL;
+	char	*pat = NULL;
+	int	 rc;
 
 	*out = NULL;
 	*n = 0;
@@ -176,28 +160,12 @@ forge_item_list(struct db *db, struct forge_item **out, size_t *n, enum forge_ki
 		rc = err_set(e, ERR_NOMEM, "out of memory");
 		goto done;
 	}
-	rc = db_run(db, DB_RETRY, kind == FORGE_KIND_PULL ? SQL_PULL_LIST : SQL_ISSUE_LIST, &r,
-	    NULL, NULL, e, "usssssii", repo_id, state, state, pat, pat, pat, (int64_t)limit,
-	    offset);
-	if (rc != 0 || r.n == 0)
-		goto done;
-	if ((v = calloc(r.n, sizeof *v)) == NULL) {
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-		goto done;
-	}
-	for (i = 0; i < r.n; i++)
-		if (item_from_row(&v[i], &r, i) != 0) {
-			forge_item_list_free(v, i + 1);
-			v = NULL;
-			rc = err_set(e, ERR_NOMEM, "out of memory");
-			goto done;
-		}
+	rc = db_map(db, DB_RETRY, kind == FORGE_KIND_PULL ? SQL_PULL_LIST : SQL_ISSUE_LIST,
+	    &item_shape, &v, n, e, "usssssii", repo_id, state, state, pat, pat, pat,
+	    (int64_t)limit, offset);
 	*out = v;
-	*n = r.n;
-	v = NULL;
 done:
 	free(pat);
-	db_rows_release(&r);
 	return rc;
 }
 
@@ -217,10 +185,7 @@ forge_item_get(struct db *db, struct forge_item *out, enum forge_kind kind, uint
 		rc = ERR_NOTFOUND;
 		goto done;
 	}
-	if (item_from_row(out, &r, 0) != 0) {
-		forge_item_release(out);
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-	}
+	rc = db_row_fill(out, &item_shape, &r, 0, e);
 done:
 	db_rows_release(&r);
 	return rc;
@@ -262,26 +227,27 @@ static const char SQL_COMMENT_LIST_ISSUE[] =
 static const char SQL_COMMENT_LIST_PULL[] =
     COMMENT_COLS "WHERE c.pull_request_id = ? ORDER BY c.id LIMIT ? OFFSET ?";
 
+static const struct db_col comment_cols[] = {
+	DB_U64(struct forge_comment, id),
+	DB_CHARS(struct forge_comment, author),
+	DB_TEXT(struct forge_comment, body),
+	DB_CHARS(struct forge_comment, created_at),
+};
+static const struct db_shape comment_shape = DB_SHAPE(struct forge_comment, comment_cols);
+
 void
 forge_comment_list_free(struct forge_comment *v, size_t n)
 {
-	size_t	 i;
-
-	if (v == NULL)
-		return;
-	for (i = 0; i < n; i++)
-		free(v[i].body);
-	free(v);
+	db_map_free(&comment_shape, v, n);
 }
 
 int
 forge_comment_list(struct db *db, struct forge_comment **out, size_t *n, size_t *total,
     enum forge_kind kind, uint64_t parent_id, int64_t offset, int limit, struct err *e)
 {
-	struct db_rows		 r = { 0 };
-	struct forge_comment	*v = NULL;
-	size_t			 i;
-	int			 pull = kind == FORGE_KIND_PULL, rc;
+	struct db_rows	 r = { 0 };
+	void		*v = NULL;
+	int		 pull = kind == FORGE_KIND_PULL, rc;
 
 	*out = NULL;
 	*n = *total = 0;
@@ -291,32 +257,10 @@ forge_comment_list(struct db *db, struct forge_comment **out, size_t *n, size_t 
 	    &r, NULL, NULL, e, "u", parent_id)) != 0)
 		goto done;
 	*total = r.n > 0 ? (size_t)db_to_u64(db_rows_get(&r, 0, 0)) : 0;
-	db_rows_release(&r);
-	if ((rc = db_run(db, DB_RETRY, pull ? SQL_COMMENT_LIST_PULL : SQL_COMMENT_LIST_ISSUE, &r,
-	    NULL, NULL, e, "uii", parent_id, (int64_t)limit, offset)) != 0)
-		goto done;
-	if (r.n == 0)
-		goto done;
-	if ((v = calloc(r.n, sizeof *v)) == NULL) {
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-		goto done;
-	}
-	for (i = 0; i < r.n; i++) {
-		const char	*body = db_rows_get(&r, i, 2);
-
-		v[i].id = db_to_u64(db_rows_get(&r, i, 0));
-		db_copy_str(v[i].author, sizeof v[i].author, db_rows_get(&r, i, 1));
-		db_copy_str(v[i].created_at, sizeof v[i].created_at, db_rows_get(&r, i, 3));
-		if ((v[i].body = strdup(body != NULL ? body : "")) == NULL) {
-			rc = err_set(e, ERR_NOMEM, "out of memory");
-			goto done;
-		}
-	}
+	rc = db_map(db, DB_RETRY, pull ? SQL_COMMENT_LIST_PULL : SQL_COMMENT_LIST_ISSUE,
+	    &comment_shape, &v, n, e, "uii", parent_id, (int64_t)limit, offset);
 	*out = v;
-	*n = r.n;
-	v = NULL;
 done:
-	forge_comment_list_free(v, r.n);
 	db_rows_release(&r);
 	return rc;
 }

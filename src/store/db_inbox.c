@@ -136,16 +136,27 @@ forge_notification_insert(struct db *db, uint64_t *id, uint64_t user_id,
 	return rc == ERR_EXISTS ? err_set(e, ERR_INTERNAL, "duplicate notification id") : rc;
 }
 
+/* Column 4, whether the subject is a pull request, becomes kind after the mapping. */
+static const struct db_col notification_cols[] = {
+	DB_U64(struct forge_notification, id),
+	DB_CHARS(struct forge_notification, reason),
+	DB_CHARS(struct forge_notification, owner),
+	DB_CHARS(struct forge_notification, name),
+	DB_SKIP,
+	DB_I64(struct forge_notification, number),
+	DB_TEXT(struct forge_notification, title),
+	DB_CHARS(struct forge_notification, actor),
+	DB_U64(struct forge_notification, comment_id),
+	DB_CHARS(struct forge_notification, created_at),
+	DB_CHARS(struct forge_notification, read_at),
+};
+static const struct db_shape notification_shape =
+    DB_SHAPE(struct forge_notification, notification_cols);
+
 void
 forge_notification_list_free(struct forge_notification *v, size_t n)
 {
-	size_t	 i;
-
-	if (v == NULL)
-		return;
-	for (i = 0; i < n; i++)
-		free(v[i].title);
-	free(v);
+	db_map_free(&notification_shape, v, n);
 }
 
 int
@@ -153,7 +164,8 @@ forge_notification_list(struct db *db, struct forge_notification **out, size_t *
     uint64_t user_id, int unread_only, int64_t offset, int limit, struct err *e)
 {
 	struct db_rows			 r = { 0 };
-	struct forge_notification	*v = NULL;
+	struct forge_notification	*v;
+	void				*p = NULL;
 	size_t				 i;
 	int				 rc;
 
@@ -164,36 +176,14 @@ forge_notification_list(struct db *db, struct forge_notification **out, size_t *
 	if ((rc = db_run(db, DB_RETRY, SQL_INBOX_LIST, &r, NULL, NULL, e, "uiii", user_id,
 	    (int64_t)(unread_only != 0), (int64_t)limit, offset)) != 0)
 		goto done;
-	if (r.n == 0)
+	if ((rc = db_rows_map(&p, n, &notification_shape, &r, r.n, e)) != 0)
 		goto done;
-	if ((v = calloc(r.n, sizeof *v)) == NULL) {
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-		goto done;
-	}
-	for (i = 0; i < r.n; i++) {
-		const char	*title = db_rows_get(&r, i, 6);
-
-		v[i].id = db_to_u64(db_rows_get(&r, i, 0));
-		db_copy_str(v[i].reason, sizeof v[i].reason, db_rows_get(&r, i, 1));
-		db_copy_str(v[i].owner, sizeof v[i].owner, db_rows_get(&r, i, 2));
-		db_copy_str(v[i].name, sizeof v[i].name, db_rows_get(&r, i, 3));
+	v = p;
+	for (i = 0; i < *n; i++)
 		v[i].kind = db_to_u64(db_rows_get(&r, i, 4)) != 0 ? FORGE_KIND_PULL :
 		    FORGE_KIND_ISSUE;
-		v[i].number = (int64_t)db_to_u64(db_rows_get(&r, i, 5));
-		db_copy_str(v[i].actor, sizeof v[i].actor, db_rows_get(&r, i, 7));
-		v[i].comment_id = db_to_u64(db_rows_get(&r, i, 8));
-		db_copy_str(v[i].created_at, sizeof v[i].created_at, db_rows_get(&r, i, 9));
-		db_copy_str(v[i].read_at, sizeof v[i].read_at, db_rows_get(&r, i, 10));
-		if ((v[i].title = strdup(title != NULL ? title : "")) == NULL) {
-			rc = err_set(e, ERR_NOMEM, "out of memory");
-			goto done;
-		}
-	}
 	*out = v;
-	*n = r.n;
-	v = NULL;
 done:
-	forge_notification_list_free(v, r.n);
 	db_rows_release(&r);
 	return rc;
 }

@@ -74,32 +74,25 @@ forge_merge_queue(struct db *db, uint64_t *id, uint64_t repo_id, uint64_t pull_r
 	    pull_request_id);
 }
 
-static void
-merge_from(struct forge_merge *out, const struct db_rows *r, size_t row)
-{
-	const char	*s;
-
-	memset(out, 0, sizeof *out);
-	out->id = db_to_u64(db_rows_get(r, row, 0));
-	out->repo_id = db_to_u64(db_rows_get(r, row, 1));
-	out->pull_request_id = db_to_u64(db_rows_get(r, row, 2));
-	out->requested_by = db_to_u64(db_rows_get(r, row, 3));
-	out->version = (int64_t)db_to_u64(db_rows_get(r, row, 4));
-	out->attempts = (int64_t)db_to_u64(db_rows_get(r, row, 5));
-	s = db_rows_get(r, row, 6);
-	out->heartbeat_age = s != NULL ? strtoll(s, NULL, 10) : -1;
-	out->number = (int64_t)db_to_u64(db_rows_get(r, row, 7));
-	db_copy_str(out->strategy, sizeof out->strategy, db_rows_get(r, row, 8));
-	db_copy_str(out->state, sizeof out->state, db_rows_get(r, row, 9));
-	s = db_rows_get(r, row, 10);
-	db_copy_str(out->base_commit, sizeof out->base_commit, s != NULL ? s : "");
-	s = db_rows_get(r, row, 11);
-	db_copy_str(out->result_commit, sizeof out->result_commit, s != NULL ? s : "");
-	s = db_rows_get(r, row, 12);
-	db_copy_str(out->claimed_by, sizeof out->claimed_by, s != NULL ? s : "");
-	db_copy_str(out->owner, sizeof out->owner, db_rows_get(r, row, 13));
-	db_copy_str(out->name, sizeof out->name, db_rows_get(r, row, 14));
-}
+/* The columns of MERGE_COLS (heartbeat_age is never NULL there: -1 stands for none). */
+static const struct db_col merge_cols[] = {
+	DB_U64(struct forge_merge, id),
+	DB_U64(struct forge_merge, repo_id),
+	DB_U64(struct forge_merge, pull_request_id),
+	DB_U64(struct forge_merge, requested_by),
+	DB_I64(struct forge_merge, version),
+	DB_I64(struct forge_merge, attempts),
+	DB_I64(struct forge_merge, heartbeat_age),
+	DB_I64(struct forge_merge, number),
+	DB_CHARS(struct forge_merge, strategy),
+	DB_CHARS(struct forge_merge, state),
+	DB_CHARS(struct forge_merge, base_commit),
+	DB_CHARS(struct forge_merge, result_commit),
+	DB_CHARS(struct forge_merge, claimed_by),
+	DB_CHARS(struct forge_merge, owner),
+	DB_CHARS(struct forge_merge, name),
+};
+static const struct db_shape merge_shape = DB_SHAPE(struct forge_merge, merge_cols);
 
 int
 forge_merge_get(struct db *db, struct forge_merge *out, uint64_t id, struct err *e)
@@ -115,7 +108,7 @@ forge_merge_get(struct db *db, struct forge_merge *out, uint64_t id, struct err 
 		rc = ERR_NOTFOUND;
 		goto done;
 	}
-	merge_from(out, &r, 0);
+	rc = db_row_fill(out, &merge_shape, &r, 0, e);
 done:
 	db_rows_release(&r);
 	return rc;
@@ -165,25 +158,11 @@ fail:
 int
 forge_merge_running(struct db *db, struct forge_merge **out, size_t *n, struct err *e)
 {
-	struct db_rows	 r = { 0 };
-	struct forge_merge *v = NULL;
-	size_t		 i;
-	int		 rc;
+	void	*v;
+	int	 rc;
 
-	*out = NULL;
-	*n = 0;
-	if ((rc = db_run(db, DB_RETRY, SQL_RUNNING, &r, NULL, NULL, e, "")) != 0)
-		goto done;
-	if (r.n > 0 && (v = calloc(r.n, sizeof *v)) == NULL) {
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-		goto done;
-	}
-	for (i = 0; i < r.n; i++)
-		merge_from(&v[i], &r, i);
+	rc = db_map(db, DB_RETRY, SQL_RUNNING, &merge_shape, &v, n, e, "");
 	*out = v;
-	*n = r.n;
-done:
-	db_rows_release(&r);
 	return rc;
 }
 

@@ -46,50 +46,22 @@ static const char SQL_REPO_INSERT[] =
     " created_at, updated_at)"
     " SELECT id, ?, ?, ?, ?, UTC_TIMESTAMP(), UTC_TIMESTAMP() FROM users WHERE login = ?";
 
-static int
-repo_from_row(struct db_repo *out, const struct db_rows *r, size_t i)
-{
-	const char	*desc = db_rows_get(r, i, 3);
-
-	memset(out, 0, sizeof *out);
-	out->id = db_to_u64(db_rows_get(r, i, 0));
-	db_copy_str(out->owner, sizeof out->owner, db_rows_get(r, i, 1));
-	db_copy_str(out->name, sizeof out->name, db_rows_get(r, i, 2));
-	if (desc != NULL && (out->description = strdup(desc)) == NULL)
-		return ERR_NOMEM;
-	db_copy_str(out->default_branch, sizeof out->default_branch, db_rows_get(r, i, 4));
-	out->private = db_to_u64(db_rows_get(r, i, 5)) != 0;
-	db_copy_str(out->updated_at, sizeof out->updated_at, db_rows_get(r, i, 6));
-	return 0;
-}
-
-static int
-repos_from_rows(struct db_repo **out, size_t *n, const struct db_rows *r, struct err *e)
-{
-	struct db_repo	*v = NULL;
-	size_t		 i;
-
-	*out = NULL;
-	*n = 0;
-	if (r->n == 0)
-		return 0;
-	if ((v = calloc(r->n, sizeof *v)) == NULL)
-		return err_set(e, ERR_NOMEM, "out of memory");
-	for (i = 0; i < r->n; i++)
-		if (repo_from_row(&v[i], r, i) != 0) {
-			db_repo_list_free(v, i);
-			return err_set(e, ERR_NOMEM, "out of memory");
-		}
-	*out = v;
-	*n = r->n;
-	return 0;
-}
+static const struct db_col repo_cols[] = {
+	DB_U64(struct db_repo, id),
+	DB_CHARS(struct db_repo, owner),
+	DB_CHARS(struct db_repo, name),
+	DB_STR(struct db_repo, description),
+	DB_CHARS(struct db_repo, default_branch),
+	DB_BOOL(struct db_repo, private),
+	DB_CHARS(struct db_repo, updated_at),
+};
+static const struct db_shape repo_shape = DB_SHAPE(struct db_repo, repo_cols);
 
 int
 db_repo_list_visible(struct db *db, struct db_repo **out, size_t *n, uint64_t user_id,
     const char *query, int limit, struct err *e)
 {
-	struct db_rows	 r = { 0 };
+	void		*v = NULL;
 	char		*pat = NULL, *p;
 	size_t		 i;
 	int		 rc;
@@ -115,26 +87,18 @@ db_repo_list_visible(struct db *db, struct db_repo **out, size_t *n, uint64_t us
 	}
 	*p++ = '%';
 	*p = '\0';
-	if ((rc = db_run(db, DB_RETRY, SQL_REPO_LIST_VISIBLE, &r, NULL, NULL, e, "uussi",
-	    user_id, user_id, pat, pat, (int64_t)limit)) != 0)
-		goto done;
-	rc = repos_from_rows(out, n, &r, e);
+	rc = db_map(db, DB_RETRY, SQL_REPO_LIST_VISIBLE, &repo_shape, &v, n, e, "uussi",
+	    user_id, user_id, pat, pat, (int64_t)limit);
+	*out = v;
 done:
 	free(pat);
-	db_rows_release(&r);
 	return rc;
 }
 
 void
 db_repo_list_free(struct db_repo *v, size_t n)
 {
-	size_t	 i;
-
-	if (v == NULL)
-		return;
-	for (i = 0; i < n; i++)
-		db_repo_release(&v[i]);
-	free(v);
+	db_map_free(&repo_shape, v, n);
 }
 
 void
@@ -156,9 +120,7 @@ repo_find_one(struct db *db, struct db_repo *out, const struct db_rows *r, const
 			return err_set(e, ERR_NOTFOUND, "%s", DB_REPO_NOT_FOUND);
 		return err_set(e, ERR_NOTFOUND, "repository '%s/%s' not found", owner, name);
 	}
-	if (repo_from_row(out, r, 0) != 0)
-		return err_set(e, ERR_NOMEM, "out of memory");
-	return 0;
+	return db_row_fill(out, &repo_shape, r, 0, e);
 }
 
 int
@@ -197,16 +159,11 @@ done:
 int
 db_repo_list_all(struct db *db, struct db_repo **out, size_t *n, struct err *e)
 {
-	struct db_rows	 r = { 0 };
-	int		 rc;
+	void	*v;
+	int	 rc;
 
-	*out = NULL;
-	*n = 0;
-	if ((rc = db_run(db, DB_RETRY, SQL_REPO_LIST_ALL, &r, NULL, NULL, e, "")) != 0)
-		goto done;
-	rc = repos_from_rows(out, n, &r, e);
-done:
-	db_rows_release(&r);
+	rc = db_map(db, DB_RETRY, SQL_REPO_LIST_ALL, &repo_shape, &v, n, e, "");
+	*out = v;
 	return rc;
 }
 
@@ -303,36 +260,32 @@ done:
 	return rc;
 }
 
+/* The third column of SQL_COLLAB_LIST only orders the owner first. */
+static const struct db_col collaborator_cols[] = {
+	DB_CHARS(struct db_collaborator, login),
+	DB_CHARS(struct db_collaborator, role),
+	DB_SKIP,
+};
+static const struct db_shape collaborator_shape =
+    DB_SHAPE(struct db_collaborator, collaborator_cols);
+
 int
 db_collaborator_list(struct db *db, struct db_collaborator **out, size_t *n, const char *owner,
     const char *name, struct err *e)
 {
-	struct db_repo		 repo;
-	struct db_rows		 r = { 0 };
-	struct db_collaborator	*v = NULL;
-	size_t			 i;
-	int			 rc;
+	struct db_repo	 repo;
+	void		*v = NULL;
+	int		 rc;
 
 	*out = NULL;
 	*n = 0;
 	memset(&repo, 0, sizeof repo);
 	if ((rc = db_repo_find(db, &repo, owner, name, e)) != 0)
 		goto done;
-	if ((rc = db_run(db, DB_RETRY, SQL_COLLAB_LIST, &r, NULL, NULL, e, "uu", repo.id,
-	    repo.id)) != 0 || r.n == 0)
-		goto done;
-	if ((v = calloc(r.n, sizeof *v)) == NULL) {
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-		goto done;
-	}
-	for (i = 0; i < r.n; i++) {
-		db_copy_str(v[i].login, sizeof v[i].login, db_rows_get(&r, i, 0));
-		db_copy_str(v[i].role, sizeof v[i].role, db_rows_get(&r, i, 1));
-	}
+	rc = db_map(db, DB_RETRY, SQL_COLLAB_LIST, &collaborator_shape, &v, n, e, "uu", repo.id,
+	    repo.id);
 	*out = v;
-	*n = r.n;
 done:
-	db_rows_release(&r);
 	db_repo_release(&repo);
 	return rc;
 }

@@ -39,16 +39,43 @@ static const char SQL_PULL_STATE[] =
     " closed_at = IF(? <> 0, UTC_TIMESTAMP(), NULL), updated_at = UTC_TIMESTAMP()"
     " WHERE id = ? AND state <> 'merged'";
 
-static void
-status_from(struct forge_pull_status *out, const struct db_rows *r, size_t col)
-{
-	const char	*mc;
+static const struct db_col status_cols[] = {
+	DB_I64(struct forge_pull_status, version),
+	DB_CHARS(struct forge_pull_status, merge_state),
+	DB_CHARS(struct forge_pull_status, merge_commit),
+};
+static const struct db_shape status_shape = DB_SHAPE(struct forge_pull_status, status_cols);
 
-	out->version = (int64_t)db_to_u64(db_rows_get(r, 0, col));
-	db_copy_str(out->merge_state, sizeof out->merge_state, db_rows_get(r, 0, col + 1));
-	mc = db_rows_get(r, 0, col + 2);
-	db_copy_str(out->merge_commit, sizeof out->merge_commit, mc != NULL ? mc : "");
-}
+static const struct db_col revision_cols[] = {
+	DB_I64(struct forge_revision, version),
+	DB_CHARS(struct forge_revision, head_commit),
+	DB_CHARS(struct forge_revision, base_ref),
+	DB_CHARS(struct forge_revision, base_commit),
+	DB_CHARS(struct forge_revision, merge_base),
+	DB_CHARS(struct forge_revision, reason),
+	DB_CHARS(struct forge_revision, created_at),
+};
+static const struct db_shape revision_shape = DB_SHAPE(struct forge_revision, revision_cols);
+
+/* The columns of SQL_PULL_LOCK up to linked_issue; the last three are the status's. */
+static const struct db_col pull_lock_cols[] = {
+	DB_U64(struct forge_item, id),
+	DB_I64(struct forge_item, number),
+	DB_U64(struct forge_item, author_id),
+	DB_I64(struct forge_item, edit_version),
+	DB_TEXT(struct forge_item, title),
+	DB_STR(struct forge_item, body),
+	DB_CHARS(struct forge_item, state),
+	DB_CHARS(struct forge_item, head),
+	DB_CHARS(struct forge_item, base),
+	DB_STR(struct forge_item, closing),
+	DB_BOOL(struct forge_item, draft),
+	DB_I64(struct forge_item, linked_issue),
+	DB_SKIP,
+	DB_SKIP,
+	DB_SKIP,
+};
+static const struct db_shape pull_lock_shape = DB_SHAPE(struct forge_item, pull_lock_cols);
 
 static int
 status_run(struct db *db, enum db_retry retry, const char *sql, struct forge_pull_status *out,
@@ -64,7 +91,7 @@ status_run(struct db *db, enum db_retry retry, const char *sql, struct forge_pul
 		rc = ERR_NOTFOUND;
 		goto done;
 	}
-	status_from(out, &r, 0);
+	rc = db_row_fill(out, &status_shape, &r, 0, e);
 done:
 	db_rows_release(&r);
 	return rc;
@@ -89,7 +116,6 @@ forge_revision_get(struct db *db, struct forge_revision *out, uint64_t pull_id,
     int64_t version, struct err *e)
 {
 	struct db_rows	 r = { 0 };
-	const char	*mb;
 	int		 rc;
 
 	memset(out, 0, sizeof *out);
@@ -105,14 +131,7 @@ forge_revision_get(struct db *db, struct forge_revision *out, uint64_t pull_id,
 		rc = ERR_NOTFOUND;
 		goto done;
 	}
-	out->version = (int64_t)db_to_u64(db_rows_get(&r, 0, 0));
-	db_copy_str(out->head_commit, sizeof out->head_commit, db_rows_get(&r, 0, 1));
-	db_copy_str(out->base_ref, sizeof out->base_ref, db_rows_get(&r, 0, 2));
-	db_copy_str(out->base_commit, sizeof out->base_commit, db_rows_get(&r, 0, 3));
-	mb = db_rows_get(&r, 0, 4);
-	db_copy_str(out->merge_base, sizeof out->merge_base, mb != NULL ? mb : "");
-	db_copy_str(out->reason, sizeof out->reason, db_rows_get(&r, 0, 5));
-	db_copy_str(out->created_at, sizeof out->created_at, db_rows_get(&r, 0, 6));
+	rc = db_row_fill(out, &revision_shape, &r, 0, e);
 done:
 	db_rows_release(&r);
 	return rc;
@@ -137,7 +156,6 @@ forge_pull_lock(struct db *db, struct forge_item *out, struct forge_pull_status 
     uint64_t repo_id, int64_t number, struct err *e)
 {
 	struct db_rows	 r = { 0 };
-	const char	*title, *body, *closing;
 	int		 rc;
 
 	memset(out, 0, sizeof *out);
@@ -149,25 +167,12 @@ forge_pull_lock(struct db *db, struct forge_item *out, struct forge_pull_status 
 		rc = ERR_NOTFOUND;
 		goto done;
 	}
-	title = db_rows_get(&r, 0, 4);
-	body = db_rows_get(&r, 0, 5);
-	closing = db_rows_get(&r, 0, 9);
-	out->id = db_to_u64(db_rows_get(&r, 0, 0));
-	out->number = (int64_t)db_to_u64(db_rows_get(&r, 0, 1));
-	out->author_id = db_to_u64(db_rows_get(&r, 0, 2));
-	out->edit_version = (int64_t)db_to_u64(db_rows_get(&r, 0, 3));
-	db_copy_str(out->state, sizeof out->state, db_rows_get(&r, 0, 6));
-	db_copy_str(out->head, sizeof out->head, db_rows_get(&r, 0, 7));
-	db_copy_str(out->base, sizeof out->base, db_rows_get(&r, 0, 8));
-	out->draft = db_to_u64(db_rows_get(&r, 0, 10)) != 0;
-	out->linked_issue = (int64_t)db_to_u64(db_rows_get(&r, 0, 11));
-	status_from(st, &r, 12);
-	if ((out->title = strdup(title != NULL ? title : "")) == NULL ||
-	    (body != NULL && (out->body = strdup(body)) == NULL) ||
-	    (closing != NULL && (out->closing = strdup(closing)) == NULL)) {
-		forge_item_release(out);
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-	}
+	if ((rc = db_row_fill(out, &pull_lock_shape, &r, 0, e)) != 0)
+		goto done;
+	/* Columns 12 to 14: the status, as SQL_STATUS_GET gives it. */
+	st->version = (int64_t)db_to_u64(db_rows_get(&r, 0, 12));
+	db_copy_str(st->merge_state, sizeof st->merge_state, db_rows_get(&r, 0, 13));
+	db_copy_str(st->merge_commit, sizeof st->merge_commit, db_rows_get(&r, 0, 14));
 done:
 	db_rows_release(&r);
 	return rc;

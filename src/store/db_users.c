@@ -99,58 +99,30 @@ db_user_add(struct db *db, uint64_t *out, const char *login, const char *name,
 	return rc;
 }
 
+static const struct db_col user_cols[] = {
+	DB_U64(struct db_user, id),
+	DB_CHARS(struct db_user, login),
+	DB_STR(struct db_user, name),
+	DB_STR(struct db_user, email),
+	DB_CHARS(struct db_user, created_at),
+};
+static const struct db_shape user_shape = DB_SHAPE(struct db_user, user_cols);
+
 int
 db_user_list(struct db *db, struct db_user **out, size_t *n, struct err *e)
 {
-	struct db_rows	 r = { 0 };
-	struct db_user	*v = NULL;
-	size_t		 i;
-	int		 rc;
+	void	*v;
+	int	 rc;
 
-	*out = NULL;
-	*n = 0;
-	if ((rc = db_run(db, DB_RETRY, SQL_USER_LIST, &r, NULL, NULL, e, "")) != 0)
-		goto done;
-	if (r.n == 0)
-		goto done;
-	if ((v = calloc(r.n, sizeof *v)) == NULL) {
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-		goto done;
-	}
-	for (i = 0; i < r.n; i++) {
-		const char	*nm = db_rows_get(&r, i, 2), *em = db_rows_get(&r, i, 3);
-
-		v[i].id = db_to_u64(db_rows_get(&r, i, 0));
-		db_copy_str(v[i].login, sizeof v[i].login, db_rows_get(&r, i, 1));
-		db_copy_str(v[i].created_at, sizeof v[i].created_at, db_rows_get(&r, i, 4));
-		if ((nm != NULL && (v[i].name = strdup(nm)) == NULL) ||
-		    (em != NULL && (v[i].email = strdup(em)) == NULL)) {
-			rc = err_set(e, ERR_NOMEM, "out of memory");
-			goto done;
-		}
-	}
+	rc = db_map(db, DB_RETRY, SQL_USER_LIST, &user_shape, &v, n, e, "");
 	*out = v;
-	*n = r.n;
-	v = NULL;
-done:
-	if (v != NULL)
-		db_user_list_free(v, r.n);
-	db_rows_release(&r);
 	return rc;
 }
 
 void
 db_user_list_free(struct db_user *v, size_t n)
 {
-	size_t	 i;
-
-	if (v == NULL)
-		return;
-	for (i = 0; i < n; i++) {
-		free(v[i].name);
-		free(v[i].email);
-	}
-	free(v);
+	db_map_free(&user_shape, v, n);
 }
 
 int
@@ -209,63 +181,38 @@ db_token_create(struct db *db, uint64_t *out, uint64_t user_id, const char *hash
 	return rc;
 }
 
+static const struct db_col token_cols[] = {
+	DB_U64(struct db_token_info, id),
+	DB_CHARS(struct db_token_info, login),
+	DB_STR(struct db_token_info, name),
+	DB_CHARS(struct db_token_info, scopes),
+	DB_CHARS(struct db_token_info, created_at),
+	DB_CHARS(struct db_token_info, expires_at),
+	DB_CHARS(struct db_token_info, last_used_at),
+	DB_BOOL(struct db_token_info, expired),
+	DB_BOOL(struct db_token_info, revoked),
+};
+static const struct db_shape token_shape = DB_SHAPE(struct db_token_info, token_cols);
+
 int
 db_token_list(struct db *db, struct db_token_info **out, size_t *n, const char *login,
     struct err *e)
 {
-	struct db_rows		 r = { 0 };
-	struct db_token_info	*v = NULL;
-	size_t			 i;
-	int			 rc;
+	void	*v;
+	int	 rc;
 
-	*out = NULL;
-	*n = 0;
 	if (login != NULL)
-		rc = db_run(db, DB_RETRY, SQL_TOKEN_LIST_USER, &r, NULL, NULL, e, "s", login);
+		rc = db_map(db, DB_RETRY, SQL_TOKEN_LIST_USER, &token_shape, &v, n, e, "s", login);
 	else
-		rc = db_run(db, DB_RETRY, SQL_TOKEN_LIST, &r, NULL, NULL, e, "");
-	if (rc != 0 || r.n == 0)
-		goto done;
-	if ((v = calloc(r.n, sizeof *v)) == NULL) {
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-		goto done;
-	}
-	for (i = 0; i < r.n; i++) {
-		const char	*nm = db_rows_get(&r, i, 2);
-
-		v[i].id = db_to_u64(db_rows_get(&r, i, 0));
-		db_copy_str(v[i].login, sizeof v[i].login, db_rows_get(&r, i, 1));
-		db_copy_str(v[i].scopes, sizeof v[i].scopes, db_rows_get(&r, i, 3));
-		db_copy_str(v[i].created_at, sizeof v[i].created_at, db_rows_get(&r, i, 4));
-		db_copy_str(v[i].expires_at, sizeof v[i].expires_at, db_rows_get(&r, i, 5));
-		db_copy_str(v[i].last_used_at, sizeof v[i].last_used_at, db_rows_get(&r, i, 6));
-		v[i].expired = db_to_u64(db_rows_get(&r, i, 7)) != 0;
-		v[i].revoked = db_to_u64(db_rows_get(&r, i, 8)) != 0;
-		if (nm != NULL && (v[i].name = strdup(nm)) == NULL) {
-			rc = err_set(e, ERR_NOMEM, "out of memory");
-			goto done;
-		}
-	}
+		rc = db_map(db, DB_RETRY, SQL_TOKEN_LIST, &token_shape, &v, n, e, "");
 	*out = v;
-	*n = r.n;
-	v = NULL;
-done:
-	if (v != NULL)
-		db_token_list_free(v, r.n);
-	db_rows_release(&r);
 	return rc;
 }
 
 void
 db_token_list_free(struct db_token_info *v, size_t n)
 {
-	size_t	 i;
-
-	if (v == NULL)
-		return;
-	for (i = 0; i < n; i++)
-		free(v[i].name);
-	free(v);
+	db_map_free(&token_shape, v, n);
 }
 
 int

@@ -37,63 +37,32 @@ forge_variable_release(struct forge_variable *v)
 	v->value = NULL;
 }
 
+static const struct db_col variable_cols[] = {
+	DB_CHARS(struct forge_variable, name),
+	DB_TEXT(struct forge_variable, value),
+	DB_CHARS(struct forge_variable, updated_at),
+	DB_CHARS(struct forge_variable, updated_by),
+};
+static const struct db_shape variable_shape = DB_SHAPE(struct forge_variable, variable_cols);
+
 void
 forge_variable_list_free(struct forge_variable *v, size_t n)
 {
-	size_t	 i;
-
-	if (v == NULL)
-		return;
-	for (i = 0; i < n; i++)
-		forge_variable_release(&v[i]);
-	free(v);
-}
-
-static int
-variable_from_row(struct forge_variable *out, const struct db_rows *r, size_t i)
-{
-	const char	*value = db_rows_get(r, i, 1);
-
-	memset(out, 0, sizeof *out);
-	db_copy_str(out->name, sizeof out->name, db_rows_get(r, i, 0));
-	db_copy_str(out->updated_at, sizeof out->updated_at, db_rows_get(r, i, 2));
-	db_copy_str(out->updated_by, sizeof out->updated_by, db_rows_get(r, i, 3));
-	if ((out->value = strdup(value != NULL ? value : "")) == NULL)
-		return ERR_NOMEM;
-	return 0;
+	db_map_free(&variable_shape, v, n);
 }
 
 int
 forge_variable_list(struct db *db, struct forge_variable **out, size_t *n, uint64_t repo_id,
     int64_t offset, int limit, struct err *e)
 {
-	struct db_rows		 r = { 0 };
-	struct forge_variable	*v = NULL;
-	size_t			 i;
-	int			 rc;
+	void	*v;
+	int	 rc;
 
-	*out = NULL;
-	*n = 0;
 	if (offset < 0)
 		offset = 0;
-	if ((rc = db_run(db, DB_RETRY, SQL_VARIABLE_LIST, &r, NULL, NULL, e, "uii", repo_id,
-	    (int64_t)limit, offset)) != 0 || r.n == 0)
-		goto done;
-	if ((v = calloc(r.n, sizeof *v)) == NULL) {
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-		goto done;
-	}
-	for (i = 0; i < r.n; i++)
-		if (variable_from_row(&v[i], &r, i) != 0) {
-			rc = err_set(e, ERR_NOMEM, "out of memory");
-			goto done;
-		}
+	rc = db_map(db, DB_RETRY, SQL_VARIABLE_LIST, &variable_shape, &v, n, e, "uii", repo_id,
+	    (int64_t)limit, offset);
 	*out = v;
-	*n = r.n;
-	v = NULL;
-done:
-	forge_variable_list_free(v, r.n);
-	db_rows_release(&r);
 	return rc;
 }
 
@@ -112,8 +81,7 @@ forge_variable_get(struct db *db, struct forge_variable *out, uint64_t repo_id,
 		rc = ERR_NOTFOUND;
 		goto done;
 	}
-	if (variable_from_row(out, &r, 0) != 0)
-		rc = err_set(e, ERR_NOMEM, "out of memory");
+	rc = db_row_fill(out, &variable_shape, &r, 0, e);
 done:
 	db_rows_release(&r);
 	return rc;
