@@ -121,6 +121,7 @@ config_set search_base_url "http://127.0.0.1:$(cat "$TRASH/fake.port")/res/v1/we
 config_set brave_api_key "$KEY"
 start_server
 start_nginx
+mcp_client_start
 
 VAULT=alice/vault
 MISSING=alice/nothere
@@ -178,8 +179,10 @@ STATE_SQL="CHECKSUM TABLE $(db_sql 'show tables' | grep -v -x -e rate_limits -e 
 # state: what a refused call must leave unchanged: every table's checksum,
 # the number of tokens, and the fake search provider's log.
 state () {
+	local lines=()
 	db_sql "$STATE_SQL; select count(*) from tokens" &&
-	wc -l <"$FAKE_LOG"
+	mapfile -t lines <"$FAKE_LOG" &&
+	echo "${#lines[@]}"
 }
 
 BRANCH_N=0
@@ -235,9 +238,24 @@ succeeds () {
 # normalized REPO: the last answer as status and sorted JSON, with REPO (and
 # its bare name) replaced by a placeholder.
 normalized () {
-	cat "$RESP.status" && echo &&
-	grep -i -E '^(content-type|www-authenticate):' "$RESP.headers" | sort &&
-	jq -S . "$RESP.body" | sed -e "s|$1|OWNER/REPO|g" -e "s|${1#*/}|REPO|g"
+	local status line body h=() i j t
+	read -r status <"$RESP.status" || :
+	printf '%s\n' "$status" &&
+	while IFS= read -r line || test -n "$line"; do
+		case ${line,,} in
+		content-type:*|www-authenticate:*) h+=("$line") ;;
+		esac
+	done <"$RESP.headers" &&
+	# sorted (byte order, as LC_ALL=C sort does)
+	for ((i = 0; i < ${#h[@]}; i++)); do
+		for ((j = i + 1; j < ${#h[@]}; j++)); do
+			if [[ ${h[j]} < ${h[i]} ]]; then t=${h[i]} h[i]=${h[j]} h[j]=$t; fi
+		done
+	done &&
+	if test ${#h[@]} -gt 0; then printf '%s\n' "${h[@]}"; fi &&
+	body=$(jq -S . "$RESP.body") &&
+	body=${body//"$1"/OWNER/REPO} &&
+	printf '%s\n' "${body//"${1#*/}"/REPO}"
 }
 
 # --- the table against the registry ------------------------------------------
@@ -320,8 +338,7 @@ for t in $TOOLS; do
 		call $t $VAULT \"\$lacking\" &&
 		test_status 403 &&
 		test_header WWW-Authenticate '^Bearer realm=\"forgemcp\", error=\"insufficient_scope\", scope=\"$scope\"' &&
-		test_json .error.code -32001 &&
-		test_jq '.error.message | contains(\"$t\") and contains(\"$scope\")' &&
+		test_jq '.error.code == -32001 and (.error.message | contains(\"$t\") and contains(\"$scope\"))' &&
 		state >after &&
 		test_cmp before after
 	"

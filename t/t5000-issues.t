@@ -4,6 +4,7 @@
 . "$TEST_DIRECTORY/lib/fixtures-forge.sh"
 
 start_all
+mcp_client_start
 setup_forge_fixtures || { echo "Bail out! fixtures"; exit 1; }
 
 P=alice/project
@@ -119,7 +120,7 @@ test_expect_success 'list_issues query: title or body, ignoring case; wildcards 
 test_expect_success 'list_issues pages 50 issues at a time until nothing is left' '
 	for i in 5 6 7 8 9; do issue "Bulk $i" || return 1; done &&
 	for i in $(seq 10 55); do
-		test "$(fast_tool create_issue "{\"repo\":\"$P\",\"title\":\"more $i\"}" "$ALICE_TOKEN" fast.out)" = 200 || return 1
+		{ tool_call create_issue "{\"repo\":\"$P\",\"title\":\"more $i\"}" --token "$ALICE_TOKEN" && test_status 200; } || return 1
 	done &&
 	tool_call list_issues "{\"repo\":\"$P\",\"state\":\"all\"}" && forge_ok &&
 	test "$(numbers)" = "$(seq -s " " 55 -1 6)" &&
@@ -187,7 +188,7 @@ test_expect_success 'get_issue pages the comments' '
 
 test_expect_success 'get_issue caps comments at 50 by default' '
 	for i in $(seq 1 52); do
-		test "$(fast_tool add_issue_comment "{\"repo\":\"$P\",\"number\":2,\"body\":\"c$i\"}" "$ALICE_TOKEN" fast.out)" = 200 || return 1
+		{ tool_call add_issue_comment "{\"repo\":\"$P\",\"number\":2,\"body\":\"c$i\"}" --token "$ALICE_TOKEN" && test_status 200; } || return 1
 	done &&
 	tool_call get_issue "{\"repo\":\"$P\",\"number\":2}" && forge_ok &&
 	jq -e "(.comments | length) == 50 and .comments[0].body == \"c1\" and .comments[49].body == \"c50\"" out.json &&

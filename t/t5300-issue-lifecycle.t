@@ -6,6 +6,7 @@
 . "$TEST_DIRECTORY/lib/fixtures-forge.sh"
 
 start_all
+mcp_client_start
 setup_forge_fixtures || { echo "Bail out! fixtures"; exit 1; }
 
 P=alice/project
@@ -337,7 +338,7 @@ test_expect_success 'the activity pages 50 entries, oldest first; the comments k
 	call create_issue "{\"repo\":\"$P\",\"title\":\"Busy\"}" && forge_ok &&
 	n=$(jq -r .number out.json) &&
 	for i in $(seq 1 55); do
-		test "$(fast_tool add_issue_comment "{\"repo\":\"$P\",\"number\":$n,\"body\":\"c$i\"}" "$ALICE_TOKEN" fast.out)" = 200 || return 1
+		{ tool_call add_issue_comment "{\"repo\":\"$P\",\"number\":$n,\"body\":\"c$i\"}" --token "$ALICE_TOKEN" && test_status 200; } || return 1
 	done &&
 	activity $n &&
 	jq -e ".activity.page == 1 and .activity.has_more == true and (.activity.entries | length) == 50" out.json &&
@@ -357,7 +358,7 @@ test_expect_success 'exactly 50 entries: one page, has_more false' '
 	call create_issue "{\"repo\":\"$P\",\"title\":\"Fifty\"}" && forge_ok &&
 	n=$(jq -r .number out.json) &&
 	for i in $(seq 1 49); do
-		test "$(fast_tool add_issue_comment "{\"repo\":\"$P\",\"number\":$n,\"body\":\"d$i\"}" "$ALICE_TOKEN" fast.out)" = 200 || return 1
+		{ tool_call add_issue_comment "{\"repo\":\"$P\",\"number\":$n,\"body\":\"d$i\"}" --token "$ALICE_TOKEN" && test_status 200; } || return 1
 	done &&
 	activity $n &&
 	jq -e "(.activity.entries | length) == 50 and .activity.has_more == false" out.json
@@ -407,7 +408,7 @@ test_expect_success 'get_user over stdio answers for the token given' '
 
 test_expect_success 'list_issues pages 50 issues at a time until nothing is left' '
 	for i in $(seq 1 53); do
-		test "$(fast_tool create_issue "{\"repo\":\"bob/tools\",\"title\":\"tool issue $i\"}" "$BOB_TOKEN" fast.out)" = 200 || return 1
+		{ tool_call create_issue "{\"repo\":\"bob/tools\",\"title\":\"tool issue $i\"}" --token "$BOB_TOKEN" && test_status 200; } || return 1
 	done &&
 	call list_issues "{\"repo\":\"bob/tools\"}" && forge_ok &&
 	jq -e ".page == 1 and .has_more == true and (.issues | length) == 50" out.json &&

@@ -4,6 +4,7 @@
 . "$TEST_DIRECTORY/lib/fixtures-forge.sh"
 
 start_all
+mcp_client_start
 setup_forge_fixtures || { echo "Bail out! fixtures"; exit 1; }
 # "example.com" is a login too, so an address at example.com could wrongly mention it
 make_user example.com || { echo "Bail out! user example.com"; exit 1; }
@@ -22,14 +23,16 @@ mark () {
 
 # issue TOKEN REPO TITLE BODY: create_issue; out.json is {number, ...}
 issue () {
-	tool_call create_issue "$(jq -nc --arg r "$2" --arg t "$3" --arg b "$4" \
-		'{repo: $r, title: $t, body: $b}')" --token "$1" && forge_ok
+	local r t b
+	json_str r "$2" && json_str t "$3" && json_str b "$4" &&
+	tool_call create_issue "{\"repo\":$r,\"title\":$t,\"body\":$b}" --token "$1" && forge_ok
 }
 
 # comment TOKEN REPO NUMBER BODY: add_issue_comment; out.json is {id, url}
 comment () {
-	tool_call add_issue_comment "$(jq -nc --arg r "$2" --argjson n "$3" --arg b "$4" \
-		'{repo: $r, number: $n, body: $b}')" --token "$1" && forge_ok
+	local r b
+	json_str r "$2" && json_str b "$4" &&
+	tool_call add_issue_comment "{\"repo\":$r,\"number\":$3,\"body\":$b}" --token "$1" && forge_ok
 }
 
 # rows LOGIN: how many notification rows LOGIN has, read or not

@@ -6,6 +6,7 @@
 
 # four workers, so that writers really run at once (see "concurrent writers")
 start_all 4
+mcp_client_start
 setup_forge_fixtures || { echo "Bail out! fixtures"; exit 1; }
 # On alice/project: alice owns it, mona manages, dave writes, erin reads, frank
 # is a stranger.  MONA_RO_TOKEN has the read scope only.
@@ -19,20 +20,23 @@ RULE='\[A-Z_\]\[A-Z0-9_\]\*'
 
 # set_var NAME VALUE TOKEN [REPO]: set_repository_variable
 set_var () {
-	tool_call set_repository_variable "$(jq -nc --arg r "${4:-$P}" --arg n "$1" --arg v "$2" \
-		'{repo: $r, name: $n, value: $v}')" --token "$3"
+	local r n v
+	json_str r "${4:-$P}" && json_str n "$1" && json_str v "$2" &&
+	tool_call set_repository_variable "{\"repo\":$r,\"name\":$n,\"value\":$v}" --token "$3"
 }
 
 # del_var NAME TOKEN [REPO]: delete_repository_variable
 del_var () {
-	tool_call delete_repository_variable "$(jq -nc --arg r "${3:-$P}" --arg n "$1" \
-		'{repo: $r, name: $n}')" --token "$2"
+	local r n
+	json_str r "${3:-$P}" && json_str n "$1" &&
+	tool_call delete_repository_variable "{\"repo\":$r,\"name\":$n}" --token "$2"
 }
 
 # list_vars TOKEN [PAGE] [REPO]: list_repository_variables; the answer goes to out.json
 list_vars () {
-	tool_call list_repository_variables "$(jq -nc --arg r "${3:-$P}" --argjson p "${2:-1}" \
-		'{repo: $r, page: $p}')" --token "$1" && forge_ok
+	local r
+	json_str r "${3:-$P}" &&
+	tool_call list_repository_variables "{\"repo\":$r,\"page\":${2:-1}}" --token "$1" && forge_ok
 }
 
 # snapshot FILE: every variable row, to show that a refused call changed nothing
@@ -244,8 +248,11 @@ test_expect_success 'the limit is in bytes: 1366 three-byte characters (4098 byt
 test_expect_success 'up to 100 variables; the 101st is refused with the limit in the message' '
 	i=0 n=$(count_vars) &&
 	while test $n -lt 100; do
-		code=$(fast_tool set_repository_variable "{\"repo\":\"$P\",\"name\":\"V_$(printf %03d $i)\",\"value\":\"$i\"}" "$MONA_TOKEN" fast.out) &&
-		test "$code" = 200 && grep -q "\\\\\"created\\\\\":true" fast.out || { cat fast.out; return 1; }
+		printf -v name "V_%03d" $i &&
+		body= &&
+		tool_call set_repository_variable "{\"repo\":\"$P\",\"name\":\"$name\",\"value\":\"$i\"}" --token "$MONA_TOKEN" &&
+		test_status 200 && { IFS= read -r -d "" body <"$RESP.body" || :; } &&
+		[[ $body == *"\\\"created\\\":true"* ]] || { show_response_; return 1; }
 		i=$((i + 1)) n=$((n + 1))
 	done &&
 	test "$(count_vars)" = 100 &&

@@ -4,6 +4,7 @@
 . "$TEST_DIRECTORY/lib/fixtures-forge.sh"
 
 start_all
+mcp_client_start
 setup_forge_fixtures || { echo "Bail out! fixtures"; exit 1; }
 
 P=alice/project
@@ -20,14 +21,27 @@ tool_call create_pull_request "{\"repo\":\"$P\",\"title\":\"Other\",\"head\":\"o
 test_jq ".result.structuredContent.number == 3" ||
 	{ echo "Bail out! pull requests"; exit 1; }
 
+# with_repo VAR ARGS: sets VAR to ARGS (a JSON object without repo) with
+# "repo":"$P" added
+with_repo () {
+	local rest=${2#*\{}
+	if [[ $rest =~ ^[[:space:]]*\}[[:space:]]*$ ]]; then
+		printf -v "$1" '{"repo":"%s"}' "$P"
+	else
+		printf -v "$1" '{"repo":"%s",%s' "$P" "$rest"
+	fi
+}
 # create TOKEN ARGS: create_pull_request_discussion on $P (ARGS without repo)
 create () {
-	tool_call create_pull_request_discussion "$(jq -nc --arg r "$P" --argjson a "$2" '$a + {repo: $r}')" --token "$1"
+	local a
+	with_repo a "$2" &&
+	tool_call create_pull_request_discussion "$a" --token "$1"
 }
 # reply TOKEN NUMBER DISCUSSION BODY
 reply () {
-	tool_call reply_pull_request_discussion "$(jq -nc --arg r "$P" --argjson n "$2" --argjson d "$3" --arg b "$4" \
-		'{repo: $r, number: $n, discussion: $d, body: $b}')" --token "$1"
+	local b
+	json_str b "$4" &&
+	tool_call reply_pull_request_discussion "{\"repo\":\"$P\",\"number\":$2,\"discussion\":$3,\"body\":$b}" --token "$1"
 }
 # state TOOL TOKEN NUMBER DISCUSSION STATE_VERSION: resolve or reopen
 state () {
@@ -35,7 +49,9 @@ state () {
 }
 # discussions ARGS: list_pull_request_discussions on $P as alice; out.json
 discussions () {
-	tool_call list_pull_request_discussions "$(jq -nc --arg r "$P" --argjson a "$1" '$a + {repo: $r}')" && forge_ok
+	local a
+	with_repo a "$1" &&
+	tool_call list_pull_request_discussions "$a" && forge_ok
 }
 # count: the rows of discussions and of replies
 count () {

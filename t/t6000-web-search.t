@@ -24,6 +24,7 @@ config_set search_timeout 1
 config_set search_hourly_limit 3
 start_server
 start_nginx
+mcp_client_start
 setup_fixtures || { echo "Bail out! fixtures"; exit 1; }
 
 # The limit is 3 searches an hour: until the rate-limit tests, every search

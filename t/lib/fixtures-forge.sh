@@ -10,8 +10,13 @@
 #   doomed:  from P2: doomed.txt added (the tests delete this branch)
 #   other:   from P2: other.txt added
 #   latin:   from P2: latin1.txt added, not UTF-8 ("caf\351")
-# Sets PROJECT_P1, PROJECT_P2, PROJECT_FEATURE (commit ids).
+# Sets PROJECT_P1, PROJECT_P2, PROJECT_FEATURE (commit ids).  Built once per
+# run and copied after that (fixture_cached_ in lib-mcp.sh).
 make_project_repo () {
+	fixture_cached_ project "$1" make_project_repo_build_ PROJECT_P1 PROJECT_P2 PROJECT_FEATURE
+}
+
+make_project_repo_build_ () {
 	bare=$1
 	work=$TRASH/project-work.$$
 	rm -rf "$work" "$bare"
@@ -96,17 +101,14 @@ add_branches () {
 # forge_error REGEX: the last response is an in-band tool error whose text matches.
 forge_error () {
 	test_status 200 &&
-	test_json .result.isError true &&
-	test_jq 'has("error") | not' &&
-	tool_text >errtext &&
+	result_text_ error errtext &&
 	grep -E -- "$1" errtext || { echo "error text: $(cat errtext)"; return 1; }
 }
 
 # forge_ok: the last response is a tool success; its text goes to out.json.
 forge_ok () {
 	test_status 200 &&
-	test_jq '.result.isError != true' &&
-	tool_text >out.json || { show_response_; return 1; }
+	result_text_ ok out.json
 }
 
 # fast_tool NAME ARGS_JSON TOKEN OUTFILE: one modern tools/call with curl

@@ -101,18 +101,6 @@ log_response_ () {
 	return 0
 }
 
-# json_str VAR TEXT: sets VAR to TEXT as a JSON string literal, without a
-# process (for UTF-8 text whose only control characters are tab, CR, LF).
-json_str () {
-	local s=$2
-	s=${s//\\/\\\\}
-	s=${s//\"/\\\"}
-	s=${s//$'\t'/\\t}
-	s=${s//$'\n'/\\n}
-	s=${s//$'\r'/\\r}
-	printf -v "$1" '"%s"' "$s"
-}
-
 # jq_body ARGS...: jq on the last answer's body.
 jq_body () {
 	jq "$@" <<<"$BODY"

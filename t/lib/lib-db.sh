@@ -140,8 +140,9 @@ stop_db () {
 }
 
 # db_sql 'SQL': runs SQL in the forgemcp database, tab-separated, no headers.
+MARIADB_CLIENT_=$(mariadb_client)
 db_sql () {
-	"$(mariadb_client)" --no-defaults -S "$DB_SOCK" -u root -N -B "$DB_NAME" -e "$1"
+	"$MARIADB_CLIENT_" --no-defaults -S "$DB_SOCK" -u root -N -B "$DB_NAME" -e "$1"
 }
 
 # ---------------------------------------------------------------------------

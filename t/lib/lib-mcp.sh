@@ -37,8 +37,13 @@ export GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
 #   commit 1: README.md, src/lib/deep/nested.txt, docs/guide.md
 #   commit 2: logo.bin (binary), big.txt (exactly 10240 bytes)      <- tag v1.0
 #   commit 3: README.md changed
-# Sets FIXTURE_C1, FIXTURE_C2, FIXTURE_C3 (commit ids).
+# Sets FIXTURE_C1, FIXTURE_C2, FIXTURE_C3 (commit ids).  Built once per run
+# (for each TEST_TICK it starts at) and copied after that (fixture_cached_).
 make_fixture_repo () {
+	fixture_cached_ fixture "$1" make_fixture_repo_build_ FIXTURE_C1 FIXTURE_C2 FIXTURE_C3
+}
+
+make_fixture_repo_build_ () {
 	bare=$1
 	work=$TRASH/fixture-work.$$
 	rm -rf "$work" "$bare"
@@ -64,6 +69,41 @@ make_fixture_repo () {
 	FIXTURE_C3=$(git -C "$work" rev-parse HEAD)
 	git clone -q --bare "$work" "$bare" || return 1
 	rm -rf "$work"
+}
+
+# fixture_cached_ NAME DIR.git BUILDER VAR...: DIR.git as BUILDER DIR.git
+# makes it, with the variables VAR... and the clock (TEST_TICK and the git
+# dates) it leaves.  The first script of a run to ask builds it and keeps a
+# copy in $FORGEMCP_TRASH/.fixtures/ under a key made of NAME, TEST_TICK and
+# the text of BUILDER; the others copy it (one cp instead of some thirty git
+# runs).  Scripts build at once: each builds into a directory of its own and
+# the first to finish puts it in place.
+fixture_cached_ () {
+	local name=$1 dest=$2 builder=$3 key dir tmp v
+	shift 3
+	key=$(declare -f "$builder" | cksum) || return 1
+	key=$name-$TEST_TICK-${key%% *}
+	dir=$FORGEMCP_TRASH/.fixtures/$key
+	bare=$dest
+	if test -f "$dir/vars"; then
+		rm -rf "$dest" &&
+		cp -a "$dir/repo.git" "$dest" &&
+		. "$dir/vars"
+		return
+	fi
+	"$builder" "$dest" || return 1
+	tmp=$FORGEMCP_TRASH/.fixtures/.new.$key.$$
+	rm -rf "$tmp" &&
+	mkdir -p "$tmp" &&
+	cp -a "$dest" "$tmp/repo.git" &&
+	for v in "$@" TEST_TICK; do
+		printf '%s=%q\n' "$v" "${!v}"
+	done >"$tmp/vars" &&
+	for v in GIT_AUTHOR_DATE GIT_COMMITTER_DATE; do
+		if test -n "${!v:-}"; then printf 'export %s=%q\n' "$v" "${!v}"; fi
+	done >>"$tmp/vars" &&
+	mv -T "$tmp" "$dir" 2>/dev/null || rm -rf "$tmp"
+	return 0
 }
 
 # setup_fixtures: the standard cast for tool and auth tests.
@@ -140,6 +180,10 @@ mcp_post () {
 		test -n "$file" || { : >"$RESP.req"; file=$RESP.req; }
 		set -- "$@" --data-binary "@$file" ;;
 	esac
+	if test -n "$MCP_CLIENT_PID" && test "$BASHPID" = "$MCP_CLIENT_OWNER"; then
+		mcp_client_post_ "$method" "$url" "$file" "$@"
+		case $? in 0) return 0 ;; 1) return 1 ;; esac
+	fi
 	rm -f "$RESP.status" "$RESP.headers" "$RESP.body"
 	curl -sS -X "$method" -H 'Accept: application/json, text/event-stream' \
 		-H 'Expect:' "$@" -o "$RESP.body" -D "$RESP.headers.raw" \
@@ -152,6 +196,59 @@ mcp_post () {
 	read -r status <"$RESP.status" || :
 	{ printf '### %s -> %s\n' "$method" "$status"
 	  cat "$RESP.headers" "$RESP.body" 2>/dev/null; echo; } >>"$RESPONSES_LOG"
+	if test "${TEST_VERBOSE:-}" = 1; then
+		echo "> $method $url: $status"
+		cat "$RESP.headers" "$RESP.body"
+		echo
+	fi
+	return 0
+}
+
+# mcp_client_start: from now on mcp_post (and everything built on it) sends
+# through one keep-alive connection of t/lib/mcp-client.pl, a coprocess,
+# instead of a curl process per request; the files it leaves are the same.
+# Requests from subshells, to other URLs, with HEAD, with an Accept header
+# of their own or with a header that shapes the connection itself (Host,
+# Content-Length, Transfer-Encoding, Connection, Expect) still go through
+# curl.  Call it after start_nginx.
+MCP_CLIENT_PID=
+MCP_CLIENT_OWNER=
+mcp_client_start () {
+	coproc MCP_CLIENT { exec perl "$TEST_DIRECTORY/lib/mcp-client.pl" 127.0.0.1 "$HTTP_PORT" \
+		2>>"$TRASH/mcp-client.stderr"; }
+	test_register_pid "$MCP_CLIENT_PID"
+	MCP_CLIENT_OWNER=$BASHPID
+}
+
+# mcp_client_post_ METHOD URL FILE [-H HEADER]...: mcp_post's request through
+# the coprocess.  Returns 2 when this request is one for curl (nothing sent),
+# 1 when the client failed, else 0.
+mcp_client_post_ () {
+	local method=$1 url=$2 file=$3 line status
+	shift 3
+	case $method in HEAD) return 2 ;; esac
+	case $url in "$BASE_URL"/*) ;; *) return 2 ;; esac
+	# the Accept header curl is given first, as mcp_post gives it
+	line="$method	${url#"$BASE_URL"}	$file	$RESP	$RESPONSES_LOG	Accept: application/json, text/event-stream"
+	while test $# -gt 0; do
+		case $1 in
+		-H)
+			case ${2,,} in
+			host:*|content-length:*|transfer-encoding:*|connection:*|expect:?*|accept:*|*$'\t'*|*$'\n'*|*\;)
+				return 2 ;;
+			esac
+			line="$line	$2"
+			shift 2 ;;
+		--data-binary) shift 2 ;;
+		*) return 2 ;;
+		esac
+	done
+	printf '%s\n' "$line" >&"${MCP_CLIENT[1]}" &&
+	read -r status <&"${MCP_CLIENT[0]}" || { echo "the keep-alive client is gone"; return 1; }
+	if test "$status" = 000; then
+		echo "no answer for $method $url"
+		return 1
+	fi
 	if test "${TEST_VERBOSE:-}" = 1; then
 		echo "> $method $url: $status"
 		cat "$RESP.headers" "$RESP.body"
@@ -215,15 +312,38 @@ mcp_legacy () {
 # tool_call NAME ARGS_JSON [mcp_post options]: a modern tools/call, as
 # mcp_modern tools/call '{"name":NAME,"arguments":ARGS_JSON}' sends it
 # (the body built by one jq run instead of three).
+#
+# With the keep-alive client (mcp_client_start), arguments jq would send
+# unchanged but for white space (printable ASCII without a backslash, a
+# fraction, an exponent or a number of 16 digits or more) go into the body
+# as they are, without a jq run.
+TOOL_ARGS_FOR_JQ_='[^ -~]|[\\]|[0-9][.eE]|[0-9]{16}'
 tool_call () {
 	local n=$1 a=${2:-$EMPTY_OBJ} body
 	shift
 	test $# -gt 0 && shift
-	body=$(jq -nc --arg n "$n" --argjson a "$a" --argjson meta "$(json_meta)" \
-		'{jsonrpc: "2.0", method: "tools/call",
-		  params: ({_meta: $meta} + {name: $n, arguments: $a}), id: 1}')
+	if test -n "$MCP_CLIENT_PID" && [[ $n =~ ^[a-z_]+$ ]] && [[ ! $a =~ $TOOL_ARGS_FOR_JQ_ ]] &&
+	   [[ $a =~ ^[[:space:]]*[[{] ]]; then
+		body="{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"$MODERN_VERSION\",\"io.modelcontextprotocol/clientCapabilities\":{}},\"name\":\"$n\",\"arguments\":$a},\"id\":1}"
+	else
+		body=$(jq -nc --arg n "$n" --argjson a "$a" --argjson meta "{\"io.modelcontextprotocol/protocolVersion\":\"$MODERN_VERSION\",\"io.modelcontextprotocol/clientCapabilities\":{}}" \
+			'{jsonrpc: "2.0", method: "tools/call",
+			  params: ({_meta: $meta} + {name: $n, arguments: $a}), id: 1}')
+	fi
 	mcp_post -H "MCP-Protocol-Version: $MODERN_VERSION" -H "Mcp-Method: tools/call" \
 		-H "Mcp-Name: $n" "$@" "$body"
+}
+
+# json_str VAR TEXT: sets VAR to TEXT as a JSON string literal, without a
+# process (for UTF-8 text whose only control characters are tab, CR, LF).
+json_str () {
+	local s=$2
+	s=${s//\\/\\\\}
+	s=${s//\"/\\\"}
+	s=${s//$'\t'/\\t}
+	s=${s//$'\n'/\\n}
+	s=${s//$'\r'/\\r}
+	printf -v "$1" '"%s"' "$s"
 }
 
 # tool_text: prints result.content[0].text of the last response.
@@ -292,12 +412,27 @@ test_text_jq () {
 	fi
 }
 
-# test_header NAME REGEX: a header NAME exists and its value matches REGEX.
+# header_line_ NAME: sets HEADER_VALUE_ to the value of the first header
+# NAME of the last response (leading spaces removed), without a process;
+# fails when there is none.
+header_line_ () {
+	local line name=${1,,}
+	HEADER_VALUE_=
+	test -f "$RESP.headers" || return 1
+	while IFS= read -r line || test -n "$line"; do
+		if [[ ${line,,} == "$name":* ]]; then
+			HEADER_VALUE_=${line#*:}
+			HEADER_VALUE_=${HEADER_VALUE_#"${HEADER_VALUE_%%[! ]*}"}
+			return 0
+		fi
+	done <"$RESP.headers"
+	return 1
+}
+
+# test_header NAME REGEX: a header NAME exists and its (first) value
+# matches the extended regular expression REGEX.
 test_header () {
-	local v
-	v=$(sed -n "s/^$1: *//Ip" "$RESP.headers" | head -n 1)
-	if ! grep -i "^$1:" "$RESP.headers" >/dev/null ||
-	   ! printf '%s\n' "$v" | grep -E -- "$2" >/dev/null; then
+	if ! header_line_ "$1" || ! [[ $HEADER_VALUE_ =~ $2 ]]; then
 		echo "expected header $1 matching /$2/"
 		show_response_
 		return 1
@@ -306,7 +441,7 @@ test_header () {
 
 # test_no_header NAME
 test_no_header () {
-	if grep -i "^$1:" "$RESP.headers" >/dev/null; then
+	if header_line_ "$1"; then
 		echo "unexpected header $1"
 		show_response_
 		return 1
@@ -348,16 +483,32 @@ test_common_headers () {
 tool_ok () {
 	tool_call "$1" "$2" --token "${3:-$ALICE_TOKEN}" &&
 	test_status 200 &&
-	test_jq ".result.isError != true" &&
-	tool_text >out.json
+	result_text_ ok out.json
+}
+
+# result_text_ ok|error FILE: with one jq run, checks that the last answer is
+# a tool success (ok: result.isError is not true) or an in-band tool error
+# (error: result.isError is true and there is no JSON-RPC error), and writes
+# result.content[0].text to FILE.
+result_text_ () {
+	local filter
+	if test "$1" = ok; then
+		filter='if .result.isError != true then .result.content[0].text
+			else error("expected a tool result that is not an error") end'
+	else
+		filter='if .result.isError == true and (has("error") | not) then .result.content[0].text
+			else error("expected an in-band tool error (result.isError true, no error)") end'
+	fi
+	if ! jq -r "$filter" "$RESP.body" >"$2"; then
+		show_response_
+		return 1
+	fi
 }
 
 # tool_error TEXT_REGEX: the last response is an in-band tool error (HTTP
 # 200, a result with isError, no JSON-RPC error) whose text matches.
 tool_error () {
 	test_status 200 &&
-	test_json .result.isError true &&
-	test_jq "has(\"error\") | not" &&
-	tool_text >errtext &&
+	result_text_ error errtext &&
 	grep -E -- "$1" errtext || { echo "error text: $(cat errtext)"; return 1; }
 }
