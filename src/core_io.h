@@ -8,6 +8,7 @@
 #define FM_CORE_IO_H
 #include <stddef.h>
 
+#include "protocol.h"
 #include "refusal.h"
 
 struct budget;
@@ -77,16 +78,6 @@ struct core_response {
  */
 void	core_challenge(char *buf, size_t len, const struct config *cfg, const char *error,
 	    const char *scope);
-
-/*
- * The answer while the database cannot be reached, wherever a request
- * needs it (token check, or a tool's own queries): HTTP 503 with
- * Retry-After (seconds) and a JSON-RPC error (-32603) carrying this text.
- */
-#define CORE_UNAVAILABLE_STATUS		503
-#define CORE_UNAVAILABLE_RETRY_AFTER	"1"
-#define CORE_UNAVAILABLE_MESSAGE \
-	"Service unavailable: the forge's database cannot be reached; retry shortly"
 
 void	core_response_init(struct core_response *r);
 void	core_response_release(struct core_response *r);

@@ -1,12 +1,12 @@
 /*
  * mcp-int: what the MCP layer's files share (mcp.c: classification, headers
- * and dispatch; mcp_methods.c: the methods); nothing else includes it but
- * refusal.c, for the _meta key names in its texts.
+ * and dispatch; mcp_methods.c: the methods); nothing else includes it.
  */
 #ifndef FM_MCP_INT_H
 #define FM_MCP_INT_H
 #include <json-c/json.h>
 
+#include "protocol.h"
 #include "refusal.h"
 #include "rpc.h"
 
@@ -15,11 +15,6 @@ struct core_request;
 struct db;
 struct principal;
 struct repo_cache;
-
-#define META_VERSION	"io.modelcontextprotocol/protocolVersion"
-#define META_CAPS	"io.modelcontextprotocol/clientCapabilities"
-#define META_LOGLEVEL	"io.modelcontextprotocol/logLevel"
-#define META_SERVER	"io.modelcontextprotocol/serverInfo"
 
 enum mcp_era {
 	ERA_LEGACY,	/* ERA_LEGACY: initialize handshake revisions */

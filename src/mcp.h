@@ -3,6 +3,8 @@
 #define FM_MCP_H
 #include <json-c/json.h>
 
+#include "protocol.h"
+
 struct config;
 struct core_request;
 struct core_response;
@@ -10,12 +12,6 @@ struct db;
 struct principal;
 struct repo_cache;
 
-#define MCP_MODERN_VERSION	"2026-07-28"
-#define MCP_NEWEST_LEGACY	"2025-11-25"
-/* A 2025-03-26 batch holds at most this many calls; a larger one is refused whole. */
-#define MCP_BATCH_MAX		20
-/* A batch's answer stops growing past this many bytes: later calls are not run. */
-#define MCP_BATCH_ANSWER_MAX	(8u << 20)
 
 /*
  * Handles one parsed body (an object or a batch array) from an

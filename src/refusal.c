@@ -2,9 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "core_io.h"
-#include "mcp.h"
-#include "mcp-int.h"
+#include "protocol.h"
 #include "refusal.h"
 #include "rpc.h"
 

@@ -6,7 +6,8 @@
 
 #include "err.h"
 #include "store/db-internal.h"
-#include "store/forge.h"
+#include "store/db_activity.h"
+#include "store/db_forge.h"
 
 /* ---- the activity log ---- */
 

@@ -6,7 +6,8 @@
 #include "err.h"
 #include "json.h"
 #include "store/db-internal.h"
-#include "store/forge.h"
+#include "store/db_checks.h"
+#include "store/db_forge.h"
 
 static const char SQL_RULE_DELETE[] =
     "DELETE FROM branch_rules WHERE repo_id = ? AND branch = ?";

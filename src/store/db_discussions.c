@@ -5,7 +5,8 @@
 
 #include "err.h"
 #include "store/db-internal.h"
-#include "store/forge.h"
+#include "store/db_discussions.h"
+#include "store/db_forge.h"
 
 #define PREVIEW	"200"	/* FORGE_PREVIEW_CHARS, in SQL text */
 

@@ -7,7 +7,7 @@
 #include "err.h"
 #include "store/db.h"
 #include "store/db-internal.h"
-#include "store/forge.h"
+#include "store/db_forge.h"
 
 /* ---- roles ---- */
 

@@ -6,7 +6,8 @@
 
 #include "err.h"
 #include "store/db-internal.h"
-#include "store/forge.h"
+#include "store/db_inbox.h"
+#include "store/db_forge.h"
 
 /*
  * The repository r is visible to the notification's user: public, owned,

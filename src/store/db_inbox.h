@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/forge.h"
+#include "store/db_forge.h"
 
 struct db;
 struct err;

@@ -6,7 +6,8 @@
 
 #include "err.h"
 #include "store/db-internal.h"
-#include "store/forge.h"
+#include "store/db_merges.h"
+#include "store/db_forge.h"
 
 #define MERGE_COLS \
     "SELECT m.id, m.repo_id, m.pull_request_id, m.requested_by, m.version, m.attempts," \

@@ -6,7 +6,8 @@
 
 #include "err.h"
 #include "store/db-internal.h"
-#include "store/forge.h"
+#include "store/db_revisions.h"
+#include "store/db_forge.h"
 
 #define REVISION_COLS \
     "SELECT version, head_commit, base_ref, base_commit, merge_base, reason, " \

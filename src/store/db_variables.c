@@ -6,7 +6,8 @@
 #include "err.h"
 #include "store/db.h"
 #include "store/db-internal.h"
-#include "store/forge.h"
+#include "store/db_variables.h"
+#include "store/db_forge.h"
 
 #define VARIABLE_COLS \
     "SELECT v.name, v.value, " DB_DATE("v.updated_at") ", u.login" \
