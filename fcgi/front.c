@@ -20,7 +20,7 @@
 #include <fastcgi.h>
 #include <fcgiapp.h>
 
-#include "config.h"
+#include "conf.h"
 #include "core.h"
 #include "err.h"
 #include "front.h"

@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <fcgiapp.h>
 
-#include "config.h"
+#include "conf.h"
 #include "core.h"
 #include "err.h"
 #include "fair.h"

@@ -42,7 +42,7 @@
 
 #include "admit.h"
 #include "auth.h"
-#include "config.h"
+#include "conf.h"
 #include "err.h"
 #include "log.h"
 #include "store/db.h"

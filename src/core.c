@@ -14,7 +14,7 @@
 #include "admit.h"
 #include "auth.h"
 #include "budget.h"
-#include "config.h"
+#include "conf.h"
 #include "core-int.h"
 #include "core.h"
 #include "err.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "conf.h"
 #include "core_io.h"
 #include "err.h"
 #include "json.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "conf.h"
 #include "core_io.h"
 #include "http.h"
 #include "json.h"

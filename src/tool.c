@@ -7,7 +7,7 @@
 
 #include <json-c/printbuf.h>
 
-#include "config.h"
+#include "conf.h"
 #include "err.h"
 #include "gz.h"
 #include "json.h"

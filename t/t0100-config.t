@@ -86,7 +86,7 @@ test_expect_success 'FORGEMCP_REPO_ROOT moves where repositories are created' '
 	test_must_fail test -d "$TRASH/repos/envuser/moved.git"
 '
 
-# That the sample shows exactly the keys of src/config.c's table is checked
+# That the sample shows exactly the keys of src/conf.c's table is checked
 # by t0510-docs.t, which reads the table itself.
 test_expect_success 'the sample configuration (all comments) is accepted' '
 	fm --config "$SRC_DIR/etc/forgemcp.conf.sample" --help >/dev/null &&

@@ -1,6 +1,6 @@
 #!/bin/bash
 # t0500: the man pages lint cleanly and cannot drift from the code: every
-# configuration key in src/config.c is in forgemcp.conf(5), every command in
+# configuration key in src/conf.c is in forgemcp.conf(5), every command in
 # 'forgemcp --help' is in forgemcp(1), every fcgi option in forgemcp-fcgi(8).
 . ./test-lib.sh
 
@@ -47,9 +47,9 @@ test_expect_success 'each page names itself in its .Dt line' '
 
 # The keys of the config_keys[] table: lines like { "db_host", CK_STR, ... }.
 sed -n '/config_keys\[\] = {/,/^};/s/^[[:space:]]*{ "\([a-z_]*\)", CK_.*/\1/p' \
-	"$SRC_DIR/src/config.c" >"$TRASH/keys"
+	"$SRC_DIR/src/conf.c" >"$TRASH/keys"
 
-test_expect_success 'the key table of src/config.c was found' '
+test_expect_success 'the key table of src/conf.c was found' '
 	test "$(wc -l <"$TRASH/keys")" -ge 15 &&
 	grep -qx db_socket "$TRASH/keys" && grep -qx max_body "$TRASH/keys"
 '
@@ -74,7 +74,7 @@ test_expect_success 'forgemcp.conf(5) has no key the code does not know' '
 	test -s documented &&
 	extra=$(grep -vxF -f "$TRASH/keys" documented) || extra= &&
 	if test -n "$extra"; then
-		echo "documented but not in src/config.c:" $extra
+		echo "documented but not in src/conf.c:" $extra
 		false
 	fi
 '

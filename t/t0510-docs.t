@@ -2,7 +2,7 @@
 # t0510: the documentation cannot drift from what it describes: doc/tools.md
 # is what t/lib/tools-doc.pl makes from the tools/list snapshot and the
 # scopes in src/tools; etc/forgemcp.conf.sample shows exactly the keys of
-# src/config.c (t0500 holds forgemcp.conf(5) to the same table); README.md
+# src/conf.c (t0500 holds forgemcp.conf(5) to the same table); README.md
 # and doc/ leave the keys and the command line to the manual pages, show the
 # command CI runs, and hold no broken link.  Needs no database.
 . ./test-lib.sh
@@ -40,17 +40,17 @@ test_expect_success 'the generator refuses a tool whose scope it cannot find' '
 # The keys of the config_keys[] table: lines like { "db_host", CK_STR, ... }
 # (the same reading as t0500).
 sed -n '/config_keys\[\] = {/,/^};/s/^[[:space:]]*{ "\([a-z_]*\)", CK_.*/\1/p' \
-	"$SRC_DIR/src/config.c" >"$TRASH/keys"
+	"$SRC_DIR/src/conf.c" >"$TRASH/keys"
 # The keys the sample sets or shows commented out: "key = value", "#key = value".
 sed -n 's/^#\{0,1\}\([a-z_][a-z_]*\) =.*/\1/p' "$SAMPLE" >"$TRASH/sample-keys"
 
-test_expect_success 'the key table of src/config.c and the keys of the sample were found' '
+test_expect_success 'the key table of src/conf.c and the keys of the sample were found' '
 	test "$(wc -l <keys)" -ge 15 &&
 	grep -qx db_socket keys && grep -qx max_body keys &&
 	test "$(wc -l <sample-keys)" -ge 15
 '
 
-test_expect_success 'etc/forgemcp.conf.sample shows every key of src/config.c' '
+test_expect_success 'etc/forgemcp.conf.sample shows every key of src/conf.c' '
 	missing=$(grep -vxF -f sample-keys keys) || missing= &&
 	if test -n "$missing"; then
 		echo "not in etc/forgemcp.conf.sample:" $missing
@@ -58,10 +58,10 @@ test_expect_success 'etc/forgemcp.conf.sample shows every key of src/config.c' '
 	fi
 '
 
-test_expect_success 'etc/forgemcp.conf.sample names no key src/config.c does not know' '
+test_expect_success 'etc/forgemcp.conf.sample names no key src/conf.c does not know' '
 	extra=$(grep -vxF -f keys sample-keys) || extra= &&
 	if test -n "$extra"; then
-		echo "in etc/forgemcp.conf.sample but not in src/config.c:" $extra
+		echo "in etc/forgemcp.conf.sample but not in src/conf.c:" $extra
 		false
 	fi &&
 	dups=$(sort sample-keys | uniq -d) &&

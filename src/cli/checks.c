@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../config.h"	/* src/config.h, not the autoconf header */
+#include "conf.h"
 #include "cli/cli.h"
 #include "err.h"
 #include "json.h"

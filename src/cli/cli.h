@@ -3,7 +3,7 @@
 #define FM_CLI_H
 #include <stddef.h>
 
-#include "config.h"
+#include "conf.h"
 
 /*
  * Each subcommand gets argv with argv[0] set to its own name (e.g. "user")

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../config.h"	/* src/config.h, not the autoconf header */
+#include "conf.h"
 #include "cli/cli.h"
 #include "err.h"
 #include "store/db.h"

@@ -8,7 +8,7 @@
 #include <errmsg.h>
 #include <mysqld_error.h>
 
-#include "../config.h"	/* src/config.h, not the autoconf header */
+#include "conf.h"
 #include "err.h"
 #include "log.h"
 #include "store/db.h"

@@ -7,7 +7,7 @@
 #include <curl/curl.h>
 #include <json-c/json.h>
 
-#include "../config.h"	/* src/config.h, not the autoconf header */
+#include "conf.h"
 #include "err.h"
 #include "json.h"
 #include "log.h"

@@ -1,7 +1,7 @@
 /* close_issue: closes an issue; fout_issue_state serves reopen_issue too (spec: close_issue). */
 #include <json-c/json.h>
 
-#include "../config.h"	/* src/config.h, not the autoconf header */
+#include "conf.h"
 #include "auth.h"
 #include "err.h"
 #include "json.h"

@@ -1,7 +1,7 @@
 /* create_issue: opens an issue through the issue service (spec: create_issue). */
 #include <json-c/json.h>
 
-#include "../config.h"	/* src/config.h, not the autoconf header */
+#include "conf.h"
 #include "auth.h"
 #include "err.h"
 #include "json.h"

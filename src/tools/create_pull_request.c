@@ -1,7 +1,7 @@
 /* create_pull_request: opens a pull request through the pull request service (spec: create_pull_request). */
 #include <json-c/json.h>
 
-#include "../config.h"	/* src/config.h, not the autoconf header */
+#include "conf.h"
 #include "auth.h"
 #include "err.h"
 #include "json.h"

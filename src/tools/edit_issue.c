@@ -2,7 +2,7 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "../config.h"	/* src/config.h, not the autoconf header */
+#include "conf.h"
 #include "auth.h"
 #include "err.h"
 #include "json.h"

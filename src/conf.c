@@ -1,4 +1,4 @@
-/* config: defaults, the key = value file, then FORGEMCP_* environment overrides. */
+/* conf: defaults, the key = value file, then FORGEMCP_* environment overrides. */
 #include <sys/stat.h>
 
 #include <ctype.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "config.h"
+#include "conf.h"
 #include "log.h"
 
 enum config_kind {

@@ -1,6 +1,6 @@
-/* config: the one configuration file (key = value), overridden by FORGEMCP_* variables. */
-#ifndef FM_CONFIG_H
-#define FM_CONFIG_H
+/* conf: the one configuration file (key = value), overridden by FORGEMCP_* variables. */
+#ifndef FM_CONF_H
+#define FM_CONF_H
 #include <stddef.h>
 #include "err.h"
 
