@@ -5,7 +5,7 @@
 #include <json-c/json.h>
 
 #include "auth.h"
-#include "config.h"
+#include "conf.h"
 #include "core.h"
 #include "err.h"
 #include "fuzz.h"

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "auth.h"
-#include "config.h"
+#include "conf.h"
 #include "core.h"
 #include "err.h"
 #include "http.h"
