@@ -11,6 +11,7 @@
 #include "tools/toolkit.h"
 
 #define SEARCH_DEFAULT	20
+#define SEARCH_MAX	100	/* limit is clamped to 1..SEARCH_MAX (spec) */
 #define SEARCH_MAX_BLOB	(1024 * 1024)	/* larger files are not searched (stated in the output) */
 
 static const char schema[] =
@@ -23,8 +24,9 @@ static const char schema[] =
     "regular expression (PCRE, case-insensitive) when regex is true.\"},"
     "\"ref\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
     "\"description\":\"Branch, tag or commit id; defaults to the repository's default branch.\"},"
-    "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":20,"
-    "\"description\":\"Matching lines to return at most (1 to 100, default 20).\"},"
+    "\"limit\":{\"type\":\"integer\",\"default\":20,"
+    "\"description\":\"Matching lines to return at most: 1 to 100, default 20; an integer "
+    "outside that range is clamped into it.\"},"
     "\"regex\":{\"type\":\"boolean\",\"default\":false,"
     "\"description\":\"Treat query as a PCRE regular expression; ^ and $ match at line "
     "ends.\"},"
@@ -112,7 +114,7 @@ search_code(struct tool_ctx *ctx, struct json_object *args, struct json_object *
 	opts.query = json_get_str(args, "query");
 	opts.regex = tk_bool(args, "regex", 0);
 	opts.glob = json_get_str(args, "path");
-	opts.limit = (size_t)tk_int(args, "limit", SEARCH_DEFAULT);
+	opts.limit = (size_t)tk_clamp(args, "limit", SEARCH_DEFAULT, 1, SEARCH_MAX);
 	opts.offset = (size_t)tk_int(args, "offset", 0);
 	opts.max_blob = SEARCH_MAX_BLOB;
 	err_clear(&local);
