@@ -28,6 +28,9 @@ static const char schema[] =
     "#3); only the description declares closures, not the title, comments, code or "
     "references to other repositories. The issue argument only links an issue and never "
     "closes it.\"},"
+    "\"description\":{\"type\":\"string\",\"maxLength\":65536,"
+    "\"description\":\"Another name for body, taken the same way; give one of the two, not "
+    "both.\"},"
     "\"draft\":{\"type\":\"boolean\",\"default\":false,"
     "\"description\":\"Open it as a draft (default false).\"},"
     "\"issue\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
@@ -41,12 +44,18 @@ create_pull_request(struct tool_ctx *ctx, struct json_object *args, struct json_
 {
 	struct service_created	 made;
 	struct json_object	*o = NULL;
+	const char		*body = json_get_str(args, "body");
 	char			 url[2048];
 	int			 rc;
 
 	*out = NULL;
+	if (body != NULL && json_get(args, "description") != NULL)
+		return err_set(ctx->err, ERR_INVALID, "give body or description, not both: they are "
+		    "the same text under two names");
+	if (body == NULL)
+		body = json_get_str(args, "description");
 	if ((rc = pull_create(ctx->db, ctx->repos, &made, ctx->who->user_id, ctx->repo->owner,
-	    ctx->repo->name, json_get_str(args, "title"), json_get_str(args, "body"),
+	    ctx->repo->name, json_get_str(args, "title"), body,
 	    json_get_str(args, "head"), json_get_str(args, "base"), tk_bool(args, "draft", 0),
 	    tk_int(args, "issue", 0), ctx->err)) != 0)
 		return rc;
@@ -72,7 +81,8 @@ const struct tool tool_create_pull_request = {
 	    "role or more). Both branches must exist and differ, the title must not be blank, "
 	    "and only one pull request per head and base may be open. Issues and pull "
 	    "requests share one number sequence per repository. Closes #N in the body declares "
-	    "issues to close when the pull request is merged; `issue` only links an issue and "
+	    "issues to close when the pull request is merged (`description` is another name "
+	    "for `body`: give one, not both); `issue` only links an issue and "
 	    "never closes it. get_pull_request shows the declarations as closing_issue_numbers. "
 	    "`draft` opens it as a draft. Returns {number, state, url}.",
 	.input_schema = schema,
