@@ -15,28 +15,26 @@ static const char schema[] =
     "\"required\":[\"repo\",\"title\",\"head\",\"base\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"title\":{\"type\":\"string\",\"maxLength\":256,"
-    "\"description\":\"A short summary of the change; must not be blank.\"},"
+    "\"description\":\"A short summary; must not be blank.\"},"
     "\"head\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
-    "\"description\":\"The branch holding the changes, e.g. feature/login.\"},"
+    "\"description\":\"The branch with the changes, e.g. feature/login.\"},"
     "\"base\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
-    "\"description\":\"The branch to merge the changes into, e.g. main.\"},"
+    "\"description\":\"The branch to merge into, e.g. main.\"},"
     "\"body\":{\"type\":\"string\",\"maxLength\":65536,"
-    "\"description\":\"The description, in Markdown. To close issues when the pull request "
-    "is merged, write Closes #N, Fixes #N or Resolves #N here (a list too: Closes #1, #2 and "
-    "#3); only the description declares closures, not the title, comments, code or "
-    "references to other repositories. The issue argument only links an issue and never "
-    "closes it.\"},"
+    "\"description\":\"The description, in Markdown. Closes #N, Fixes #N "
+    "or Resolves #N (or a list: Closes #1, #2 and #3) declares issues the merge "
+    "closes; titles, comments, code and references to other repositories declare "
+    "nothing.\"},"
     "\"description\":{\"type\":\"string\",\"maxLength\":65536,"
-    "\"description\":\"Another name for body, taken the same way; give one of the two, not "
+    "\"description\":\"Another name for body; give one of the two, not "
     "both.\"},"
     "\"draft\":{\"type\":\"boolean\",\"default\":false,"
-    "\"description\":\"Open it as a draft (default false).\"},"
+    "\"description\":\"Open it as a draft.\"},"
     "\"issue\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
-    "\"description\":\"The number of an existing issue of this repository to link. It only "
-    "links the issue and never closes it; to close an issue on merge, write Closes #N in "
-    "the body.\"}"
+    "\"description\":\"An existing issue of this repository to link; it "
+    "only links the issue and never closes it.\"}"
     "}}";
 
 static int
@@ -77,14 +75,12 @@ const struct tool tool_create_pull_request = {
 	.title = "Create pull request",
 	.description =
 	    "Open a pull request from a head branch into a base branch of the same "
-	    "repository. Needs write access (the owner, or a collaborator with the writer "
-	    "role or more). Both branches must exist and differ, the title must not be blank, "
-	    "and only one pull request per head and base may be open. Issues and pull "
-	    "requests share one number sequence per repository. Closes #N in the body declares "
-	    "issues to close when the pull request is merged (`description` is another name "
-	    "for `body`: give one, not both); `issue` only links an issue and "
-	    "never closes it. get_pull_request shows the declarations as closing_issue_numbers. "
-	    "`draft` opens it as a draft. Returns {number, state, url}.",
+	    "repository. Needs the writer role or more. Both branches must exist and differ; "
+	    "only one pull request per head and base may be open. Issues and pull requests "
+	    "share one number sequence. Closes #N in the body declares issues to close when "
+	    "the pull request is merged (get_pull_request shows them as "
+	    "closing_issue_numbers); `description` is another name for `body`; `issue` only "
+	    "links an issue and never closes it. Returns {number, state, url}.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_WRITE,
 	.hints = 0,

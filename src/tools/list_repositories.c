@@ -19,8 +19,8 @@ static const char schema[] =
     "\"description\":\"Only repositories whose owner or name contains this text "
     "(case-insensitive).\"},"
     "\"limit\":{\"type\":\"integer\",\"default\":30,"
-    "\"description\":\"How many repositories to return at most: 1 to 100, default 30; an "
-    "integer outside that range is clamped into it.\"}"
+    "\"description\":\"Repositories to return at most: 1 to 100 (default "
+    "30); other integers are clamped.\"}"
     "}}";
 
 /* One repository as the spec shows it: full_name, description, default_branch, private, url. */
