@@ -26,7 +26,6 @@
 #include "front.h"
 #include "front-int.h"
 #include "log.h"
-#include "store/repo.h"
 
 #define FRONT_IDLE_MS		1000	/* idle time after which a worker left large shrinks */
 
@@ -356,7 +355,7 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 int
 front_git_ready(struct core *core)
 {
-	if (repo_global_wait() == 0)
+	if (core_git_ready() == 0)
 		return 0;
 	fprintf(stderr, "forgemcp: cannot initialise libgit2\n");
 	core_release(core);

@@ -20,6 +20,7 @@
 #include "config.h"
 #include "core.h"
 #include "err.h"
+#include "fair.h"
 #include "front.h"
 #include "front-int.h"
 #include "log.h"
@@ -51,9 +52,9 @@ front_detect(void)
 	return !FCGX_IsCGI() || getenv("GATEWAY_INTERFACE") != NULL;
 }
 
-/* Starts one worker process; returns its pid or -1. */
+/* Starts the worker of slot in fair; returns its pid or -1. */
 static pid_t
-front_spawn(const struct config *cfg, int sock)
+front_spawn(const struct config *cfg, int sock, struct fair *fair, int slot)
 {
 	struct core	core;
 	struct err	e;
@@ -68,6 +69,8 @@ front_spawn(const struct config *cfg, int sock)
 		log_error("worker cannot start: %s", e.msg);
 		_exit(3);
 	}
+	core.fair = fair;
+	core.slot = slot;
 	rc = front_worker(&core, cfg, sock);
 	core_release(&core);
 	_exit(rc);
@@ -87,11 +90,18 @@ static int
 front_master(const struct config *cfg, int sock, int n)
 {
 	pid_t			 pids[FRONT_MAX_WORKERS], pid;
+	struct fair		*fair;
 	struct sigaction	 sa;
 	sigset_t		 set, old;
 	time_t			 last_fail = 0;
-	int			 i, status, alive, fails = 0;
+	int			 i, status, alive, limit, fails = 0;
 
+	/* One account may hold account_concurrency workers: by default half of them. */
+	limit = cfg->account_concurrency != 0 ? (int)cfg->account_concurrency : n / 2;
+	if ((fair = fair_new(n, limit > 0 ? limit : 1)) == NULL) {
+		log_error("cannot share the workers' table: %s", strerror(errno));
+		return 1;
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = master_on_term;
 	sigaction(SIGTERM, &sa, NULL);
@@ -103,10 +113,10 @@ front_master(const struct config *cfg, int sock, int n)
 	for (i = 0; i < n; i++) {
 		/* Block SIGTERM across fork so a child installs its own handler first. */
 		sigprocmask(SIG_BLOCK, &set, &old);
-		pids[i] = front_spawn(cfg, sock);
+		pids[i] = front_spawn(cfg, sock, fair, i);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
-	log_info("serving with %d workers", n);
+	log_info("serving with %d workers, at most %d per account", n, fair_limit(fair));
 	while (!master_term) {
 		pid = waitpid(-1, &status, 0);
 		if (pid < 0) {
@@ -132,10 +142,11 @@ front_master(const struct config *cfg, int sock, int n)
 				}
 				last_fail = time(NULL);
 			}
+			fair_leave(fair, i);
 			if (master_term)
 				break;
 			sigprocmask(SIG_BLOCK, &set, &old);
-			pids[i] = front_spawn(cfg, sock);
+			pids[i] = front_spawn(cfg, sock, fair, i);
 			sigprocmask(SIG_SETMASK, &old, NULL);
 		}
 	}
@@ -151,6 +162,7 @@ front_master(const struct config *cfg, int sock, int n)
 			break;
 		alive--;
 	}
+	fair_free(fair);
 	log_info("stopped");
 	return fails >= 5 ? 1 : 0;
 }

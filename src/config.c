@@ -37,6 +37,7 @@ struct config_key {
 
 #define F(f)	offsetof(struct config, f)
 static const struct config_key config_keys[] = {
+	{ "account_concurrency", CK_COUNT, F(account_concurrency), 0 },
 	{ "allowed_origins", CK_ORIGINS, F(allowed_origins), F(n_allowed_origins) },
 	{ "authorization_server", CK_URL, F(authorization_server), 0 },
 	{ "base_url", CK_URL, F(base_url), 0 },
@@ -56,6 +57,7 @@ static const struct config_key config_keys[] = {
 	{ "rate_limit_buckets", CK_BUCKETS, F(rate_limit_buckets), 0 },
 	{ "rate_window", CK_SECONDS, F(rate_window), 0 },
 	{ "repo_root", CK_STR, F(repo_root), 0 },
+	{ "request_timeout", CK_SECONDS, F(request_timeout), 0 },
 	{ "search_base_url", CK_URL, F(search_base_url), 0 },
 	{ "search_hourly_limit", CK_COUNT, F(search_hourly_limit), 0 },
 	{ "search_provider", CK_STR, F(search_provider), 0 },
@@ -290,6 +292,7 @@ config_defaults(struct config *c, struct err *e)
 	c->max_body = 65536;
 	c->log_level = LOG_INFO;
 	c->search_timeout = 10;
+	c->request_timeout = 10;
 	c->search_hourly_limit = 60;
 	c->rate_limit = 120;
 	c->rate_window = 60;

@@ -13,9 +13,12 @@
 
 #include "admit.h"
 #include "auth.h"
+#include "budget.h"
 #include "config.h"
+#include "core-int.h"
 #include "core.h"
 #include "err.h"
+#include "fair.h"
 #include "gz.h"
 #include "http.h"
 #include "json.h"
@@ -56,6 +59,12 @@ int
 core_check_ready(struct core *c, struct err *e)
 {
 	return db_schema_check(c->db, e);
+}
+
+int
+core_git_ready(void)
+{
+	return repo_global_wait();
 }
 
 void
@@ -497,6 +506,11 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 		core_parse_failed(resp, perr);
 		goto done;
 	}
+	if (!fair_enter(c->fair, c->slot, who.user_id)) {
+		core_busy(resp, core_body_id(body), fair_limit(c->fair));
+		goto done;
+	}
+	core_debug_pause(body);
 	if (core_toolsets(&sel, req, suffix, msg, sizeof msg) != 0) {
 		core_response_error(resp, 400, core_body_id(body), RPC_INVALID_REQUEST, msg, NULL);
 		goto done;
@@ -513,6 +527,7 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 	} else
 		mcp_handle(c->db, c->repos, c->cfg, &chosen, &who, body, resp);
 done:
+	fair_leave(c->fair, c->slot);
 	json_object_put(body);
 	free(path);
 }
@@ -556,8 +571,13 @@ core_handle(struct core *c, const struct core_request *req, struct core_response
 	struct timespec	 t0, t1;
 	const char	*method;
 	long		 us;
+	struct core_request r = *req;	/* the same, with the budget it may spend */
+	struct budget	 budget;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	budget_start(&budget, c->cfg->request_timeout);
+	r.budget = &budget;
+	req = &r;
 	core_response_init(resp);
 	core_request_id(resp->request_id);
 	log_set_request(resp->request_id);

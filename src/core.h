@@ -16,6 +16,8 @@ struct core {
 	struct db		*db;		/* persistent connection, reconnects itself */
 	struct repo_cache	*repos;		/* open libgit2 repositories */
 	struct admit		*admit;		/* this process's token cache and request blocks */
+	struct fair		*fair;		/* the host's workers per account (FastCGI --workers) */
+	int			 slot;		/* this worker's place in fair */
 };
 
 /*
@@ -32,6 +34,8 @@ void	core_release(struct core *c);
  * (the database is down: serve anyway, requests answer 503 until it is back).
  */
 int	core_check_ready(struct core *c, struct err *e);
+/* Waits for libgit2's start-up, begun in the background at launch; 0 when git is usable. */
+int	core_git_ready(void);
 
 /*
  * Between requests: gives memory back when a request left the process

@@ -8,6 +8,7 @@
 #define FM_CORE_IO_H
 #include <stddef.h>
 
+struct budget;
 struct config;
 struct json_object;
 struct toolset_sel;
@@ -39,6 +40,8 @@ struct core_request {
 	 * reads the path and the X-MCP-Toolsets and X-MCP-Readonly headers.
 	 */
 	const struct toolset_sel *toolsets;
+	/* What the request may spend (budget.h): set by core_handle as it starts. */
+	struct budget		*budget;
 };
 
 #define CORE_MAX_HEADERS	12

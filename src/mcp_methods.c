@@ -190,8 +190,8 @@ m_tools_call(struct mcp_call *k)
 		mcp_ok(k, tool_error_result("\"arguments\" must be an object"), 0);
 		return;
 	}
-	r = tool_call(k->db, k->repos, k->cfg, (size_t)idx, k->who, args, k->era == ERA_MODERN,
-	    &unavailable);
+	r = tool_call(k->db, k->repos, k->cfg, k->req->budget, (size_t)idx, k->who, args,
+	    k->era == ERA_MODERN, &unavailable);
 	if (unavailable) {
 		/* In a batch this stays the element's error; alone it is the 503 answer. */
 		mcp_fail(k, CORE_UNAVAILABLE_STATUS, RPC_INTERNAL_ERROR, CORE_UNAVAILABLE_MESSAGE,

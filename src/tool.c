@@ -410,8 +410,9 @@ tool_error_result(const char *msg)
 }
 
 struct json_object *
-tool_call(struct db *db, struct repo_cache *repos, const struct config *cfg, size_t idx,
-    const struct principal *who, struct json_object *args, int structured_any, int *unavailable)
+tool_call(struct db *db, struct repo_cache *repos, const struct config *cfg,
+    struct budget *budget, size_t idx, const struct principal *who, struct json_object *args,
+    int structured_any, int *unavailable)
 {
 	const struct tool	*t = tool_table[idx];
 	struct json_object	*empty = NULL, *out = NULL, *r;
@@ -437,6 +438,7 @@ tool_call(struct db *db, struct repo_cache *repos, const struct config *cfg, siz
 	ctx.cfg = cfg;
 	ctx.who = who;
 	ctx.repo = NULL;
+	ctx.budget = budget;
 	ctx.err = &e;
 	repo = json_get_str(args, "repo");	/* lives as long as the caller's args */
 	if (t->target == TOOL_TARGET_REPO && (rc = tool_target_repo(&target, &ctx, t, args)) == 0)

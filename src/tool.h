@@ -7,6 +7,7 @@
 #include "err.h"
 #include "store/forge.h"
 
+struct budget;
 struct config;
 struct db;
 struct db_repo;
@@ -37,6 +38,7 @@ struct tool_ctx {
 	const struct config	*cfg;
 	const struct principal	*who;		/* the caller */
 	const struct db_repo	*repo;		/* TOOL_TARGET_REPO: visible to who; else NULL */
+	struct budget		*budget;	/* the request's deadline and search steps; NULL: none */
 	struct err		*err;
 };
 
@@ -149,7 +151,8 @@ int	tool_list_mark(int on);
  * schema, resolves the tool's target (a repository the caller cannot see,
  * or a name that is not "owner/name", is "Repository not found or not
  * accessible"; a role below the tool's is refused as the service refuses
- * it) and runs the handler with db, repos and cfg.  Returns the
+ * it) and runs the handler with db, repos, cfg and the request's budget
+ * (NULL: no deadline).  Returns the
  * CallToolResult object ({content, isError?, structuredContent?}); NULL on
  * allocation failure, or with *unavailable set to 1 when the gate or the
  * handler failed with ERR_UNAVAILABLE (the database cannot be reached):
@@ -157,7 +160,7 @@ int	tool_list_mark(int on);
  * checked by the caller (it is an HTTP 403).
  */
 struct json_object *tool_call(struct db *db, struct repo_cache *repos, const struct config *cfg,
-	    size_t idx, const struct principal *who, struct json_object *args, int structured_any,
+	    struct budget *budget, size_t idx, const struct principal *who, struct json_object *args, int structured_any,
 	    int *unavailable);
 
 /* Builds an isError result carrying msg. */

@@ -22,6 +22,10 @@ qs () {
 		FORGEMCP_SKIP_APT=1 "$QS" "$@" </dev/null
 }
 
+# Run as root, the services run as forgemcp: they must be able to write
+# their sanitizer reports where the end-of-script check reads them.
+chmod 1777 "$TRASH/asan"
+
 # Whatever quickstart started is stopped when the script ends.
 register_qs_pids () {
 	for f in "$QS_STATE"/run/*.pid; do
@@ -51,11 +55,40 @@ test_expect_success 'a first run builds nothing, starts the instance and explain
 	grep "as demo/forgemcp (public)" first.out &&
 	test -s "$QS_STATE/token" &&
 	TOKEN=$(cat "$QS_STATE/token") &&
-	grep -F "token:     $TOKEN" first.out &&
-	grep -xF "claude mcp add --transport http forge http://127.0.0.1:$QS_PORT/mcp --header \"Authorization: Bearer $TOKEN\"" first.out
+	grep -F "token:     in $QS_STATE/token (user demo, scopes read,write)" first.out &&
+	grep -xF "claude mcp add --transport http --scope project forge http://127.0.0.1:$QS_PORT/mcp --header '"'"'Authorization: Bearer \${FORGEMCP_TOKEN}'"'"'" first.out
 '
 TOKEN=$(cat "$QS_STATE/token" 2>/dev/null)
 test_record_token "$TOKEN"
+
+# Whoever pastes a printed line must not put the token in the process list
+# or in the shell history.
+test_expect_success 'the token is printed nowhere; the state keeps it in 0600 files' '
+	test -n "$TOKEN" &&
+	test_must_fail grep -F "$TOKEN" first.out first.err &&
+	test "$(stat -c %a "$QS_STATE/token")" = 600 &&
+	test "$(stat -c %a "$QS_STATE/token.header")" = 600 &&
+	test "$(cat "$QS_STATE/token.header")" = "Authorization: Bearer $TOKEN"
+'
+
+test_expect_success 'the printed .mcp.json, its variable set as printed, reaches the endpoint' '
+	grep "^{\"mcpServers\"" first.out >mcp.json &&
+	test "$(wc -l <mcp.json)" = 1 &&
+	jq -e ".mcpServers.forge.type == \"http\" and .mcpServers.forge.url == \"http://127.0.0.1:$QS_PORT/mcp\"" mcp.json &&
+	hdr=$(jq -r ".mcpServers.forge.headers.Authorization" mcp.json) &&
+	test "$hdr" = "Bearer \${FORGEMCP_TOKEN}" &&
+	grep "^FORGEMCP_TOKEN=.* claude\$" first.out >run-claude &&
+	test "$(wc -l <run-claude)" = 1 &&
+	sed "s/ claude\$/ printenv FORGEMCP_TOKEN/" run-claude >run-env &&
+	value=$(bash run-env) &&
+	test "$value" = "$TOKEN" &&
+	printf "Authorization: %s\n" "${hdr/"\${FORGEMCP_TOKEN}"/$value}" >expanded.header &&
+	test "$(cat expanded.header)" = "Authorization: Bearer $TOKEN" &&
+	curl -s "$(jq -r .mcpServers.forge.url mcp.json)" -H @expanded.header \
+		-H "Content-Type: application/json" \
+		-d "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}" >ping5.json &&
+	jq -e ".id == 5 and .result == {}" ping5.json
+'
 
 test_expect_success 'the two printed curl calls work as printed' '
 	printed_curls first.out &&
@@ -119,7 +152,8 @@ test_expect_success 'a second run reuses the state: fast, same token, no re-impo
 	end=$(date +%s) &&
 	cat second.out &&
 	test $((end - start)) -lt 10 &&
-	grep -F "token:     $TOKEN" second.out &&
+	test "$(cat "$QS_STATE/token")" = "$TOKEN" &&
+	test_must_fail grep -F "$TOKEN" second.out &&
 	test_must_fail grep -E "importing|creating a private MariaDB|^curl .*error" second.out &&
 	test "$(FORGEMCP_CONFIG=$QS_STATE/forgemcp.conf "$FORGEMCP" token list | grep -c .)" -le 2
 '
@@ -141,11 +175,22 @@ test_expect_success 'after stop, a run brings the same instance back' '
 	register_qs_pids
 	cat third.out
 	test "$code" = 0 &&
-	grep -F "token:     $TOKEN" third.out &&
+	test "$(cat "$QS_STATE/token")" = "$TOKEN" &&
 	tool_call list_repositories "{}" &&
 	test_status 200 &&
 	tool_text | jq -e "map(.full_name) | index(\"demo/forgemcp\") != null" &&
 	FORGEMCP_STATE=$QS_STATE "$QS" stop
+'
+
+test_expect_success 'a state directory that holds something else is refused, untouched' '
+	mkdir -p other &&
+	chmod 755 other &&
+	echo mine >other/notes.txt &&
+	{ FORGEMCP_STATE=$PWD/other FORGEMCP_SKIP_APT=1 "$QS" status >out 2>err; test $? = 1; } &&
+	cat err &&
+	grep -F "$PWD/other is not empty and not a quick start state directory" err &&
+	test "$(stat -c %a other)" = 755 &&
+	test "$(ls -A other)" = notes.txt
 '
 
 test_expect_success 'an unknown command is a usage error' '

@@ -79,6 +79,7 @@ db_connect(struct db *db, struct err *e)
 	MYSQL			*my = NULL;
 	unsigned		 tmo = DB_CONNECT_TIMEOUT, rw = DB_RW_TIMEOUT;
 	const char		*host = c->db_host != NULL ? c->db_host : "localhost";
+	char			 init[300];
 	int			 rc = 0;
 
 	if (db->my != NULL)
@@ -92,9 +93,11 @@ db_connect(struct db *db, struct err *e)
 	mysql_options(my, MYSQL_OPT_READ_TIMEOUT, &rw);
 	mysql_options(my, MYSQL_OPT_WRITE_TIMEOUT, &rw);
 	mysql_options(my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
-	mysql_options(my, MYSQL_INIT_COMMAND,
-	    "SET time_zone = '+00:00', sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE,"
-	    "NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'");
+	/* a row lock is waited for at most request_timeout (then ERR_CONFLICT: retry) */
+	snprintf(init, sizeof init, "SET time_zone = '+00:00', sql_mode = 'STRICT_ALL_TABLES,"
+	    "NO_ZERO_DATE,NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION', "
+	    "innodb_lock_wait_timeout = %u", c->request_timeout > 0 ? c->request_timeout : 10);
+	mysql_options(my, MYSQL_INIT_COMMAND, init);
 	if (c->db_socket != NULL && c->db_socket[0] != '\0') {
 		unsigned proto = MYSQL_PROTOCOL_SOCKET;
 

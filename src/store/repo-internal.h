@@ -3,6 +3,7 @@
 #define FM_REPO_INTERNAL_H
 #include <git2.h>
 
+struct budget;
 struct err;
 struct repo_cache;
 
@@ -39,10 +40,13 @@ struct repo_diff;
 /*
  * The diff of two trees (old NULL: everything in new_ is added) with
  * renames found as git does (git's rename limit, and a similarity metric
- * that reads each blob once); the caller frees *out.
+ * that reads each blob once); the caller frees *out.  The deadline of b
+ * (NULL: none) is checked per file: ERR_TOOBIG (budget_fail) once it passed.
  */
 int	repo_tree_diff(git_diff **out, git_repository *r, git_tree *old, git_tree *new_,
-	    struct err *e);
+	    const struct budget *b, struct err *e);
+/* How to narrow a diff stopped by the deadline (budget_fail's hint). */
+#define REPO_DIFF_HINT	"compare refs that are closer together, or pass path for one file's patch"
 /* Whether the delta concerns path (its new or old side). */
 int	repo_delta_is(const git_diff_delta *d, const char *path);
 /*

@@ -3,6 +3,7 @@
 #define FM_REPO_H
 #include <stddef.h>
 
+struct budget;
 struct err;
 struct repo_cache;
 
@@ -64,6 +65,7 @@ struct repo_diff_opts {
 	size_t		 cap;		/* bytes of patch text at most (e.g. 100 kB) */
 	const char	*path;		/* only this file's patch (NULL: all files) */
 	size_t		 offset;	/* skip this many bytes of the (selected) patch text */
+	const struct budget *budget;	/* the request's deadline; NULL: none */
 };
 
 struct repo_diff_file {
@@ -93,7 +95,8 @@ struct repo_diff {
  * Diffs base and head (refs as in repo_resolve) in owner/name, with
  * libgit2 only.  The patch text is what `git diff base...head` (three_dot)
  * or `git diff base head` prints, cut at opts->cap bytes on a line
- * boundary after opts->offset.  ERR_NOTFOUND names a missing ref.
+ * boundary after opts->offset.  ERR_NOTFOUND names a missing ref;
+ * ERR_TOOBIG (budget_fail) when opts->budget's deadline passes first.
  */
 int	repo_diff(struct repo_cache *c, struct repo_diff *out, const char *owner, const char *name,
 	    const char *base, const char *head, const struct repo_diff_opts *opts, struct err *e);
@@ -130,6 +133,7 @@ struct repo_search_opts {
 	size_t		 limit;		/* hits at most */
 	size_t		 offset;	/* skip this many hits first (paging) */
 	size_t		 max_blob;	/* larger blobs are skipped and counted */
+	struct budget	*budget;	/* the request's deadline and search steps; NULL: none */
 };
 
 struct repo_search_hit {
@@ -144,6 +148,7 @@ struct repo_search {
 	size_t			 n_hits;
 	int			 truncated;	/* more hits exist after these */
 	size_t			 skipped;	/* text blobs over max_blob, not searched */
+	int			 stopped;	/* BUDGET_TIME or BUDGET_STEPS: cut short (truncated) */
 };
 
 /*
@@ -151,8 +156,13 @@ struct repo_search {
  * opts->query: a case-insensitive (ASCII) fixed string by default, or a
  * pcre2 pattern (caseless, multiline) with match and depth limits.  One hit
  * per matching line, in tree order (path, then line).  Binary blobs are
- * skipped.  ERR_INVALID with pcre2's message for a bad pattern, and for a
- * pattern that hits the match limit; ERR_NOTFOUND for a missing ref.
+ * skipped.  The search spends opts->budget: every pcre2 step of the
+ * pattern and BUDGET_HIT_STEPS per match found, the skipped ones too.
+ * When the steps run out or the deadline passes it stops and returns the
+ * hits found so far in order, with truncated and stopped set (not an
+ * error).  ERR_INVALID with pcre2's message for a bad pattern, and for a
+ * pattern that hits the match limit in one match; ERR_NOTFOUND for a
+ * missing ref.
  */
 int	repo_search(struct repo_cache *c, struct repo_search *out, const char *owner,
 	    const char *name, const char *ref, const struct repo_search_opts *opts,
@@ -203,9 +213,12 @@ struct repo_log {
  * path, only commits that change it, simplified like `git log -- path`.
  * after (a full commit id from an earlier page, or NULL) continues after
  * that commit; ERR_INVALID when it is not in this history.  At most limit.
+ * The deadline of b (NULL: none) is checked at every commit of the walk:
+ * ERR_TOOBIG (budget_fail) once it passed.
  */
 int	repo_log(struct repo_cache *c, struct repo_log *out, const char *owner, const char *name,
-	    const char *ref, const char *path, const char *after, size_t limit, struct err *e);
+	    const char *ref, const char *path, const char *after, size_t limit,
+	    const struct budget *b, struct err *e);
 void	repo_log_release(struct repo_log *l);
 
 enum repo_entry_type {

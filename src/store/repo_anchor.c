@@ -221,7 +221,7 @@ repo_diff_anchor(struct repo_cache *c, char **out, const char *owner, const char
 		rc = repo_git_fail(e, ERR_GIT, "tree", "cannot read the revision's trees");
 		goto done;
 	}
-	if ((rc = repo_tree_diff(&diff, r, old, new_, e)) != 0)
+	if ((rc = repo_tree_diff(&diff, r, old, new_, NULL, e)) != 0)
 		goto done;
 	n = git_diff_num_deltas(diff);
 	for (i = 0; i < n; i++) {

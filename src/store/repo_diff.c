@@ -4,6 +4,7 @@
 #include <string.h>
 #include <git2.h>
 
+#include "budget.h"
 #include "buf.h"
 #include "err.h"
 #include "store/repo.h"
@@ -159,22 +160,37 @@ static git_diff_similarity_metric sim_metric = {
 	sim_file, sim_buffer, sim_free, sim_score, NULL,
 };
 
+/* libgit2 calls this for each file it compares: stop once the deadline has passed. */
+static int
+diff_progress(const git_diff *so_far, const char *old_path, const char *new_path, void *arg)
+{
+	(void)so_far;
+	(void)old_path;
+	(void)new_path;
+	return budget_expired(arg) ? -1 : 0;
+}
+
 int
-repo_tree_diff(git_diff **out, git_repository *r, git_tree *old, git_tree *new_, struct err *e)
+repo_tree_diff(git_diff **out, git_repository *r, git_tree *old, git_tree *new_,
+    const struct budget *b, struct err *e)
 {
 	git_diff_options	 dopts;
 	git_diff_find_options	 fopts;
 
 	*out = NULL;
 	git_diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
+	dopts.progress_cb = diff_progress;
+	dopts.payload = (void *)(uintptr_t)b;
 	git_diff_find_options_init(&fopts, GIT_DIFF_FIND_OPTIONS_VERSION);
 	fopts.flags = GIT_DIFF_FIND_RENAMES;
 	fopts.rename_limit = REPO_RENAME_LIMIT;
 	fopts.metric = &sim_metric;
-	if (git_diff_tree_to_tree(out, r, old, new_, &dopts) < 0 ||
+	if (git_diff_tree_to_tree(out, r, old, new_, &dopts) < 0 || budget_expired(b) ||
 	    git_diff_find_similar(*out, &fopts) < 0) {
 		git_diff_free(*out);
 		*out = NULL;
+		if (budget_expired(b))
+			return budget_fail(b, e, "comparing the trees", REPO_DIFF_HINT);
 		return repo_git_fail(e, ERR_GIT, "diff", "cannot compute the diff");
 	}
 	return 0;
@@ -312,7 +328,7 @@ repo_diff(struct repo_cache *c, struct repo_diff *out, const char *owner, const 
 		goto done;
 	if ((rc = repo_diff_trees(r, out, &old, &new_, base, head, opts->three_dot, e)) != 0)
 		goto done;
-	if ((rc = repo_tree_diff(&diff, r, old, new_, e)) != 0)
+	if ((rc = repo_tree_diff(&diff, r, old, new_, opts->budget, e)) != 0)
 		goto done;
 	n = git_diff_num_deltas(diff);
 	if (n > 0 && (out->files = calloc(n, sizeof *out->files)) == NULL) {
@@ -328,6 +344,10 @@ repo_diff(struct repo_cache *c, struct repo_diff *out, const char *owner, const 
 	for (i = 0; i < n; i++) {
 		const git_diff_delta	*d = git_diff_get_delta(diff, i);
 
+		if (budget_expired(opts->budget)) {
+			rc = budget_fail(opts->budget, e, "computing the diff", REPO_DIFF_HINT);
+			goto done;
+		}
 		if (git_patch_from_diff(&patch, diff, i) < 0 || git_patch_to_buf(&text, patch) < 0) {
 			rc = repo_git_fail(e, ERR_GIT, "patch", "cannot compute the diff");
 			goto done;

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <git2.h>
 
+#include "budget.h"
 #include "err.h"
 #include "store/repo.h"
 #include "store/repo-internal.h"
@@ -377,7 +378,8 @@ commit_row(struct repo_commit *out, git_commit *c)
 
 int
 repo_log(struct repo_cache *c, struct repo_log *out, const char *owner, const char *name,
-    const char *ref, const char *path, const char *after, size_t limit, struct err *e)
+    const char *ref, const char *path, const char *after, size_t limit,
+    const struct budget *b, struct err *e)
 {
 	struct walk	 w;
 	git_commit	*tip = NULL, *cur = NULL;
@@ -406,6 +408,11 @@ repo_log(struct repo_cache *c, struct repo_log *out, const char *owner, const ch
 	if ((rc = push(&w, tip, e)) != 0)
 		goto done;
 	while ((cur = pop(&w)) != NULL) {
+		if (budget_expired(b)) {
+			rc = budget_fail(b, e, "reading the history", "start from a ref nearer to "
+			    "what you look for, or pass a path that changed more recently");
+			goto done;
+		}
 		if ((rc = step(&w, cur, path, &show, e)) != 0)
 			goto done;
 		git_oid_tostr(id, sizeof id, git_commit_id(cur));

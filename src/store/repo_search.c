@@ -9,6 +9,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "budget.h"
 #include "err.h"
 #include "log.h"
 #include "store/repo.h"
@@ -22,6 +23,7 @@
 #define RE_JIT_STACK		(1024 * 1024)	/* bytes of JIT backtracking stack at most */
 #define SEARCH_THREADS_MAX	4		/* threads reading one search's files */
 #define SEARCH_PART_MIN		64		/* files worth a thread of their own */
+#define SEARCH_SPEND_EVERY	4096		/* steps counted locally before the budget sees them */
 
 /* A file the tree walk found for the search: read by one part. */
 struct cand {
@@ -41,6 +43,8 @@ struct search {
 	pcre2_match_context		*mctx;
 	pcre2_jit_stack			*jstack;
 	size_t				 seen;	/* hits found, including skipped ones */
+	int64_t				 steps;	/* spent here, not yet taken from the budget */
+	int				 stop;	/* BUDGET_TIME or BUDGET_STEPS: stopped early */
 	size_t				 cap_hits;
 	char				 path[4096 + 256];
 	struct err			*e;
@@ -141,6 +145,37 @@ hits_room(struct search *s)
 	return 0;
 }
 
+/* Spends n steps, counted here until there are SEARCH_SPEND_EVERY (or now); 1: stop. */
+static int
+spend(struct search *s, int64_t n, int now)
+{
+	s->steps += n;
+	if (s->stop == BUDGET_OK && (now || s->steps >= SEARCH_SPEND_EVERY)) {
+		s->stop = (int)budget_spend(s->o->budget, s->steps);
+		s->steps = 0;
+	}
+	return s->stop != BUDGET_OK;
+}
+
+/* Marks the answer as cut short when the search stopped before it was full; 0. */
+static int
+stopped(struct search *s)
+{
+	if (s->stop != BUDGET_OK && !s->out->truncated) {
+		s->out->stopped = s->stop;
+		s->out->truncated = 1;
+	}
+	return 0;
+}
+
+/* pcre2's callout at every item of the pattern: one step of the budget. */
+static int
+step(pcre2_callout_block *cb, void *arg)
+{
+	(void)cb;
+	return spend(arg, 1, 0) ? PCRE2_ERROR_CALLOUT : 0;
+}
+
 /* Records a hit (or only counts it while paging); 1 when the search is done. */
 static int
 hit(struct search *s, const unsigned char *data, const unsigned char *ls,
@@ -150,6 +185,8 @@ hit(struct search *s, const unsigned char *data, const unsigned char *ls,
 	struct repo_search_hit	*h;
 
 	(void)data;
+	if (spend(s, BUDGET_HIT_STEPS, 0))
+		return 1;
 	s->seen++;
 	if (s->seen <= s->o->offset)
 		return 0;
@@ -183,6 +220,8 @@ scan(struct search *s, const unsigned char *data, size_t n)
 		mr = pcre2_match(s->re, data, n, (PCRE2_SIZE)(p - data), 0, s->md, s->mctx);
 		if (mr == PCRE2_ERROR_NOMATCH)
 			return 0;
+		if (mr == PCRE2_ERROR_CALLOUT && s->stop != BUDGET_OK)
+			return 1;
 		if (mr == PCRE2_ERROR_MATCHLIMIT || mr == PCRE2_ERROR_DEPTHLIMIT ||
 		    mr == PCRE2_ERROR_HEAPLIMIT || mr == PCRE2_ERROR_JIT_STACKLIMIT) {
 			s->rc = err_set(s->e, ERR_INVALID, "the regular expression is too "
@@ -225,6 +264,10 @@ walk_cb(const char *root, const git_tree_entry *entry, void *payload)
 	struct cand		*c;
 	const char		*name = git_tree_entry_name(entry);
 
+	if (budget_expired(s->o->budget)) {
+		s->stop = BUDGET_TIME;
+		return -1;
+	}
 	if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB ||
 	    git_tree_entry_filemode(entry) == GIT_FILEMODE_LINK)
 		return 0;
@@ -261,6 +304,8 @@ scan_files(struct search *s, const struct cand *c, size_t n)
 	int		 r = 0;
 
 	for (i = 0; i < n && r == 0; i++) {
+		if (spend(s, 1, 1))
+			break;
 		snprintf(s->path, sizeof s->path, "%s", c[i].path);
 		if (git_odb_read_header(&size, &type, s->odb, &c[i].id) < 0) {
 			s->rc = repo_git_fail(s->e, ERR_GIT, "odb header", "cannot read a file");
@@ -326,9 +371,10 @@ compile(struct search *s, const char *pattern, int literal, struct err *e)
 	PCRE2_UCHAR	 msg[256];
 	int		 errcode;
 
+	/* a pattern's every step calls step(), which spends the request's budget */
 	s->re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
-	    PCRE2_CASELESS | (literal ? PCRE2_LITERAL : PCRE2_MULTILINE), &errcode, &erroff,
-	    NULL);
+	    PCRE2_CASELESS | (literal ? PCRE2_LITERAL : PCRE2_MULTILINE | PCRE2_AUTO_CALLOUT),
+	    &errcode, &erroff, NULL);
 	if (s->re == NULL) {
 		if (errcode == PCRE2_ERROR_NOMEMORY)
 			return err_set(e, ERR_NOMEM, "out of memory");
@@ -350,6 +396,7 @@ matcher_init(struct search *s, struct err *e)
 	pcre2_set_match_limit(s->mctx, RE_MATCH_LIMIT);
 	pcre2_set_depth_limit(s->mctx, RE_DEPTH_LIMIT);
 	pcre2_set_heap_limit(s->mctx, RE_HEAP_LIMIT);
+	pcre2_set_callout(s->mctx, step, s);
 	/* JIT code backtracks on its own stack: give it room, within a bound */
 	if ((s->jstack = pcre2_jit_stack_create(32 * 1024, RE_JIT_STACK, NULL)) != NULL)
 		pcre2_jit_stack_assign(s->mctx, NULL, s->jstack);
@@ -371,7 +418,9 @@ matcher_free(struct search *s)
  * Moves the parts' hits, in part order, into s->out as one search in tree
  * order would have found them: offset skipped, limit kept, truncated when
  * more follow.  An error counts only in a part the sequential search would
- * have reached.  Returns 0 or the error (e set).
+ * have reached.  A part that was stopped early ends the merge after its
+ * hits: what the parts after it found is not next in tree order.
+ * Returns 0 or the error (e set).
  */
 static int
 parts_merge(struct search *s, struct part *parts, size_t np, size_t need, struct err *e)
@@ -397,6 +446,11 @@ parts_merge(struct search *s, struct part *parts, size_t np, size_t need, struct
 			out->hits[out->n_hits++] = parts[i].out.hits[k];
 			memset(&parts[i].out.hits[k], 0, sizeof(parts[i].out.hits[k]));
 		}
+		if (parts[i].s.stop != BUDGET_OK && seen < need) {
+			out->stopped = parts[i].s.stop;
+			out->truncated = 1;
+			break;
+		}
 	}
 	return rc;
 }
@@ -420,7 +474,7 @@ search_parts(struct search *s, struct err *e)
 	if (np > s->n_cands / SEARCH_PART_MIN)
 		np = s->n_cands / SEARCH_PART_MIN;
 	if (np <= 1 || !(git_libgit2_features() & GIT_FEATURE_THREADS))
-		return scan_files(s, s->cands, s->n_cands) < 0 ? s->rc : 0;
+		return scan_files(s, s->cands, s->n_cands) < 0 ? s->rc : stopped(s);
 	memset(parts, 0, sizeof(parts));
 	per = (s->n_cands + np - 1) / np;
 	for (i = 0; i < np; i++) {
@@ -503,6 +557,8 @@ repo_search(struct repo_cache *c, struct repo_search *out, const char *owner, co
 	grc = git_tree_walk(tree, GIT_TREEWALK_PRE, walk_cb, &s);
 	if (s.rc != 0)
 		rc = s.rc;
+	else if (s.stop != BUDGET_OK)
+		rc = stopped(&s);
 	else if (grc < 0)
 		rc = repo_git_fail(e, ERR_GIT, "tree walk", "cannot read the commit's tree");
 	else

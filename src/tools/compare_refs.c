@@ -165,6 +165,7 @@ compare_refs(struct tool_ctx *ctx, struct json_object *args, struct json_object 
 	opts.cap = PATCH_CAP;
 	opts.path = path;
 	opts.offset = (size_t)tk_int(args, "offset", 0);
+	opts.budget = ctx->budget;
 	err_clear(&local);
 	if ((rc = repo_diff(ctx->repos, &diff, repo->owner, repo->name, base, head, &opts,
 	    &local)) != 0) {

@@ -60,6 +60,7 @@ add_diff(struct tool_ctx *ctx, struct json_object *o, const struct db_repo *repo
 	memset(&opts, 0, sizeof opts);
 	opts.three_dot = 1;
 	opts.cap = DIFF_CAP;
+	opts.budget = ctx->budget;
 	note[0] = '\0';
 	err_clear(&local);
 	head_ok = branch_there(ctx, repo, it->head);

@@ -73,6 +73,7 @@ get_pull_request_diff(struct tool_ctx *ctx, struct json_object *args, struct jso
 	opts.cap = PATCH_CAP;
 	opts.offset = (size_t)tk_int(args, "offset", 0);
 	opts.path = json_get_str(args, "path");
+	opts.budget = ctx->budget;
 	err_clear(&local);
 	rc = repo_diff(ctx->repos, &diff, repo->owner, repo->name, rev.base_commit,
 	    rev.head_commit, &opts, &local);

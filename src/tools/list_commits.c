@@ -101,7 +101,7 @@ list_commits(struct tool_ctx *ctx, struct json_object *args, struct json_object 
 	err_clear(&local);
 	if ((rc = repo_log(ctx->repos, &log, repo->owner, repo->name, ref, path,
 	    json_get_str(args, "cursor"), (size_t)tk_int(args, "limit", COMMITS_DEFAULT),
-	    &local)) != 0) {
+	    ctx->budget, &local)) != 0) {
 		rc = tk_fail(ctx, rc, &local);
 		goto done;
 	}

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <json-c/json.h>
 
+#include "budget.h"
 #include "err.h"
 #include "json.h"
 #include "store/db.h"
@@ -56,13 +57,33 @@ hit_json(struct json_object *arr, const struct repo_search_hit *h)
 	return 0;
 }
 
+/* The note of a search cut short: why, and how to narrow it. */
+static void
+stopped_note(char *note, size_t len, const struct repo_search *s, size_t offset,
+    const struct budget *b)
+{
+	int	 n;
+
+	if (s->stopped == BUDGET_TIME)
+		n = snprintf(note, len, "the search was stopped at the request's time limit "
+		    "(request_timeout, %u s)", b != NULL ? b->seconds : 0);
+	else
+		n = snprintf(note, len, "the search used up its budget for one request (regex "
+		    "steps, and every match found, the ones offset skips too)");
+	if (n < 0 || (size_t)n >= len)
+		return;
+	snprintf(note + n, len - (size_t)n, "; these are the matches found before that. "
+	    "Narrow the search: a path glob (e.g. src/**/*.c), a more specific query, a simpler "
+	    "regex%s", offset > 0 ? ", or a smaller offset" : "");
+}
+
 static int
 build(struct json_object **out, const char *full, const char *ref,
-    const struct repo_search *s, size_t offset)
+    const struct repo_search *s, size_t offset, const struct budget *b)
 {
 	struct json_object	*o = NULL, *arr = NULL;
 	size_t			 i;
-	char			 note[300];
+	char			 note[600];
 
 	if ((o = json_object_new_object()) == NULL || (arr = json_object_new_array()) == NULL)
 		goto nomem;
@@ -77,7 +98,16 @@ build(struct json_object **out, const char *full, const char *ref,
 	arr = NULL;
 	if (tk_add(o, "truncated", json_object_new_boolean(s->truncated)) != 0)
 		goto nomem;
-	if (s->truncated) {
+	if (s->stopped != BUDGET_OK) {
+		stopped_note(note, sizeof note, s, offset, b);
+		if (tk_add(o, "stopped", json_object_new_string(s->stopped == BUDGET_TIME ?
+		    "time" : "budget")) != 0 || tk_add(o, "note",
+		    json_object_new_string(note)) != 0)
+			goto nomem;
+		if (s->n_hits > 0 && tk_add(o, "next_offset", json_object_new_int64((int64_t)
+		    (offset + s->n_hits))) != 0)
+			goto nomem;
+	} else if (s->truncated) {
 		snprintf(note, sizeof note, "more lines match: call again with offset %zu and "
 		    "ref %s for the next page", offset + s->n_hits, s->commit);
 		if (tk_add(o, "next_offset", json_object_new_int64((int64_t)(offset +
@@ -117,13 +147,15 @@ search_code(struct tool_ctx *ctx, struct json_object *args, struct json_object *
 	opts.limit = (size_t)tk_clamp(args, "limit", SEARCH_DEFAULT, 1, SEARCH_MAX);
 	opts.offset = (size_t)tk_int(args, "offset", 0);
 	opts.max_blob = SEARCH_MAX_BLOB;
+	opts.budget = ctx->budget;
 	err_clear(&local);
 	if ((rc = repo_search(ctx->repos, &res, repo->owner, repo->name, ref, &opts,
 	    &local)) != 0) {
 		rc = tk_fail(ctx, rc, &local);
 		goto done;
 	}
-	if ((rc = build(out, tk_full(repo, full, sizeof full), ref, &res, opts.offset)) != 0)
+	if ((rc = build(out, tk_full(repo, full, sizeof full), ref, &res, opts.offset,
+	    ctx->budget)) != 0)
 		rc = err_set(ctx->err, rc, "out of memory");
 done:
 	repo_search_release(&res);
@@ -137,7 +169,10 @@ const struct tool tool_search_code = {
 	    "Search the files of a repository at a ref (default: the default branch) for "
 	    "lines matching query. Binary files and files over 1 MiB are skipped. Returns "
 	    "{repo, ref, commit, results: [{path, line (1-based), snippet (the line, a long "
-	    "one cut to about 200 characters around the match)}], truncated}.",
+	    "one cut to about 200 characters around the match)}], truncated}. A search that "
+	    "runs out of time or of its budget (regex steps and matches found, skipped ones "
+	    "too) returns what it found with truncated, stopped (\"time\" or \"budget\") "
+	    "and a note on how to narrow it.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,

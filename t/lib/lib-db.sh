@@ -150,6 +150,8 @@ db_sql () {
 HTTP_PORT=
 CONFIG=$TRASH/forgemcp.conf
 
+# The limits are out of the way of the scripts that do not test them (one
+# account's parallel calls, the load test); t3200 and t9110 set their own.
 write_config () {
 	test -n "$HTTP_PORT" || HTTP_PORT=$(free_port)
 	mkdir -p "$TRASH/repos"
@@ -166,6 +168,7 @@ write_config () {
 	log_level = info
 	rate_limit = 1000000
 	rate_limit_anonymous = 1000000
+	account_concurrency = 256
 	token_cache_seconds = 0
 	EOF
 	FORGEMCP_CONFIG=$CONFIG
