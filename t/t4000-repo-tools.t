@@ -79,7 +79,27 @@ test_expect_success 'list_repositories limit' '
 	test_text_jq "length == 3"
 '
 
-for args in '{"limit":0}' '{"limit":101}' '{"limit":-1}' '{"limit":"5"}' '{"limit":1.5}' '{"query":5}'; do
+test_expect_success 'list_repositories limit out of range is clamped to 1..100, not refused' '
+	make_user dave &&
+	DAVE_TOKEN=$(make_token dave read) &&
+	for i in $(seq -w 1 105); do
+		fm repo create dave/r$i --private >/dev/null || return 1
+	done &&
+	tool_call list_repositories "{\"limit\":1000}" --token "$DAVE_TOKEN" &&
+	test_jq ".result | has(\"isError\") | not" &&
+	test_text_jq "length == 100" &&
+	tool_call list_repositories "{}" --token "$DAVE_TOKEN" &&
+	test_text_jq "length == 30" &&
+	tool_call list_repositories "{\"limit\":0}" --token "$DAVE_TOKEN" &&
+	test_jq ".result | has(\"isError\") | not" &&
+	test_text_jq "length == 1" &&
+	tool_call list_repositories "{\"limit\":-5}" --token "$DAVE_TOKEN" &&
+	test_text_jq "length == 1" &&
+	tool_call list_repositories "{\"limit\":-5}" &&
+	test_text_jq "length == 1"
+'
+
+for args in '{"limit":"5"}' '{"limit":1.5}' '{"limit":null}' '{"query":5}'; do
 	test_expect_success "list_repositories $args is an in-band error naming the argument" "
 		tool_call list_repositories '$args' &&
 		tool_error '$(printf '%s' "$args" | jq -r 'keys[0]')'

@@ -147,10 +147,19 @@ test_expect_success 'another ref' '
 	jq -e ".results == []" out.json
 '
 
-test_expect_success 'limit out of range and missing query name the argument' '
-	tool_call search_code "{$R,\"query\":\"x\",\"limit\":101}" &&
+test_expect_success 'limit out of range is clamped to 1..100, not refused' '
+	tool_ok search_code "{$R,\"query\":\"large line\",\"ref\":\"$GF_F2\",\"limit\":1000}" &&
+	jq -e "(.results | length) == 100 and .truncated == true and .next_offset == 100" out.json &&
+	tool_ok search_code "{$R,\"query\":\"large line\",\"ref\":\"$GF_F2\",\"limit\":0}" &&
+	jq -e "(.results | length) == 1 and .next_offset == 1" out.json &&
+	tool_ok search_code "{$R,\"query\":\"large line\",\"ref\":\"$GF_F2\",\"limit\":-5}" &&
+	jq -e "(.results | length) == 1 and .next_offset == 1" out.json
+'
+
+test_expect_success 'a limit that is not an integer and a missing query name the argument' '
+	tool_call search_code "{$R,\"query\":\"x\",\"limit\":1.5}" &&
 	tool_error limit &&
-	tool_call search_code "{$R,\"query\":\"x\",\"limit\":0}" &&
+	tool_call search_code "{$R,\"query\":\"x\",\"limit\":\"5\"}" &&
 	tool_error limit &&
 	tool_call search_code "{$R}" &&
 	tool_error query &&

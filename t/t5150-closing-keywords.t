@@ -12,15 +12,16 @@ P=alice/project
 BRANCH=0
 
 # open_pr BODY [EXTRA_JSON]: create_pull_request on alice/project from the next
-# topic branch into main, with BODY as description (no body when BODY is "-");
-# EXTRA_JSON is merged into the arguments.
+# topic branch into main, with BODY as description (no body when BODY is "-"),
+# passed as the argument named by PR_FIELD (default body); EXTRA_JSON is merged
+# into the arguments.
 open_pr () {
 	local extra=${2:-'{}'}
 	BRANCH=$((BRANCH + 1))
 	tool_call create_pull_request "$(jq -nc --arg r "$P" --arg h "topic$(printf %03d $BRANCH)" \
-		--arg b "$1" --argjson x "$extra" \
+		--arg b "$1" --arg f "${PR_FIELD:-body}" --argjson x "$extra" \
 		'{repo: $r, title: "a change", head: $h, base: "main"} +
-		 (if $b == "-" then {} else {body: $b} end) + $x')"
+		 (if $b == "-" then {} else {($f): $b} end) + $x')"
 }
 
 # get_pr N: get_pull_request; the answer goes to out.json
@@ -104,6 +105,40 @@ Fixes #0 and #2147483648	[]	NULL
 Fixes #2147483647	[2147483647]	2147483647
 -	[]	NULL
 EOF
+
+# The same declarations given as description (MoonHub's name) instead of body
+while IFS='	' read -r body want stored; do
+	test_expect_success "description given as description: '$body' declares $want" '
+		PR_FIELD=description open_pr "$(printf "%b" "$body")" && forge_ok &&
+		n=$(jq -r .number out.json) &&
+		get_pr $n &&
+		jq -e --arg b "$(printf "%b" "$body")" ".body == \$b" out.json &&
+		jq -e ".closing_issue_numbers == $want" out.json &&
+		listed $n ".closing_issue_numbers == $want" &&
+		test "$(column $n closing_issue_numbers)" = "$stored" &&
+		test "$(issue_state 1)" = open
+	'
+done <<'EOF'
+Closes #1, #2 and #3	[1,2,3]	1,2,3
+Fixes owner/repo#3	[]	NULL
+```\nFixes #1\n```\nResolves #4	[4]	4
+EOF
+
+test_expect_success 'body and description together are refused, naming both, and nothing is created' '
+	before=$(pr_rows) && counter=$(next_number) &&
+	open_pr "Closes #1" "{\"description\": \"Closes #2\"}" &&
+	forge_error "^give body or description, not both" &&
+	open_pr "" "{\"description\": \"\"}" &&
+	forge_error "^give body or description, not both" &&
+	test "$(pr_rows)" = "$before" &&
+	test "$(next_number)" = "$counter"
+'
+
+test_expect_success 'description is in the schema of create_pull_request' '
+	mcp_modern tools/list &&
+	test_jq ".result.tools[] | select(.name == \"create_pull_request\") | .inputSchema.properties.description.type == \"string\"" &&
+	test_jq ".result.tools[] | select(.name == \"create_pull_request\") | .inputSchema.properties.description.maxLength == 65536"
+'
 
 test_expect_success 'a 100-number cap: 150 references keep the first 100' '
 	body="Fixes $(seq 1 150 | sed "s/^/#/" | paste -sd, | sed "s/,/, /g")" &&

@@ -16,7 +16,7 @@ static const char schema[] =
     "\"required\":[\"repo\",\"number\",\"body\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
     "\"description\":\"The number of the issue or pull request (they share one "
     "sequence).\"},"

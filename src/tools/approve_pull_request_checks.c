@@ -13,12 +13,13 @@ static const char schema[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\",\"number\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
     "\"description\":\"The pull request number.\"},"
     "\"version\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
-    "\"description\":\"The revision you reviewed (version from get_pull_request_checks); "
-    "when the pull request has a newer one the call is refused and approves nothing.\"}"
+    "\"description\":\"The revision you reviewed (version from "
+    "get_pull_request_checks); refused, approving nothing, when the pull request has "
+    "a newer one.\"}"
     "}}";
 
 static int
@@ -52,15 +53,11 @@ const struct tool tool_approve_pull_request_checks = {
 	.title = "Approve pull request checks",
 	.description =
 	    "Approve the checks of a pull request's current revision, so they may run on its "
-	    "code. Needs a token with the execute scope and the manager role or more on the "
-	    "repository (the owner, or a manager collaborator). Creating a pull request never "
-	    "approves its checks, and the approval belongs to one revision: after a push or a "
-	    "target change the new revision needs its own. Pass version (from "
-	    "get_pull_request_checks) to approve only the revision you reviewed: when the pull "
-	    "request has moved on, the call is refused with the current version. Approving an "
-	    "approved revision changes nothing. Only an open pull request's checks can be "
-	    "approved. Returns {version, approved, by, at, changed}: by and at name the first "
-	    "approval; changed is false when the revision was approved already.",
+	    "code. Needs the execute scope and the manager role or more. Creating a pull "
+	    "request never approves its checks, and an approval belongs to one revision: "
+	    "after a push or a target change the new revision needs its own. Only an open "
+	    "pull request's checks can be approved; approving again changes nothing. Returns "
+	    "{version, approved, by, at (of the first approval), changed}.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_EXECUTE,
 	.hints = TOOL_IDEMPOTENT,

@@ -17,15 +17,14 @@ static const char schema[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\",\"base\","
     "\"head\"],\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"base\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
-    "\"description\":\"The ref to compare from: branch, tag or commit id.\"},"
+    "\"description\":\"Branch, tag or commit id to compare from.\"},"
     "\"head\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
-    "\"description\":\"The ref to compare to: branch, tag or commit id.\"},"
+    "\"description\":\"Branch, tag or commit id to compare to.\"},"
     "\"three_dot\":{\"type\":\"boolean\",\"default\":true,"
-    "\"description\":\"true (default): changes on head since it forked from base (git "
-    "diff base...head, what a pull request shows); false: base against head directly "
-    "(git diff base head).\"},"
+    "\"description\":\"true (default): git diff base...head, what a pull "
+    "request shows; false: git diff base head.\"},"
     "\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096,"
     "\"description\":\"Only this changed file's patch (its new or old path).\"},"
     "\"offset\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1000000000000,\"default\":0,"
@@ -185,14 +184,12 @@ const struct tool tool_compare_refs = {
 	.name = "compare_refs",
 	.title = "Compare two refs",
 	.description =
-	    "Compare two branches, tags or commits of a repository. By default three-dot "
-	    "(what head changed since it forked from base, like a pull request); three_dot: "
-	    "false compares base and head directly. Returns {repo, base, head, base_commit, "
-	    "head_commit, merge_base, files_changed, additions, deletions, files: [{path, "
-	    "old_path, status, additions, deletions, binary, patch_bytes}], patch, "
-	    "patch_total, truncated}: patch is git's unified diff, at most 100 kB per answer, "
-	    "cut at a line end. When truncated is true, pass next_offset as offset for the "
-	    "next part; path gives one file's patch only (pageable the same way).",
+	    "Compare two refs of a repository: by default three-dot (what head changed since "
+	    "it forked from base, like a pull request). Returns {repo, base, head, "
+	    "base_commit, head_commit, merge_base, files_changed, additions, deletions, "
+	    "files: [{path, old_path, status, additions, deletions, binary, patch_bytes}], "
+	    "patch, patch_total, truncated}: patch is git's unified diff, at most 100 kB per "
+	    "answer, cut at a line end.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,

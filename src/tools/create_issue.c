@@ -14,7 +14,7 @@ static const char schema[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\",\"title\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"title\":{\"type\":\"string\",\"maxLength\":256,"
     "\"description\":\"A short summary of the issue; must not be blank.\"},"
     "\"body\":{\"type\":\"string\",\"maxLength\":65536,"

@@ -15,25 +15,26 @@ static const char schema[] =
     "\"required\":[\"repo\",\"title\",\"head\",\"base\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"title\":{\"type\":\"string\",\"maxLength\":256,"
-    "\"description\":\"A short summary of the change; must not be blank.\"},"
+    "\"description\":\"A short summary; must not be blank.\"},"
     "\"head\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
-    "\"description\":\"The branch holding the changes, e.g. feature/login.\"},"
+    "\"description\":\"The branch with the changes, e.g. feature/login.\"},"
     "\"base\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
-    "\"description\":\"The branch to merge the changes into, e.g. main.\"},"
+    "\"description\":\"The branch to merge into, e.g. main.\"},"
     "\"body\":{\"type\":\"string\",\"maxLength\":65536,"
-    "\"description\":\"The description, in Markdown. To close issues when the pull request "
-    "is merged, write Closes #N, Fixes #N or Resolves #N here (a list too: Closes #1, #2 and "
-    "#3); only the description declares closures, not the title, comments, code or "
-    "references to other repositories. The issue argument only links an issue and never "
-    "closes it.\"},"
+    "\"description\":\"The description, in Markdown. Closes #N, Fixes #N "
+    "or Resolves #N (or a list: Closes #1, #2 and #3) declares issues the merge "
+    "closes; titles, comments, code and references to other repositories declare "
+    "nothing.\"},"
+    "\"description\":{\"type\":\"string\",\"maxLength\":65536,"
+    "\"description\":\"Another name for body; give one of the two, not "
+    "both.\"},"
     "\"draft\":{\"type\":\"boolean\",\"default\":false,"
-    "\"description\":\"Open it as a draft (default false).\"},"
+    "\"description\":\"Open it as a draft.\"},"
     "\"issue\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
-    "\"description\":\"The number of an existing issue of this repository to link. It only "
-    "links the issue and never closes it; to close an issue on merge, write Closes #N in "
-    "the body.\"}"
+    "\"description\":\"An existing issue of this repository to link; it "
+    "only links the issue and never closes it.\"}"
     "}}";
 
 static int
@@ -41,12 +42,18 @@ create_pull_request(struct tool_ctx *ctx, struct json_object *args, struct json_
 {
 	struct service_created	 made;
 	struct json_object	*o = NULL;
+	const char		*body = json_get_str(args, "body");
 	char			 url[2048];
 	int			 rc;
 
 	*out = NULL;
+	if (body != NULL && json_get(args, "description") != NULL)
+		return err_set(ctx->err, ERR_INVALID, "give body or description, not both: they are "
+		    "the same text under two names");
+	if (body == NULL)
+		body = json_get_str(args, "description");
 	if ((rc = pull_create(ctx->db, ctx->repos, &made, ctx->who->user_id, ctx->repo->owner,
-	    ctx->repo->name, json_get_str(args, "title"), json_get_str(args, "body"),
+	    ctx->repo->name, json_get_str(args, "title"), body,
 	    json_get_str(args, "head"), json_get_str(args, "base"), tk_bool(args, "draft", 0),
 	    tk_int(args, "issue", 0), ctx->err)) != 0)
 		return rc;
@@ -68,13 +75,12 @@ const struct tool tool_create_pull_request = {
 	.title = "Create pull request",
 	.description =
 	    "Open a pull request from a head branch into a base branch of the same "
-	    "repository. Needs write access (the owner, or a collaborator with the writer "
-	    "role or more). Both branches must exist and differ, the title must not be blank, "
-	    "and only one pull request per head and base may be open. Issues and pull "
-	    "requests share one number sequence per repository. Closes #N in the body declares "
-	    "issues to close when the pull request is merged; `issue` only links an issue and "
-	    "never closes it. get_pull_request shows the declarations as closing_issue_numbers. "
-	    "`draft` opens it as a draft. Returns {number, state, url}.",
+	    "repository. Needs the writer role or more. Both branches must exist and differ; "
+	    "only one pull request per head and base may be open. Issues and pull requests "
+	    "share one number sequence. Closes #N in the body declares issues to close when "
+	    "the pull request is merged (get_pull_request shows them as "
+	    "closing_issue_numbers); `description` is another name for `body`; `issue` only "
+	    "links an issue and never closes it. Returns {number, state, url}.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_WRITE,
 	.hints = 0,

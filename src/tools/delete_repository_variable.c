@@ -13,7 +13,7 @@ static const char schema[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\",\"name\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"name\":{\"type\":\"string\","
     "\"description\":\"The variable name, matching [A-Z_][A-Z0-9_]* (at most 64 "
     "characters).\"}"

@@ -16,17 +16,16 @@ static const char schema[] =
     "\"required\":[\"repo\",\"number\",\"edit_version\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
     "\"description\":\"The issue number.\"},"
     "\"edit_version\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4294967295,"
-    "\"description\":\"The edit_version get_issue showed you. If the issue was edited "
-    "since, the call is refused and changes nothing: read it again and retry.\"},"
+    "\"description\":\"The edit_version get_issue showed you.\"},"
     "\"title\":{\"type\":\"string\",\"maxLength\":256,"
-    "\"description\":\"The new title; must not be blank. Omit it to keep the title.\"},"
+    "\"description\":\"The new title; must not be blank.\"},"
     "\"body\":{\"type\":\"string\",\"maxLength\":65536,"
-    "\"description\":\"The new description, in Markdown, replacing the old one. Omit it "
-    "to keep the body.\"}"
+    "\"description\":\"The new description, in Markdown, replacing the "
+    "old one.\"}"
     "}}";
 
 static int
@@ -66,12 +65,11 @@ const struct tool tool_edit_issue = {
 	.name = "edit_issue",
 	.title = "Edit issue",
 	.description =
-	    "Change the title and/or the body of an issue (give at least one; what you omit "
-	    "is kept). Pass the edit_version you read with get_issue: if someone edited the "
-	    "issue since, the call is refused, changes nothing, and says to reload. Needs "
-	    "the writer role or more on the repository, or being the issue's author. An edit "
-	    "to the same text changes nothing (changed false). Returns {number, title, "
-	    "state, edit_version, changed, url} with the new edit_version.",
+	    "Change the title and/or the body of an issue (at least one; what you omit is "
+	    "kept). Pass the edit_version from get_issue: if the issue was edited since, the "
+	    "call is refused and changes nothing. Needs the writer role or more, or being the "
+	    "issue's author. Returns {number, title, state, edit_version (the new one), "
+	    "changed (false when nothing changed), url}.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_WRITE,
 	.hints = 0,

@@ -16,23 +16,19 @@ static const char schema[] =
     "\"required\":[\"repo\",\"number\",\"edit_version\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
     "\"description\":\"The pull request number.\"},"
     "\"edit_version\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4294967295,"
-    "\"description\":\"The edit_version get_pull_request showed you. If the pull request "
-    "was edited since, the call is refused and changes nothing: read it again and "
-    "retry.\"},"
+    "\"description\":\"The edit_version get_pull_request showed you.\"},"
     "\"title\":{\"type\":\"string\",\"maxLength\":256,"
-    "\"description\":\"The new title; must not be blank. Omit it to keep the title.\"},"
+    "\"description\":\"The new title; must not be blank.\"},"
     "\"description\":{\"type\":\"string\",\"maxLength\":65536,"
-    "\"description\":\"The new description, in Markdown, replacing the old one (its "
-    "closing keywords, such as Closes #3, replace the declared closures). Omit it to "
-    "keep it.\"},"
+    "\"description\":\"The new description, in Markdown; its closing "
+    "keywords (Closes #3) replace the declared closures (closing_issue_numbers).\"},"
     "\"target\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
-    "\"description\":\"The branch to merge into instead of the current base: an existing "
-    "branch other than the head. Only for an open pull request with no merge queued "
-    "or running; it records a new revision. Omit it to keep the target.\"}"
+    "\"description\":\"The branch to merge into instead of the current "
+    "base.\"}"
     "}}";
 
 static int
@@ -71,17 +67,15 @@ const struct tool tool_edit_pull_request = {
 	.name = "edit_pull_request",
 	.title = "Edit pull request",
 	.description =
-	    "Change the title, the description and/or the target branch of a pull request "
-	    "(give at least one; what you omit is kept). Pass the edit_version you read with "
-	    "get_pull_request: if someone edited it since, the call is refused, changes "
-	    "nothing, and says to reload. Needs write scope and the writer role or more, or "
-	    "being the pull request's author. A new description replaces the declared "
-	    "closures (closing_issue_numbers). A new target must be an existing branch other "
-	    "than the head, on an open pull request with no merge queued or running; it "
-	    "records a new revision (even when both targets point at the same commit), so "
-	    "check results and approvals of older revisions no longer apply. Values equal to "
-	    "the current ones change nothing (changed false, edit_version kept). Returns "
-	    "{number, edit_version, version, changed, target_changed, url}.",
+	    "Change the title, the description and/or the target branch of a pull request (at "
+	    "least one; what you omit is kept). Pass the edit_version from get_pull_request: "
+	    "if it was edited since, the call is refused and changes nothing. Needs the "
+	    "writer role or more, or being its author. A new target must be an existing "
+	    "branch other than the head, on an open pull request with no merge queued or "
+	    "running; it records a new revision (even at the same commit), so check results "
+	    "and approvals of older revisions no longer apply. Values equal to the current "
+	    "ones change nothing (changed false). Returns {number, edit_version, version, "
+	    "changed, target_changed, url}.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_WRITE,
 	.hints = 0,

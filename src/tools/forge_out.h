@@ -84,15 +84,14 @@ int	fout_discussion_state(struct tool_ctx *ctx, struct json_object *args, int re
     "\"required\":[\"repo\",\"number\",\"discussion\",\"state_version\"]," \
     "\"properties\":{" \
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166," \
-    "\"description\":\"The repository as owner/name (see list_repositories).\"}," \
+    "\"description\":\"owner/name.\"}," \
     "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647," \
     "\"description\":\"The pull request number.\"}," \
     "\"discussion\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":9007199254740991," \
-    "\"description\":\"The discussion id (see list_pull_request_discussions).\"}," \
+    "\"description\":\"The discussion id.\"}," \
     "\"state_version\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4294967295," \
-    "\"description\":\"The state_version list_pull_request_discussions showed you. If " \
-    "the discussion was resolved or reopened since, the call is refused and changes " \
-    "nothing: read it again and retry.\"}" \
+    "\"description\":\"The state_version list_pull_request_discussions " \
+    "showed you.\"}" \
     "}}"
 
 #endif

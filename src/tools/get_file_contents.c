@@ -19,18 +19,18 @@ static const char schema[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\",\"path\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096,"
-    "\"description\":\"Path of the file from the repository root, e.g. src/main.c.\"},"
+    "\"description\":\"File path from the repository root, e.g. "
+    "src/main.c.\"},"
     "\"ref\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
-    "\"description\":\"Branch, tag or commit id (full or abbreviated); "
-    "defaults to the repository's default branch.\"},"
+    "\"description\":\"Branch, tag or commit id (may be abbreviated); "
+    "default: the default branch.\"},"
     "\"offset\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000000000,\"default\":1,"
-    "\"description\":\"First line to return, 1-based (default 1): pass next_offset from "
-    "a truncated answer to read on.\"},"
+    "\"description\":\"First line, 1-based (default 1); pass next_offset "
+    "from a truncated answer to read on.\"},"
     "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000,\"default\":2000,"
-    "\"description\":\"Lines to return at most (default 2000); an answer never holds "
-    "more than 256 KiB.\"}"
+    "\"description\":\"Lines to return at most (default 2000).\"}"
     "}}";
 
 static int
@@ -180,15 +180,12 @@ const struct tool tool_get_file_contents = {
 	.name = "get_file_contents",
 	.title = "Get file contents",
 	.description =
-	    "Read one file of a repository at a branch, tag or commit (default: the "
-	    "repository's default branch), a window of lines at a time. Returns {repo, path, "
-	    "ref, commit, size, encoding, content, total_lines, start_line, end_line, "
-	    "truncated}: encoding is \"utf-8\" for text and \"base64\" for binary or "
-	    "non-UTF-8 content; size is the file's full size in bytes. offset (1-based line, "
-	    "default 1) and limit (lines, default 2000) choose the window; an answer never "
-	    "holds more than 256 KiB. When truncated is true, pass next_offset as offset to "
-	    "read on. A binary file gives its first 192 KiB. A directory path is an error; use "
-	    "get_tree for directories.",
+	    "Read one file of a repository at a ref (default: the default branch), a window "
+	    "of lines at a time. Returns {repo, path, ref, commit, size, encoding, content, "
+	    "total_lines, start_line, end_line, truncated}: size is the whole file's in "
+	    "bytes; encoding is utf-8 for text, base64 for binary or non-UTF-8 content (a "
+	    "binary file gives its first 192 KiB). An answer never holds more than 256 KiB. A "
+	    "directory is an error: use get_tree.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,

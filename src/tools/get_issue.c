@@ -12,17 +12,16 @@ static const char schema[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\",\"number\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
     "\"description\":\"The issue number.\"},"
     "\"comments_offset\":{\"type\":\"integer\",\"minimum\":0,\"default\":0,"
-    "\"description\":\"Skip this many comments (the next_comments_offset of the previous "
-    "answer).\"},"
+    "\"description\":\"Skip this many comments (next_comments_offset of "
+    "the previous answer).\"},"
     "\"comments_limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":50,"
-    "\"description\":\"How many comments to return at most (1 to 100, default 50).\"},"
+    "\"description\":\"Comments to return at most (default 50).\"},"
     "\"page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,\"default\":1,"
-    "\"description\":\"Which page of the activity (50 entries a page, oldest first, from 1); "
-    "when activity.has_more is true, ask for the next page.\"}"
+    "\"description\":\"Page of the activity, 50 entries a page, from 1.\"}"
     "}}";
 
 static int
@@ -46,18 +45,14 @@ const struct tool tool_get_issue = {
 	.name = "get_issue",
 	.title = "Get issue",
 	.description =
-	    "Read one issue of a repository by number, with its comments and its activity, "
-	    "oldest first. Returns {number, title, state, author, body, url, created_at, "
-	    "updated_at, closed_at, edit_version, comments: [{id, author, body, created_at, "
-	    "url}], comments_total, comments_truncated, activity: {entries: [{id, type, actor, "
-	    "created_at, cause, source_number, comment_id, body}], page, has_more}}. "
-	    "edit_version is what edit_issue needs. comments: at most comments_limit (default "
-	    "50); when comments_truncated is true, pass next_comments_offset as "
-	    "comments_offset to read the next ones. activity: what happened, 50 entries a "
-	    "page (argument page); type is opened, edited, closed, reopened or commented (with "
-	    "comment_id and the comment's body); closed and reopened entries carry cause: "
-	    "\"user\" when someone called close_issue or reopen_issue, \"merge\" when the "
-	    "merge of pull request #source_number closed the issue.",
+	    "Read one issue with its comments and activity, oldest first. Returns {number, "
+	    "title, state, author, body, url, created_at, updated_at, closed_at, edit_version "
+	    "(for edit_issue), comments: [{id, author, body, created_at, url}], "
+	    "comments_total, comments_truncated, activity: {entries: [{id, type, actor, "
+	    "created_at, cause, source_number, comment_id, body}], page, has_more}}. When "
+	    "comments_truncated, pass next_comments_offset as comments_offset. Activity type "
+	    "is opened, edited, closed, reopened or commented; the cause of a close or reopen "
+	    "is user (close_issue, reopen_issue) or merge (of pull request #source_number).",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,

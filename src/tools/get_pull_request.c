@@ -21,14 +21,14 @@ static const char schema[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\",\"number\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
     "\"description\":\"The pull request number.\"},"
     "\"comments_offset\":{\"type\":\"integer\",\"minimum\":0,\"default\":0,"
-    "\"description\":\"Skip this many comments (the next_comments_offset of the previous "
-    "answer).\"},"
+    "\"description\":\"Skip this many comments (next_comments_offset of "
+    "the previous answer).\"},"
     "\"comments_limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":50,"
-    "\"description\":\"How many comments to return at most (1 to 100, default 50).\"}"
+    "\"description\":\"Comments to return at most (default 50).\"}"
     "}}";
 
 /* Whether branch exists; a failed look-up counts as missing. */
@@ -194,24 +194,19 @@ const struct tool tool_get_pull_request = {
 	.name = "get_pull_request",
 	.title = "Get pull request",
 	.description =
-	    "Read one pull request of a repository by number: {number, title, state, author, "
-	    "head, base, draft, issue, closing_issue_numbers, body, url, created_at, "
-	    "updated_at, closed_at, edit_version, merged_at, version, version_note, "
-	    "merge_state, merge_commit, merge_error, comments (oldest first, paged like "
-	    "get_issue), diff, diff_truncated, diff_note}. version is the current revision: a push to the head "
-	    "branch makes a new one, noticed when the pull request is read (see "
-	    "get_pull_request_diff for any revision's diff); version_note says when a branch "
-	    "is gone. merge_state is none, queued, running, merged or failed; merge_commit "
-	    "is null until merged; merge_error says why the latest merge failed (null "
-	    "otherwise). edit_version counts metadata edits (edit_pull_request "
-	    "takes it). diff is "
-	    "the three-dot diff (from the merge base of base and head to head, what `git diff "
-	    "base...head` prints), capped at 100 kB: past the cap diff_truncated is true and "
-	    "diff_note says how to read the rest with compare_refs. When a branch no longer "
-	    "exists, diff is null and diff_note names it. closing_issue_numbers lists the "
-	    "issues the description declares closed (Closes #N, Fixes #N, Resolves #N): the "
-	    "merge closes them; issue is the linked issue (or null), which only links and is "
-	    "never closed by the merge.",
+	    "Read one pull request: {number, title, state, author, head, base, draft, issue, "
+	    "closing_issue_numbers, body, url, created_at, updated_at, closed_at, "
+	    "edit_version, merged_at, version, version_note, merge_state, merge_commit, "
+	    "merge_error, comments (paged like get_issue), diff, diff_truncated, diff_note}. "
+	    "version is the current revision (a push to head makes a new one; "
+	    "get_pull_request_diff shows any); version_note says when a branch is gone. "
+	    "merge_state is none, queued, running, merged or failed; merge_error says why the "
+	    "latest merge failed. edit_version is for edit_pull_request. diff is the "
+	    "three-dot diff (git diff base...head), null when a branch is gone, capped at 100 "
+	    "kB: past it diff_truncated is true and diff_note says how to read the rest with "
+	    "compare_refs. closing_issue_numbers are the issues the description declares "
+	    "(Closes #N): the merge closes them; issue is only linked, never closed by the "
+	    "merge.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,

@@ -13,7 +13,7 @@ static const char schema[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\",\"number\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
     "\"description\":\"The pull request number.\"}"
     "}}";
@@ -96,19 +96,15 @@ const struct tool tool_get_pull_request_checks = {
 	.name = "get_pull_request_checks",
 	.title = "Get pull request checks",
 	.description =
-	    "Read the checks of a pull request's current revision (version; a push to the head "
-	    "branch makes a new one). Returns {version, target, head_commit, checks: [{name, "
-	    "status, required, details, updated_at}], required_passing, approval: {approved, "
-	    "by, at}}. checks lists first each check the target branch requires (required "
-	    "true, by name), then any other check reported on head_commit (required false). "
+	    "Read the checks of a pull request's current revision. Returns {version, target, "
+	    "head_commit, checks: [{name, status, required, details, updated_at}], "
+	    "required_passing, approval: {approved, by, at}}. checks lists each check the "
+	    "target branch requires (required true), then others reported on head_commit. "
 	    "status is pending, running, success, failure or cancelled as reported, or "
-	    "expected for a required check nobody has reported on this commit yet (details "
-	    "and updated_at are null then). required_passing is true when every required "
-	    "check is success (also when the target requires none); merge_pull_request needs "
-	    "it. approval says whether a manager approved the checks of this revision "
-	    "(approve_pull_request_checks), by whom and when; creating a pull request never "
-	    "approves its checks, and a new revision starts unapproved. Needs a read token "
-	    "and read access to the repository.",
+	    "expected for a required check not reported on this commit yet. required_passing: "
+	    "every required check is success (or none is required); merge_pull_request needs "
+	    "it. approval: whether a manager approved this revision's checks; creating a pull "
+	    "request never approves its checks, and a new revision starts unapproved.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,

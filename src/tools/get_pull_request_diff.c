@@ -20,12 +20,12 @@ static const char schema[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\",\"number\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
     "\"description\":\"The pull request number.\"},"
     "\"version\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4294967295,"
-    "\"description\":\"The revision to show (get_pull_request gives the current one); "
-    "omit it for the latest.\"},"
+    "\"description\":\"The revision to show (get_pull_request gives the "
+    "current one); default the latest.\"},"
     "\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096,"
     "\"description\":\"Only this changed file's patch (its new or old path).\"},"
     "\"offset\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1000000000000,\"default\":0,"
@@ -123,17 +123,14 @@ const struct tool tool_get_pull_request_diff = {
 	.name = "get_pull_request_diff",
 	.title = "Get pull request diff",
 	.description =
-	    "The three-dot diff of one revision of a pull request (version, default the "
-	    "latest; a push to the head branch is recorded as a new revision first): what "
-	    "the head commit of that revision changed since its merge base with the target "
-	    "saved for that revision, even when the target or the head moved since. Needs "
-	    "read access. Returns {repo, number, version, reason (opened, push, target), "
-	    "created_at, target: {ref, commit}, head_commit, merge_base, files_changed, "
-	    "additions, deletions, files: [{path, old_path, status, additions, deletions, "
-	    "binary, patch_bytes}], patch, offset, patch_total, truncated}, bounded and paged "
-	    "like compare_refs: at most 100 kB of patch per answer; when truncated, pass "
-	    "next_offset as offset; path gives one file's patch. An unknown version is an "
-	    "error naming the versions that exist.",
+	    "The three-dot diff of one revision of a pull request (a push to head is recorded "
+	    "as a new revision first): what that revision's head commit changed since its "
+	    "merge base with the target saved for it, even if target or head moved since. "
+	    "Returns {repo, number, version, reason (opened, push, target), created_at, "
+	    "target: {ref, commit}, head_commit, merge_base, files_changed, additions, "
+	    "deletions, files: [{path, old_path, status, additions, deletions, binary, "
+	    "patch_bytes}], patch, offset, patch_total, truncated}, at most 100 kB of patch "
+	    "per answer.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,

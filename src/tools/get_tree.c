@@ -16,17 +16,18 @@ static const char schema[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"path\":{\"type\":\"string\",\"maxLength\":4096,"
     "\"description\":\"Directory from the repository root, e.g. src/lib; empty or "
     "absent for the root.\"},"
     "\"ref\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
-    "\"description\":\"Branch, tag or commit id; defaults to the repository's default branch.\"},"
+    "\"description\":\"Branch, tag or commit id; default: the default "
+    "branch.\"},"
     "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,\"default\":500,"
-    "\"description\":\"Entries to return at most (1 to 1000, default 500).\"},"
+    "\"description\":\"Entries to return at most (default 500).\"},"
     "\"offset\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":10000000,\"default\":0,"
-    "\"description\":\"Skip this many entries first: pass next_offset from a truncated "
-    "answer.\"}"
+    "\"description\":\"Skip this many entries: pass next_offset from a "
+    "truncated answer.\"}"
     "}}";
 
 static const char *const type_name[REPO_ENTRY__MAX] = {
@@ -134,12 +135,10 @@ const struct tool tool_get_tree = {
 	.name = "get_tree",
 	.title = "Get directory tree",
 	.description =
-	    "List one directory of a repository at a branch, tag or commit (default: the "
-	    "default branch; path empty for the root). Returns {repo, ref, commit, path, "
-	    "entries: [{name, path, type, mode, id, size}], total, truncated}: type is blob "
-	    "(file), tree (directory), symlink or commit (submodule); size in bytes is given "
-	    "for files and symlinks. When truncated is true, pass next_offset as offset to "
-	    "get the next page.",
+	    "List one directory of a repository at a ref (default: the default branch). "
+	    "Returns {repo, ref, commit, path, entries: [{name, path, type, mode, id, size}], "
+	    "total, truncated}: type is blob (file), tree (directory), symlink or commit "
+	    "(submodule); size (bytes) only for files and symlinks.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,

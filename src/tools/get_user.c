@@ -63,10 +63,10 @@ const struct tool tool_get_user = {
 	.name = "get_user",
 	.title = "Get the current user",
 	.description =
-	    "Who you are: the login and name of the account behind the token in use, and "
-	    "the scopes that token grants, in this order: read, write, execute, merge (a "
-	    "token with execute or merge has write too). Returns {login, name, scopes: "
-	    "[...]}; name is null when the account has none. Needs the read scope.",
+	    "Who you are: the login and name of the account behind the token in use, and the "
+	    "scopes that token grants, in this order: read, write, execute, merge (a token "
+	    "with execute or merge has write too). Returns {login, name (null when none), "
+	    "scopes: [...]}.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,

@@ -16,9 +16,9 @@ static const char schema[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,\"default\":100,"
-    "\"description\":\"Branches to return at most (1 to 1000, default 100).\"},"
+    "\"description\":\"Branches to return at most (default 100).\"},"
     "\"after\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
     "\"description\":\"Only branches whose name sorts after this one: pass next_after "
     "from a truncated answer to get the next page.\"}"
@@ -94,9 +94,7 @@ const struct tool tool_list_branches = {
 	.title = "List branches",
 	.description =
 	    "List a repository's branches in name order. Returns {repo, default_branch, "
-	    "branches: [{name, commit, default}], truncated}: commit is the full id the "
-	    "branch points at; default marks the repository's default branch. When "
-	    "truncated is true, pass next_after as after to get the next page.",
+	    "branches: [{name, commit (full id), default}], truncated}.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,

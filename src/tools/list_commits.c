@@ -16,15 +16,15 @@ static const char schema[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"ref\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
-    "\"description\":\"Branch, tag or commit id to start from; defaults to the "
-    "repository's default branch.\"},"
+    "\"description\":\"Branch, tag or commit id; default: the default "
+    "branch.\"},"
     "\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096,"
     "\"description\":\"Only commits that change this file or directory (like git log -- "
     "path).\"},"
     "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":30,"
-    "\"description\":\"Commits to return at most (1 to 100, default 30).\"},"
+    "\"description\":\"Commits to return at most (default 30).\"},"
     "\"cursor\":{\"type\":\"string\",\"minLength\":40,\"maxLength\":40,"
     "\"description\":\"Continue after this commit: pass next_cursor from a truncated "
     "answer (with the same ref and path).\"}"
@@ -116,12 +116,10 @@ const struct tool tool_list_commits = {
 	.name = "list_commits",
 	.title = "List commits",
 	.description =
-	    "List the commits reachable from a branch, tag or commit (default: the default "
-	    "branch), newest first as git log shows them; with path, only the commits that "
-	    "change that file or directory. Returns {repo, ref, head, commits: [{id, author, "
-	    "author_email, date, subject}], truncated}: date is the author date in UTC "
-	    "(ISO 8601). When truncated is true, pass next_cursor as cursor to get the next "
-	    "page.",
+	    "List the commits reachable from a ref (default: the default branch), newest "
+	    "first as git log; with path, only those that change that file or directory. "
+	    "Returns {repo, ref, head, commits: [{id, author, author_email, date (author "
+	    "date, UTC, ISO 8601), subject}], truncated, next_cursor}.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,

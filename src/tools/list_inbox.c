@@ -118,15 +118,13 @@ const struct tool tool_list_inbox = {
 	.name = "list_inbox",
 	.title = "List your notifications",
 	.description =
-	    "List your notifications (your inbox), newest first, 50 a page; unread: true "
-	    "keeps the unread ones. A notification says why you got it (reason: mention, "
-	    "comment on your issue or pull request, reply in your discussion, merged for your "
-	    "pull request, review_requested), in which repository, about which issue or pull "
-	    "request, who caused it, and links to it. Notifications from a repository you can "
-	    "no longer read are not listed. Returns {notifications: [{id, reason, unread, "
-	    "repo, subject: {type: issue|pull_request, number, title}, actor, url, "
-	    "created_at, read_at}], page, has_more, unread_count}. Mark them read with "
-	    "mark_notification_read. Needs the read scope.",
+	    "List your notifications, newest first, 50 a page; unread: true keeps the unread "
+	    "ones. reason says why you got one: mention, comment on your issue or pull "
+	    "request, reply in your discussion, merged for your pull request, "
+	    "review_requested. Notifications from a repository you can no longer read are not "
+	    "listed. Returns {notifications: [{id, reason, unread, repo, subject: {type: "
+	    "issue|pull_request, number, title}, actor, url, created_at, read_at}], page, "
+	    "has_more, unread_count}. Mark them read with mark_notification_read.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,

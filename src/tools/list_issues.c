@@ -9,14 +9,14 @@ static const char schema[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"state\":{\"type\":\"string\",\"enum\":[\"open\",\"closed\",\"all\"],\"default\":\"open\","
     "\"description\":\"Which issues: open (default), closed or all.\"},"
     "\"query\":{\"type\":\"string\",\"maxLength\":256,"
     "\"description\":\"Only issues whose title or body contains this text (case-insensitive).\"},"
     "\"page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,\"default\":1,"
-    "\"description\":\"Which page of issues (50 a page, from 1); when has_more is true, "
-    "ask for the next page.\"}"
+    "\"description\":\"Page of 50 issues, from 1; ask for the next while "
+    "has_more is true.\"}"
     "}}";
 
 static int
@@ -29,11 +29,9 @@ const struct tool tool_list_issues = {
 	.name = "list_issues",
 	.title = "List issues",
 	.description =
-	    "List the issues of a repository, highest number first, optionally by state "
-	    "(open, closed or all; default open) and by a text the title or body contains. "
-	    "Returns {issues: [{number, title, state, author, url, created_at}], page, "
-	    "has_more}: 50 issues a page; when has_more is true, pass page + 1 as page to get "
-	    "the next ones. Read one issue with get_issue.",
+	    "List the issues of a repository, highest number first, 50 a page, optionally by "
+	    "state and by text in the title or body. Returns {issues: [{number, title, state, "
+	    "author, url, created_at}], page, has_more}. Read one with get_issue.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,

@@ -16,14 +16,14 @@ static const char schema[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\",\"number\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
     "\"description\":\"The pull request number.\"},"
     "\"discussion\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":9007199254740991,"
-    "\"description\":\"A discussion id: return that discussion in full, with its replies "
-    "(50 a page) instead of the list.\"},"
+    "\"description\":\"A discussion id: that discussion in full, with its "
+    "replies, instead of the list.\"},"
     "\"page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,\"default\":1,"
-    "\"description\":\"Which page of 50, from 1 (default 1): of discussions, or with "
+    "\"description\":\"Page of 50, from 1: of discussions, or with "
     "discussion, of its replies.\"}"
     "}}";
 
@@ -240,15 +240,14 @@ const struct tool tool_list_pull_request_discussions = {
 	.description =
 	    "List the review discussions of a pull request, oldest first, 50 a page: "
 	    "{discussions: [{id, author, state (open|resolved), state_version, version (the "
-	    "revision it was made on), path, line, side (old|new; all three null for a general "
-	    "thread), preview (the first 200 characters of the body), preview_truncated, "
-	    "recent_replies (the 3 newest, oldest first: {id, author, preview, "
-	    "preview_truncated, created_at}), replies_count, url, created_at, updated_at}], "
-	    "page, has_more}. With discussion (an id), returns that discussion in full: "
-	    "{discussion: {id, ..., body, anchor_context (the diff lines around the anchored "
-	    "line as they were on its revision, as a small hunk), replies: [{id, author, body, "
-	    "created_at}] (oldest first, 50 a page)}, page, has_more}. Needs the read scope "
-	    "and read access to the repository.",
+	    "revision it was made on), path, line, side (old|new; all three null for a "
+	    "general thread), preview (the first 200 characters of the body), "
+	    "preview_truncated, recent_replies (the 3 newest, oldest first: {id, author, "
+	    "preview, preview_truncated, created_at}), replies_count, url, created_at, "
+	    "updated_at}], page, has_more}. With discussion, that discussion in full: "
+	    "{discussion: {id, ..., body, anchor_context (the diff lines around the anchor on "
+	    "its revision), replies: [{id, author, body, created_at}] (oldest first, 50 a "
+	    "page)}, page, has_more}.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,

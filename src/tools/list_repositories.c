@@ -11,14 +11,16 @@
 #include "tools/toolkit.h"
 
 #define LIST_DEFAULT	30
+#define LIST_MAX	100	/* limit is clamped to 1..LIST_MAX (spec) */
 
 static const char schema[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
     "\"query\":{\"type\":\"string\",\"maxLength\":100,"
     "\"description\":\"Only repositories whose owner or name contains this text "
     "(case-insensitive).\"},"
-    "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":30,"
-    "\"description\":\"How many repositories to return at most (1 to 100, default 30).\"}"
+    "\"limit\":{\"type\":\"integer\",\"default\":30,"
+    "\"description\":\"Repositories to return at most: 1 to 100 (default "
+    "30); other integers are clamped.\"}"
     "}}";
 
 /* One repository as the spec shows it: full_name, description, default_branch, private, url. */
@@ -69,7 +71,7 @@ list_repositories(struct tool_ctx *ctx, struct json_object *args, struct json_ob
 	const char		*query = json_get_str(args, "query");
 	const char		*base = ctx->cfg->base_url;
 	size_t			 n = 0, i;
-	int			 limit = (int)tk_int(args, "limit", LIST_DEFAULT), rc;
+	int			 limit = (int)tk_clamp(args, "limit", LIST_DEFAULT, 1, LIST_MAX), rc;
 
 	*out = NULL;
 	if (query != NULL && query[0] == '\0')

@@ -16,7 +16,7 @@ static const char schema[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"page\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,"
     "\"description\":\"Which page of 50 variables (default 1); ask for the next one while "
     "has_more is true.\"}"

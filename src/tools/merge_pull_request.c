@@ -17,21 +17,20 @@ static const char schema[] =
     "\"required\":[\"repo\",\"number\",\"version\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
     "\"description\":\"The pull request number.\"},"
     "\"version\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4294967295,"
-    "\"description\":\"The revision (version) get_pull_request showed you. If the head "
-    "or the target moved since, the call is refused: review the new revision and "
-    "retry.\"},"
+    "\"description\":\"The revision (version) get_pull_request showed "
+    "you; refused if the head or the target moved since.\"},"
     "\"edit_version\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4294967295,"
-    "\"description\":\"The edit_version get_pull_request showed you. Required when the "
-    "description declares closures (closing_issue_numbers is not empty), to confirm "
-    "the issues the merge will close.\"},"
+    "\"description\":\"The edit_version get_pull_request showed you; "
+    "required when closing_issue_numbers is not empty, to confirm the issues the "
+    "merge will close.\"},"
     "\"strategy\":{\"type\":\"string\",\"enum\":[\"merge\",\"squash\",\"fast_forward\"],"
-    "\"description\":\"merge (default): a merge commit with the target and the head as "
-    "parents; squash: one commit on the target with the head's changes; fast_forward: "
-    "the target moves to the head, only when the target is an ancestor of the head.\"}"
+    "\"description\":\"merge (default): a merge commit of target and "
+    "head; squash: one commit on the target with the head's changes; fast_forward: "
+    "the target moves to the head, only when it is an ancestor of the head.\"}"
     "}}";
 
 static int
@@ -81,18 +80,16 @@ const struct tool tool_merge_pull_request = {
 	.title = "Merge pull request",
 	.description =
 	    "Queue the merge of a pull request into its target branch; the merge worker does "
-	    "it shortly after, so this call merges and closes nothing by itself. Pass the "
-	    "version (revision) you reviewed, and, when the description declares closures "
-	    "(closing_issue_numbers), the edit_version you read: stale ones are refused with "
-	    "a message to reload. Refused for a pull request that is not open, a draft, one "
-	    "with a merge already queued or running, and when the target branch's required "
-	    "checks have not passed on that revision (the failing checks are named). "
-	    "strategy is merge (default), squash or fast_forward. Needs merge scope and the "
+	    "it shortly after, so this call merges and closes nothing itself. Pass the "
+	    "version you reviewed and, when the description declares closures, the "
+	    "edit_version you read: stale ones are refused. Refused for a pull request that "
+	    "is not open, a draft, one with a merge queued or running, and when the target's "
+	    "required checks have not passed on that revision. Needs the merge scope and the "
 	    "manager role or more. Returns {queued, merge_id, number, version, strategy, "
-	    "closing_issue_numbers, note}; read get_pull_request for merge_state (queued, "
-	    "running, merged, failed), merge_commit and merge_error. A successful merge "
-	    "marks the pull request merged, closes the open issues it declares and notifies "
-	    "its author; a failed one (a conflict, the head moved) leaves it open.",
+	    "closing_issue_numbers, note}; get_pull_request shows merge_state, merge_commit "
+	    "and merge_error. A successful merge marks it merged, closes the open issues it "
+	    "declares and notifies its author; a failed one (a conflict, the head moved) "
+	    "leaves it open.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_MERGE,
 	.hints = 0,

@@ -19,12 +19,11 @@ const struct tool tool_reopen_pull_request_discussion = {
 	.title = "Reopen pull request discussion",
 	.description =
 	    "Reopen a resolved review discussion of a pull request. Pass the state_version "
-	    "you read with list_pull_request_discussions: if the discussion was resolved or "
-	    "reopened since, the call is refused, changes nothing, and says to reload. A "
-	    "discussion already open stays as it is (changed false). Needs the write scope "
-	    "and the writer role or more on the repository, or being the discussion's author "
-	    "or the pull request's author. Returns {id, number, state, state_version, "
-	    "changed, url} with the new state_version.",
+	    "from list_pull_request_discussions: if the discussion was resolved or reopened "
+	    "since, the call is refused and changes nothing. One already open stays so "
+	    "(changed false). Needs the writer role or more, or being the discussion's or the "
+	    "pull request's author. Returns {id, number, state, state_version (the new one), "
+	    "changed, url}.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_WRITE,
 	.hints = TOOL_IDEMPOTENT,

@@ -16,7 +16,7 @@ static const char schema[] =
     "\"required\":[\"repo\",\"number\",\"discussion\",\"body\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"number\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
     "\"description\":\"The pull request number.\"},"
     "\"discussion\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":9007199254740991,"
@@ -61,11 +61,10 @@ const struct tool tool_reply_pull_request_discussion = {
 	.name = "reply_pull_request_discussion",
 	.title = "Reply to pull request discussion",
 	.description =
-	    "Reply to a review discussion of a pull request (also a resolved one; replying "
-	    "does not reopen it). Anyone who can read the repository may; needs the write "
-	    "scope. The discussion's author is notified (reason reply), and the users the "
-	    "body @mentions. A discussion id of another pull request is not found. Returns "
-	    "{id (the reply), discussion, number, state, url}.",
+	    "Reply to a review discussion of a pull request (a resolved one too; replying "
+	    "does not reopen it). Anyone who can read the repository may. Notifies the "
+	    "discussion's author (reason reply) and the users the body @mentions. Returns {id "
+	    "(the reply), discussion, number, state, url}.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_WRITE,
 	.hints = 0,

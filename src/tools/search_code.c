@@ -12,30 +12,32 @@
 #include "tools/toolkit.h"
 
 #define SEARCH_DEFAULT	20
+#define SEARCH_MAX	100	/* limit is clamped to 1..SEARCH_MAX (spec) */
 #define SEARCH_MAX_BLOB	(1024 * 1024)	/* larger files are not searched (stated in the output) */
 
 static const char schema[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"repo\",\"query\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"query\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000,"
-    "\"description\":\"Text to find: a fixed string matched case-insensitively, or a "
-    "regular expression (PCRE, case-insensitive) when regex is true.\"},"
+    "\"description\":\"A fixed string, or a PCRE regular expression when "
+    "regex is true; case-insensitive either way.\"},"
     "\"ref\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
-    "\"description\":\"Branch, tag or commit id; defaults to the repository's default branch.\"},"
-    "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":20,"
-    "\"description\":\"Matching lines to return at most (1 to 100, default 20).\"},"
+    "\"description\":\"Branch, tag or commit id; default: the default "
+    "branch.\"},"
+    "\"limit\":{\"type\":\"integer\",\"default\":20,"
+    "\"description\":\"Matching lines to return at most: 1 to 100 "
+    "(default 20); other integers are clamped.\"},"
     "\"regex\":{\"type\":\"boolean\",\"default\":false,"
-    "\"description\":\"Treat query as a PCRE regular expression; ^ and $ match at line "
-    "ends.\"},"
+    "\"description\":\"Treat query as PCRE; ^ and $ match at line ends.\"},"
     "\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000,"
-    "\"description\":\"Only files whose path matches this glob: * and ? stay within one "
-    "directory level, ** matches any number of levels, [abc] a class; a glob without / "
-    "matches the file name at any depth (e.g. *.c, src/**/*.h).\"},"
+    "\"description\":\"Only files matching this glob: * and ? within one "
+    "directory level, ** any number of levels, [abc] a class; without / it matches "
+    "the file name at any depth (*.c, src/**/*.h).\"},"
     "\"offset\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":100000,\"default\":0,"
-    "\"description\":\"Skip this many matches first: pass next_offset from a truncated "
-    "answer (with ref set to its commit) to get the next page.\"}"
+    "\"description\":\"Skip this many matches: pass next_offset from a "
+    "truncated answer, with ref set to its commit.\"}"
     "}}";
 
 static int
@@ -142,7 +144,7 @@ search_code(struct tool_ctx *ctx, struct json_object *args, struct json_object *
 	opts.query = json_get_str(args, "query");
 	opts.regex = tk_bool(args, "regex", 0);
 	opts.glob = json_get_str(args, "path");
-	opts.limit = (size_t)tk_int(args, "limit", SEARCH_DEFAULT);
+	opts.limit = (size_t)tk_clamp(args, "limit", SEARCH_DEFAULT, 1, SEARCH_MAX);
 	opts.offset = (size_t)tk_int(args, "offset", 0);
 	opts.max_blob = SEARCH_MAX_BLOB;
 	opts.budget = ctx->budget;
@@ -164,14 +166,10 @@ const struct tool tool_search_code = {
 	.name = "search_code",
 	.title = "Search code",
 	.description =
-	    "Search the files of a repository at a branch, tag or commit (default: the "
-	    "default branch) for lines containing query: a case-insensitive fixed string, or "
-	    "a case-insensitive PCRE regular expression with regex: true. path narrows the "
-	    "files with a glob (*.c, src/**/*.h). Binary files and files over 1 MiB are "
-	    "skipped. Returns {repo, ref, commit, results: [{path, line, snippet}], "
-	    "truncated}: line is 1-based, snippet is the matching line (long lines are cut "
-	    "to about 200 characters around the match). When truncated is true, pass "
-	    "next_offset as offset (and commit as ref) to get the next page. A search that "
+	    "Search the files of a repository at a ref (default: the default branch) for "
+	    "lines matching query. Binary files and files over 1 MiB are skipped. Returns "
+	    "{repo, ref, commit, results: [{path, line (1-based), snippet (the line, a long "
+	    "one cut to about 200 characters around the match)}], truncated}. A search that "
 	    "runs out of time or of its budget (regex steps and matches found, skipped ones "
 	    "too) returns what it found with truncated, stopped (\"time\" or \"budget\") "
 	    "and a note on how to narrow it.",

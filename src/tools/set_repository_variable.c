@@ -14,13 +14,11 @@ static const char schema[] =
     "\"required\":[\"repo\",\"name\",\"value\"],"
     "\"properties\":{"
     "\"repo\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":166,"
-    "\"description\":\"The repository as owner/name (see list_repositories).\"},"
+    "\"description\":\"owner/name.\"},"
     "\"name\":{\"type\":\"string\","
-    "\"description\":\"The variable name: 1 to 64 characters matching [A-Z_][A-Z0-9_]* "
-    "(upper-case letters, digits and underscores, not starting with a digit).\"},"
+    "\"description\":\"1 to 64 characters matching [A-Z_][A-Z0-9_]*.\"},"
     "\"value\":{\"type\":\"string\","
-    "\"description\":\"The value: text of at most 4096 bytes, readable by anyone who can "
-    "read the repository. Never a credential (token, password, key).\"}"
+    "\"description\":\"Text of at most 4096 bytes.\"}"
     "}}";
 
 static int
@@ -56,14 +54,11 @@ const struct tool tool_set_repository_variable = {
 	.name = "set_repository_variable",
 	.title = "Set repository variable",
 	.description =
-	    "Create a repository variable, or replace its value. Needs a write token and the "
-	    "manager role or more on the repository (the owner, or a manager collaborator). "
-	    "Variables are public configuration: anyone who can read the repository can read "
-	    "every value, so values must never hold credentials (tokens, passwords, keys). "
-	    "Names match [A-Z_][A-Z0-9_]* in at most 64 characters; a value is text of at most "
-	    "4096 bytes; a repository has at most 100 variables. Returns {name, value, created, "
-	    "updated_at}: created is true for a new variable, false when an existing one was "
-	    "replaced.",
+	    "Create a repository variable, or replace its value. Needs the manager role or "
+	    "more. Variables are public configuration: anyone who can read the repository can "
+	    "read every value, so values must never hold credentials (tokens, passwords, "
+	    "keys). A repository has at most 100 variables. Returns {name, value, created "
+	    "(false when replaced), updated_at}.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_WRITE,
 	.hints = TOOL_DESTRUCTIVE | TOOL_IDEMPOTENT,

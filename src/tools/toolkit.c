@@ -19,6 +19,14 @@ tk_int(struct json_object *args, const char *key, int64_t def)
 	return def;
 }
 
+int64_t
+tk_clamp(struct json_object *args, const char *key, int64_t def, int64_t lo, int64_t hi)
+{
+	int64_t	 v = tk_int(args, key, def);
+
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
 int
 tk_bool(struct json_object *args, const char *key, int def)
 {

@@ -12,6 +12,14 @@ struct tool_ctx;
 
 /* An integer argument (saturated to int64), or def when absent. */
 int64_t	tk_int(struct json_object *args, const char *key, int64_t def);
+/*
+ * An integer argument brought into lo..hi, or def when absent: for the
+ * arguments the specification says are clamped, never refused for their
+ * value (siGit: list_repositories and search_code limit).  Their schema
+ * has no minimum or maximum; it still refuses what is not an integer.
+ */
+int64_t	tk_clamp(struct json_object *args, const char *key, int64_t def, int64_t lo,
+	    int64_t hi);
 /* A boolean argument, or def when absent. */
 int	tk_bool(struct json_object *args, const char *key, int def);
 /* Adds v (taken, may be NULL for an allocation failure) to o; ERR_NOMEM. */
