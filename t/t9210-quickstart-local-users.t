@@ -133,7 +133,7 @@ test_expect_success 'nginx'"'"'s workers, the FastCGI workers and the merge work
 	f=$(cat "$QS_STATE/run/fcgi.pid") &&
 	{ ps -o pid=,user= -p "$f"; ps -o pid=,user= --ppid "$f"; } >fcgi.ps &&
 	cat fcgi.ps &&
-	test "$(wc -l <fcgi.ps)" = 3 &&
+	test "$(wc -l <fcgi.ps)" = 5 &&	# the master and the 4 workers of the default
 	test_must_fail grep -vE " forgemcp\$" fcgi.ps &&
 	test "$(user_of "$(cat "$QS_STATE/run/worker.pid")")" = forgemcp
 '
