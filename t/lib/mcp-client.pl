@@ -19,72 +19,14 @@
 # Licensed under the ISC license, see LICENSE.
 use strict;
 use warnings;
-use IO::Socket::INET;
+use FindBin;
+use lib $FindBin::Bin;
+use KeepAlive;
 
 @ARGV == 2 or die "usage: mcp-client.pl HOST PORT\n";
 my ($host, $port) = @ARGV;
 $| = 1;
-$SIG{PIPE} = 'IGNORE';
-my $sock;
-
-sub connect_ {
-	$sock = IO::Socket::INET->new(PeerAddr => $host, PeerPort => $port, Proto => 'tcp',
-	    Timeout => 10);
-	binmode $sock if $sock;
-	return $sock;
-}
-
-# Reads exactly $n bytes (fewer at EOF).
-sub read_n {
-	my ($n) = @_;
-	my $buf = '';
-	while (length $buf < $n) {
-		my $got = read($sock, my $part, $n - length $buf);
-		last unless $got;
-		$buf .= $part;
-	}
-	return $buf;
-}
-
-# One exchange on the open connection: (status, raw headers, body, close),
-# or () when the connection turned out to be dead before any answer.
-sub exchange {
-	my ($req, $method) = @_;
-	print {$sock} $req or return ();
-	my $line = <$sock>;
-	return () unless defined $line;
-	my ($status) = $line =~ /^HTTP\/\d\.\d (\d{3})/ or return ('000', $line, '', 1);
-	my $raw = $line;
-	my (%h, $body);
-	while (defined(my $hl = <$sock>)) {
-		$raw .= $hl;
-		$hl =~ s/\r?\n\z//;
-		last if $hl eq '';
-		my ($k, $v) = split /:\s*/, $hl, 2;
-		$h{lc $k} = $v // '';
-	}
-	if ($method eq 'HEAD' || $status =~ /^(1|204|304)/) {
-		$body = '';
-	} elsif (($h{'transfer-encoding'} // '') =~ /chunked/i) {
-		$body = '';
-		while (defined(my $size = <$sock>)) {
-			my $n = hex(($size =~ /^([0-9a-fA-F]+)/)[0] // 0);
-			if ($n == 0) {
-				while (defined(my $t = <$sock>)) { last if $t =~ /^\r?\n\z/ }
-				last;
-			}
-			$body .= read_n($n);
-			<$sock>;
-		}
-	} elsif (defined $h{'content-length'}) {
-		$body = read_n($h{'content-length'});
-	} else {
-		local $/;
-		$body = <$sock> // '';
-		$h{connection} = 'close';
-	}
-	return ($status, $raw, $body, lc($h{connection} // '') eq 'close');
-}
+my $conn = KeepAlive->new($host, $port);
 
 sub write_file {
 	my ($name, $mode, @data) = @_;
@@ -114,22 +56,14 @@ while (my $line = <STDIN>) {
 	$req .= "Content-Length: " . length($data) . "\r\n"
 		if $src ne '' || $method =~ /^(POST|PUT|PATCH)$/;
 	$req .= "\r\n$data";
-	my @r;
-	for my $try (1, 2) {
-		$sock = undef if $try == 2;
-		connect_() or last unless $sock;
-		@r = exchange($req, $method);
-		last if @r;
-	}
+	my @r = $conn->request($req, $method);
 	unlink "$out.status", "$out.headers", "$out.headers.raw", "$out.body";
 	if (!@r) {
-		$sock = undef;
 		write_file("$out.status", '>', '000');
 		print "000\n";
 		next;
 	}
-	my ($status, $raw, $body, $close) = @r;
-	$sock = undef if $close;
+	my ($status, $raw, $body) = @r;
 	(my $headers = $raw) =~ s/\r//g;
 	write_file("$out.status", '>', $status);
 	write_file("$out.headers.raw", '>', $raw);
