@@ -261,9 +261,10 @@ run_static () {
 	printf '  %-36s %8.1f req/s\n' "$1 c=$2" "$(jq .rps "$out")" >&2
 }
 
-# run_git NAME COMMAND: hyperfine's mean, as a ceiling in runs per second.
+# run_git NAME COMMAND CASE: hyperfine's mean, as a ceiling in runs per
+# second, of CASE (measured when CASE is).
 run_git () {
-	test -z "$ONLY" || return 0
+	wanted "$3" || return 0
 	# -i: git grep exits 1 when it finds nothing, which is what the search cases ask
 	hyperfine -N -i --warmup 3 --min-runs 10 --export-json "$TRASH/hf.json" "$2" >/dev/null 2>&1 ||
 		hyperfine -i --warmup 3 --min-runs 10 --export-json "$TRASH/hf.json" "$2" >/dev/null 2>&1 ||
@@ -299,11 +300,11 @@ run_pair "tools/list-legacy, identity" tools-list-legacy 16 "$LEGACY_HDRS|Accept
 run_pair get_file_contents file 16 "$MODERN_HDRS|Mcp-Method: tools/call|Mcp-Name: get_file_contents" /mcp
 run_wrk create_issue issue 4 "$MODERN_HDRS|Mcp-Method: tools/call|Mcp-Name: create_issue" /mcp
 issues_made=$(db_sql "select count(*) from issues")
-run_git "git grep -F -i" "git -C $repo_large grep -F -i -n foobarneedlex main"
-run_git "git grep -P -i" "git -C $repo_large grep -P -i -n foobar(needle|pin)x main"
-run_git "git diff base...head" "git -C $repo_large diff main...feature"
-run_git "git log -50" "git -C $repo_large log -50 --format=%H%x00%an%x00%ae%x00%aI%x00%s main"
-run_git "git ls-tree" "git -C $repo_large ls-tree -l main"
+run_git "git grep -F -i" "git -C $repo_large grep -F -i -n foobarneedlex main" search_code
+run_git "git grep -P -i" "git -C $repo_large grep -P -i -n foobar(needle|pin)x main" search_code-regex
+run_git "git diff base...head" "git -C $repo_large diff main...feature" get_pull_request
+run_git "git log -50" "git -C $repo_large log -50 --format=%H%x00%an%x00%ae%x00%aI%x00%s main" list_commits-50
+run_git "git ls-tree" "git -C $repo_large ls-tree -l main" get_tree-root
 
 # --- memory and start-up ------------------------------------------------------------
 rss_of_workers () {
