@@ -9,16 +9,46 @@
 
 #include "json.h"
 
+size_t
+json_utf8_len(const char *buf, size_t n)
+{
+	const unsigned char	*p = (const unsigned char *)buf;
+	size_t			 len, i;
+	uint32_t		 cp;
+
+	if (n == 0)
+		return 0;
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		len = 2, cp = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		len = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		len = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
 int
 json_utf8_valid(const char *buf, size_t len)
 {
 	const unsigned char	*s = (const unsigned char *)buf;
-	size_t			 i = 0, n, k;
-	unsigned		 cp, min;
+	size_t			 i = 0, k;
 
 	while (i < len) {
-		unsigned char c = s[i];
-		if (c < 0x80) {
+		if (s[i] < 0x80) {
 			uint64_t w;
 
 			/* ASCII runs, the common case, eight bytes at a time */
@@ -32,30 +62,9 @@ json_utf8_valid(const char *buf, size_t len)
 				i++;
 			continue;
 		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			n = 1;
-			cp = c & 0x1f;
-			min = 0x80;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			n = 2;
-			cp = c & 0x0f;
-			min = 0x800;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			n = 3;
-			cp = c & 0x07;
-			min = 0x10000;
-		} else
+		if ((k = json_utf8_len(buf + i, len - i)) == 0)
 			return 0;
-		if (len - i <= n)
-			return 0;
-		for (k = 1; k <= n; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return 0;
-			cp = (cp << 6) | (s[i + k] & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return 0;
-		i += n + 1;
+		i += k;
 	}
 	return 1;
 }
@@ -368,21 +377,6 @@ json_dump(struct json_object *o, size_t *lenp)
 	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, lenp);
 }
 
-/* The byte length of the UTF-8 sequence a lead byte starts (0 for a bad lead). */
-static size_t
-json_seq_len(unsigned char c)
-{
-	if (c < 0x80)
-		return 1;
-	if ((c & 0xe0) == 0xc0)
-		return 2;
-	if ((c & 0xf0) == 0xe0)
-		return 3;
-	if ((c & 0xf8) == 0xf0)
-		return 4;
-	return 0;
-}
-
 /*
  * Long strings -- file contents, diffs, a tool's text block, which is the
  * JSON of its structured result once more -- are most of what a read tool
@@ -511,8 +505,7 @@ json_new_string_repaired(const char *text, size_t len)
 		return NULL;
 	p = fixed;
 	for (i = 0; i < len; ) {
-		k = json_seq_len((unsigned char)text[i]);
-		if (k != 0 && i + k <= len && json_utf8_valid(text + i, k)) {
+		if ((k = json_utf8_len(text + i, len - i)) != 0) {
 			memcpy(p, text + i, k);
 			p += k;
 			i += k;

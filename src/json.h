@@ -48,6 +48,11 @@ struct json_object *json_new_string_repaired(const char *text, size_t len);
  * long, escapes 16 bytes at a time; the bytes written are json-c's.
  */
 struct json_object *json_new_string_long(const char *text, size_t len);
+/*
+ * The byte length of the valid UTF-8 sequence at buf (n bytes left; no
+ * overlongs, no surrogates, <= U+10FFFF), 0 when it is not one.
+ */
+size_t		 json_utf8_len(const char *buf, size_t n);
 /* Whether buf is valid UTF-8 (no overlongs, no surrogates, <= U+10FFFF). */
 int		 json_utf8_valid(const char *buf, size_t len);
 

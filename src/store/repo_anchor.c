@@ -5,6 +5,7 @@
 #include <git2.h>
 #include "buf.h"
 #include "err.h"
+#include "json.h"
 #include "store/repo.h"
 #include "store/repo-internal.h"
 
@@ -12,39 +13,6 @@
 
 #define ANCHOR_LINE_MAX		400	/* bytes of one line kept in an anchor context */
 #define ANCHOR_RANGES_SHOWN	8	/* valid line ranges named in a refusal */
-
-/* The byte length of the valid UTF-8 sequence at p (at most n bytes), 0 when invalid. */
-static size_t
-utf8_seq(const unsigned char *p, size_t n)
-{
-	size_t		 len, i;
-	uint32_t	 cp;
-
-	if (p[0] < 0x80)
-		return p[0] != 0;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
-		len = 2;
-		cp = p[0] & 0x1f;
-	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		len = 3;
-		cp = p[0] & 0x0f;
-	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		len = 4;
-		cp = p[0] & 0x07;
-	} else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
-}
 
 /*
  * Appends one diff line as origin + text without its line end, at most
@@ -61,7 +29,7 @@ anchor_put_line(struct buf *b, char origin, const char *text, size_t len)
 		len--;
 	buf_putc(b, origin);
 	while (i < len && i < ANCHOR_LINE_MAX) {
-		if ((k = utf8_seq(p + i, len - i)) == 0) {
+		if (p[i] == '\0' || (k = json_utf8_len(text + i, len - i)) == 0) {
 			buf_puts(b, "\xef\xbf\xbd");
 			i++;
 			continue;

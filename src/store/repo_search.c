@@ -11,6 +11,7 @@
 
 #include "budget.h"
 #include "err.h"
+#include "json.h"
 #include "log.h"
 #include "store/repo.h"
 #include "store/repo-internal.h"
@@ -51,36 +52,6 @@ struct search {
 	int				 rc;
 };
 
-/* Length of the valid UTF-8 sequence at p (n bytes left), or 0. */
-static size_t
-utf8_len(const unsigned char *p, size_t n)
-{
-	uint32_t	 cp;
-	size_t		 len, i;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		len = 2, cp = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		len = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		len = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
-}
-
 /* A new NUL-terminated copy of p[0, n) with invalid UTF-8 replaced by U+FFFD. */
 static char *
 utf8_copy(const unsigned char *p, size_t n)
@@ -92,7 +63,7 @@ utf8_copy(const unsigned char *p, size_t n)
 		return NULL;
 	o = s;
 	while (i < n) {
-		if ((k = utf8_len(p + i, n - i)) == 0) {
+		if ((k = json_utf8_len((const char *)p + i, n - i)) == 0) {
 			memcpy(o, "\xef\xbf\xbd", 3);
 			o += 3;
 			i++;
