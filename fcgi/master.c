@@ -90,7 +90,7 @@ static int
 front_master(const struct config *cfg, int sock, int n)
 {
 	pid_t			 pids[FRONT_MAX_WORKERS], pid;
-	struct fair		*fair;
+	struct fair		*fair = NULL;
 	struct sigaction	 sa;
 	sigset_t		 set, old;
 	time_t			 last_fail = 0;
@@ -98,7 +98,10 @@ front_master(const struct config *cfg, int sock, int n)
 
 	/* One account may hold account_concurrency workers: by default half of them. */
 	limit = cfg->account_concurrency != 0 ? (int)cfg->account_concurrency : n / 2;
-	if ((fair = fair_new(n, limit > 0 ? limit : 1)) == NULL) {
+	if (limit < 1)
+		limit = 1;
+	/* A limit of n or more can never refuse: no table, no lock per request. */
+	if (limit < n && (fair = fair_new(n, limit)) == NULL) {
 		log_error("cannot share the workers' table: %s", strerror(errno));
 		return 1;
 	}
@@ -116,7 +119,10 @@ front_master(const struct config *cfg, int sock, int n)
 		pids[i] = front_spawn(cfg, sock, fair, i);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
-	log_info("serving with %d workers, at most %d per account", n, fair_limit(fair));
+	if (fair != NULL)
+		log_info("serving with %d workers, at most %d per account", n, limit);
+	else
+		log_info("serving with %d workers", n);
 	while (!master_term) {
 		pid = waitpid(-1, &status, 0);
 		if (pid < 0) {
