@@ -3,7 +3,9 @@
 # user (uid 65534, no groups) can neither reach the quick start's database nor
 # read, list or write its state directory; started as root, MariaDB, the
 # FastCGI workers, the merge worker and nginx's workers run as the user
-# forgemcp, and MariaDB writes files only into its own private directory.
+# forgemcp, and MariaDB writes files only into its own private directory;
+# forgemcp itself can plant nothing where root writes, and what an earlier
+# layout let it plant is removed, not followed.
 # Run by uid 65534 itself, uid 65533 gets nothing either.
 # About 110 s on a busy 2-core machine, though only some 25 s of CPU: it
 # makes two MariaDB datadirs and starts the quick start three times, each
@@ -73,16 +75,16 @@ test_expect_success 'the other user can reach the directory that holds the state
 	grep -qx qs parent.ls
 '
 
-test_expect_success 'the state directory is 0700 and its secrets 0600' '
-	test "$(stat -c %a "$QS_STATE")" = 700 &&
+test_expect_success 'the state directory is root'"'"'s, 0710 for the group forgemcp, and its secrets 0600' '
+	test "$(stat -c "%U:%G %a" "$QS_STATE")" = "root:forgemcp 710" &&
 	for f in token token.header forgemcp.conf db-password; do
 		test "$(stat -c %a "$QS_STATE/$f")" = 600 || { echo "$f: $(stat -c %a "$QS_STATE/$f")"; return 1; }
 	done
 '
 
 test_expect_success 'the other user cannot connect to the database as root' '
-	test -S "$QS_STATE/db.sock" &&
-	test_must_fail as_other "$MYSQL" --no-defaults -S "$QS_STATE/db.sock" -u root \
+	test -S "$QS_STATE/sock/db.sock" &&
+	test_must_fail as_other "$MYSQL" --no-defaults -S "$QS_STATE/sock/db.sock" -u root \
 		-e "select user from mysql.user" >out 2>err &&
 	cat err &&
 	grep -E "ERROR (2002|1045|1698)" err &&
@@ -93,7 +95,7 @@ test_expect_success 'the other user cannot connect as forgemcp, even knowing its
 	pw=$(sed -n "s/^db_password = //p" "$QS_STATE/forgemcp.conf") &&
 	test -n "$pw" &&
 	test_must_fail env MYSQL_PWD="$pw" setpriv --reuid=65534 --regid=65534 --clear-groups -- \
-		"$MYSQL" --no-defaults -S "$QS_STATE/db.sock" -u forgemcp \
+		"$MYSQL" --no-defaults -S "$QS_STATE/sock/db.sock" -u forgemcp \
 		-e "select count(*) from forgemcp.tokens" >out 2>err &&
 	cat err &&
 	grep -E "ERROR (2002|1045|1698)" err &&
@@ -155,20 +157,20 @@ test_expect_success 'the endpoint still answers through the unprivileged workers
 '
 
 test_expect_success 'the database root is the OS user who ran the quick start, without a password' '
-	"$MYSQL" --no-defaults -S "$QS_STATE/db.sock" -u root -BN \
+	"$MYSQL" --no-defaults -S "$QS_STATE/sock/db.sock" -u root -BN \
 		-e "select current_user()" >who &&
 	grep -x "root@localhost" who
 '
 
 test_expect_success 'SELECT ... INTO OUTFILE cannot write outside the private directory' '
-	"$MYSQL" --no-defaults -S "$QS_STATE/db.sock" -u root -BN \
+	"$MYSQL" --no-defaults -S "$QS_STATE/sock/db.sock" -u root -BN \
 		-e "select @@secure_file_priv" >priv &&
 	cat priv &&
 	d=$(cat priv) &&
 	case $d in "$QS_STATE"/*) ;; *) false ;; esac &&
 	test "$(stat -c %a "$d")" = 700 &&
 	for target in /tmp/t9210-outfile-$$ "$TRASH/outfile" /etc/t9210-outfile-$$; do
-		test_must_fail "$MYSQL" --no-defaults -S "$QS_STATE/db.sock" -u root \
+		test_must_fail "$MYSQL" --no-defaults -S "$QS_STATE/sock/db.sock" -u root \
 			-e "select 1 into outfile \"$target\"" 2>err || return 1
 		cat err
 		grep -F "secure-file-priv" err || return 1
@@ -179,12 +181,12 @@ test_expect_success 'SELECT ... INTO OUTFILE cannot write outside the private di
 # What an earlier quick start left: a root without a password, a readable
 # state directory and logs.
 test_expect_success 'a state directory from an earlier quick start is locked down on its next start' '
-	"$MYSQL" --no-defaults -S "$QS_STATE/db.sock" -u root -e "
+	"$MYSQL" --no-defaults -S "$QS_STATE/sock/db.sock" -u root -e "
 		ALTER USER root@localhost IDENTIFIED VIA mysql_native_password USING PASSWORD(\"\");
 		CREATE USER root@\"127.0.0.1\"; GRANT ALL ON *.* TO root@\"127.0.0.1\";" &&
-	chmod 755 "$QS_STATE" "$QS_STATE/logs" &&
+	chmod 755 "$QS_STATE" "$QS_STATE/logs" "$QS_STATE/sock" &&
 	chmod 644 "$QS_STATE"/logs/*.log &&
-	as_other "$MYSQL" --no-defaults -S "$QS_STATE/db.sock" -u root -BN -e "select current_user()" >weak &&
+	as_other "$MYSQL" --no-defaults -S "$QS_STATE/sock/db.sock" -u root -BN -e "select current_user()" >weak &&
 	grep -x "root@localhost" weak &&
 	FORGEMCP_STATE=$QS_STATE "$QS" stop >/dev/null &&
 	qs >upgrade.out 2>&1
@@ -193,15 +195,15 @@ test_expect_success 'a state directory from an earlier quick start is locked dow
 	cat upgrade.out
 	test "$code" = 0 &&
 	grep -F "MariaDB'"'"'s administrator: unix_socket authentication for root only, no password" upgrade.out &&
-	test "$(stat -c %a "$QS_STATE")" = 700 &&
+	test "$(stat -c %a "$QS_STATE")" = 710 &&
 	test "$(stat -c %a "$QS_STATE/logs/mariadb.log")" = 600 &&
-	"$MYSQL" --no-defaults -S "$QS_STATE/db.sock" -u root -BN \
+	"$MYSQL" --no-defaults -S "$QS_STATE/sock/db.sock" -u root -BN \
 		-e "select concat(user, \"@\", host, \" \", json_value(priv, \"\$.plugin\")) from mysql.global_priv where user in (\"root\", \"\")" >root.accounts &&
 	cat root.accounts &&
 	test "$(cat root.accounts)" = "root@localhost unix_socket" &&
-	test_when_finished "chmod 700 \"\$QS_STATE\"" &&
-	chmod 711 "$QS_STATE" &&
-	test_must_fail as_other "$MYSQL" --no-defaults -S "$QS_STATE/db.sock" -u root -e "select 1" 2>err &&
+	test_when_finished "chmod 710 \"\$QS_STATE\"; chmod 700 \"\$QS_STATE/sock\"" &&
+	chmod 711 "$QS_STATE" "$QS_STATE/sock" &&
+	test_must_fail as_other "$MYSQL" --no-defaults -S "$QS_STATE/sock/db.sock" -u root -e "select 1" 2>err &&
 	cat err &&
 	grep -F "ERROR 1698" err
 '
@@ -209,7 +211,55 @@ test_expect_success 'a state directory from an earlier quick start is locked dow
 test_expect_success 'after that restart, the services still run as forgemcp and the state is still closed' '
 	test_must_fail as_other ls "$QS_STATE" &&
 	test "$(user_of "$(cat "$QS_STATE/run/mariadb.pid")")" = forgemcp &&
-	test "$(user_of "$(cat "$QS_STATE/run/fcgi.pid")")" = forgemcp &&
+	test "$(user_of "$(cat "$QS_STATE/run/fcgi.pid")")" = forgemcp
+'
+
+# as_svc CMD...: CMD as the service user, as a compromised service would run it.
+as_svc () {
+	setpriv --reuid=forgemcp --regid=forgemcp --clear-groups -- "$@"
+}
+
+test_expect_success 'the service user can add nothing where root writes' '
+	for d in "$QS_STATE" "$QS_STATE/logs" "$QS_STATE/run" "$QS_STATE/bin" "$QS_STATE/nginx" "$QS_STATE/nginx/tmp"; do
+		test_must_fail as_svc ln -s /etc/passwd "$d/planted" 2>/dev/null || { echo "planted in $d"; return 1; }
+		test ! -L "$d/planted" || return 1
+	done &&
+	test_must_fail as_svc mv "$QS_STATE/bin" "$QS_STATE/bin.away" 2>/dev/null &&
+	test_must_fail as_svc rm -f "$QS_STATE/token.header" &&
+	test -s "$QS_STATE/token.header" &&
+	# what the services write is theirs
+	for d in db files tmp repos sock; do
+		test "$(stat -c %U "$QS_STATE/$d")" = forgemcp || { echo "$d: $(stat -c %U "$QS_STATE/$d")"; return 1; }
+	done &&
+	test "$(stat -c %U "$QS_STATE/repos/demo/notes.git/HEAD")" = forgemcp
+'
+
+# An earlier quick start gave the whole state directory to the service user,
+# who could leave links for root's next start to write through.
+test_expect_success 'links a service left in an earlier state directory are removed, never followed' '
+	FORGEMCP_STATE=$QS_STATE "$QS" stop >/dev/null &&
+	echo original >victim && chmod 644 victim &&
+	mkdir victim.d && chmod 755 victim.d &&
+	chown forgemcp:forgemcp "$QS_STATE" "$QS_STATE/logs" "$QS_STATE/nginx" "$QS_STATE/nginx/tmp" &&
+	as_svc rm -f "$QS_STATE/port" "$QS_STATE/logs/migrate.log" "$QS_STATE/logs/mariadbd-stdout.log" &&
+	as_svc ln -s "$TRASH/victim" "$QS_STATE/port" &&
+	as_svc ln -s "$TRASH/victim" "$QS_STATE/logs/migrate.log" &&
+	as_svc ln -s "$TRASH/victim" "$QS_STATE/logs/mariadbd-stdout.log" &&
+	as_svc rm -rf "$QS_STATE/nginx/tmp/body" &&
+	as_svc ln -s "$TRASH/victim.d" "$QS_STATE/nginx/tmp/body" &&
+	qs >links.out 2>&1
+	code=$?
+	register_qs_pids
+	cat links.out
+	test "$code" = 0 &&
+	test "$(cat victim)" = original &&
+	test "$(stat -c "%U %a" victim)" = "root 644" &&
+	test "$(stat -c "%U %a" victim.d)" = "root 755" &&
+	test ! -L "$QS_STATE/port" && test "$(cat "$QS_STATE/port")" = "$QS_PORT" &&
+	test ! -L "$QS_STATE/logs/migrate.log" &&
+	test "$(stat -c "%U:%G %a" "$QS_STATE")" = "root:forgemcp 710" &&
+	test "$(stat -c %U "$QS_STATE/logs")" = root &&
+	grep -F "removing $QS_STATE/port" links.out &&
 	FORGEMCP_STATE=$QS_STATE "$QS" stop
 '
 
@@ -237,7 +287,7 @@ test_expect_success 'run by an ordinary user, the quick start runs as that user'
 	grep -F "services:  run as the user nobody" user.out &&
 	test "$(stat -c "%a %u" "$USER_STATE")" = "700 65534" &&
 	test "$(user_of "$(cat "$USER_STATE/run/mariadb.pid")")" = nobody &&
-	as_user "$MYSQL" --no-defaults -S "$USER_STATE/db.sock" -u nobody -BN \
+	as_user "$MYSQL" --no-defaults -S "$USER_STATE/sock/db.sock" -u nobody -BN \
 		-e "select current_user(), @@secure_file_priv" >admin &&
 	cat admin &&
 	test "$(cat admin)" = "nobody@localhost	$USER_STATE/files/"
@@ -245,22 +295,22 @@ test_expect_success 'run by an ordinary user, the quick start runs as that user'
 test_record_token "$(cat "$USER_STATE/token" 2>/dev/null)"
 
 test_expect_success 'another ordinary user gets nothing from it' '
-	test -S "$USER_STATE/db.sock" &&
+	test -S "$USER_STATE/sock/db.sock" &&
 	as_third ls "$TRASH" >/dev/null &&
 	test_must_fail as_third ls "$USER_STATE" &&
 	test_must_fail as_third cat "$USER_STATE/token" &&
 	test_must_fail as_third touch "$USER_STATE/planted" &&
 	for u in root nobody forgemcp; do
-		test_must_fail as_third "$MYSQL" --no-defaults -S "$USER_STATE/db.sock" -u $u \
+		test_must_fail as_third "$MYSQL" --no-defaults -S "$USER_STATE/sock/db.sock" -u $u \
 			-e "select 1" 2>err || return 1
 		grep -F "ERROR 2002" err || return 1
 	done
 '
 
 test_expect_success 'the ordinary user'"'"'s MariaDB root is refused even to that user, and writes no file outside' '
-	test_must_fail as_user "$MYSQL" --no-defaults -S "$USER_STATE/db.sock" -u root -e "select 1" 2>err &&
+	test_must_fail as_user "$MYSQL" --no-defaults -S "$USER_STATE/sock/db.sock" -u root -e "select 1" 2>err &&
 	grep -F "ERROR 1698" err &&
-	test_must_fail as_user "$MYSQL" --no-defaults -S "$USER_STATE/db.sock" -u nobody \
+	test_must_fail as_user "$MYSQL" --no-defaults -S "$USER_STATE/sock/db.sock" -u nobody \
 		-e "select 1 into outfile \"/tmp/t9210-user-outfile-$$\"" 2>err &&
 	grep -F "secure-file-priv" err &&
 	test ! -e /tmp/t9210-user-outfile-$$ &&
