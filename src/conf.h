@@ -4,7 +4,11 @@
 #include <stddef.h>
 #include "err.h"
 
-#define CONFIG_DEFAULT_PATH	"/etc/forgemcp.conf"
+/* configure --sysconfdir (default /etc) sets FORGEMCP_SYSCONFDIR. */
+#ifndef FORGEMCP_SYSCONFDIR
+#define FORGEMCP_SYSCONFDIR	"/etc"
+#endif
+#define CONFIG_DEFAULT_PATH	FORGEMCP_SYSCONFDIR "/forgemcp.conf"
 #define CONFIG_MAX_LIST		16
 
 struct config {
