@@ -8,7 +8,8 @@
 # /run/mysqld/mysqld.sock.  The system user forgemcp is removed from the
 # overlay's /etc first, so the documented useradd runs.  The walkthrough
 # must end with issue #1 closed by the merge of pull request #2, done by the
-# merge worker, every call answered through nginx.
+# merge worker, every call answered through nginx.  Then the workers are
+# stopped the way step 7 says, and started again with its spawn-fcgi line.
 #
 # The only change made to the blocks: the build block (autoreconf, configure,
 # make, make install) runs in the build under test, already configured
@@ -153,10 +154,35 @@ pgrep -a -u forgemcp -x forgemcp >"$WALK/left"
 for f in /var/log/forgemcp/*.log; do
 	test -f "$f" && cp "$f" "$TRASH/$(basename "$f" .log).stderr"
 done
+
+# step 7's other way: the workers under spawn-fcgi, as the doc writes it
+if test -n "$SPAWN_LINE" && command -v spawn-fcgi >/dev/null; then
+	env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME="$WALK/root-home" LC_ALL=C bash -c "$SPAWN_LINE" \
+		>"$WALK/spawn.out" 2>>"$TRASH/spawn.stderr" </dev/null
+	i=0
+	until test -S /run/forgemcp/fcgi.sock || test $i -gt 100; do i=$((i + 1)); sleep 0.1; done
+	stat -c '%U:%G %a' /run/forgemcp/fcgi.sock >"$WALK/spawn.stat" 2>&1
+	curl -s http://127.0.0.1/mcp -H @"$WALK/root-home/alice.header" \
+		-H 'Content-Type: application/json' \
+		-d '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_issue",
+		     "arguments":{"repo":"alice/project","number":1}}}' >"$WALK/spawn.answer" 2>&1
+	ps -eo user:20=,args= >"$WALK/spawn.ps"
+fi
 exit 0
 EOF
 
-export WALK TRASH SRC_DIR DB_OPTS MARIADBD
+# Step 7's spawn-fcgi line, and the same in "Ways to run it".
+SPAWN_LINE=$(sed -n '/^## Set up an instance$/,/^## Configuration$/p' "$DOC" |
+	grep -o '`spawn-fcgi -s [^`]*`' | tr -d '`')
+test_expect_success 'step 7 names one spawn-fcgi line, the one "Ways to run it" shows' '
+	test "$(printf "%s\n" "$SPAWN_LINE" | wc -l)" = 1 &&
+	case $SPAWN_LINE in *" -u forgemcp -g forgemcp "*) ;; *) false ;; esac &&
+	grep -F "| FastCGI under spawn-fcgi | \`$SPAWN_LINE\`" "$DOC"
+'
+command -v spawn-fcgi >/dev/null || SPAWN_LINE=
+
+export WALK TRASH SRC_DIR DB_OPTS MARIADBD SPAWN_LINE
 MARIADBD=$(mariadbd_bin)
 timeout -k 5 150 unshare --mount --net --pid --fork --mount-proc --kill-child \
 	bash "$TRASH/inner.sh" >inner.out 2>&1
@@ -252,6 +278,20 @@ test_expect_success 'pkill -u forgemcp -x forgemcp stopped the workers and the m
 	tail -n 1 "$TRASH/fcgi.stderr" | grep " info: stopped\$" &&
 	tail -n 1 "$TRASH/worker.stderr" | grep " info: worker .* stopped\$"
 '
+
+if test -n "$SPAWN_LINE"; then
+	test_expect_success 'spawn-fcgi as step 7 says: the socket is www-data'"'"'s, forgemcp runs as forgemcp' '
+		cat "$WALK/spawn.out" &&
+		test "$(cat "$WALK/spawn.stat")" = "www-data:www-data 660" &&
+		grep -E "^forgemcp +/usr/local/bin/forgemcp\$" "$WALK/spawn.ps" >spawn.ps &&
+		test "$(wc -l <spawn.ps)" = 4 &&
+		test_must_fail grep -E "^root +/usr/local/bin/forgemcp" "$WALK/spawn.ps" &&
+		cat "$WALK/spawn.answer" &&
+		jq -e ".id == 7 and .result.structuredContent.state == \"closed\"" "$WALK/spawn.answer"
+	'
+else
+	say "skipping spawn-fcgi: not installed"
+fi
 
 test_expect_success 'the machine'"'"'s own users and groups were not touched' '
 	sha256sum /etc/passwd /etc/group >host-ids.after &&
