@@ -5,7 +5,9 @@
 # account_concurrency (the default, half the workers, then 4: no limit) lets
 # alice send the most expensive search the schema allows from FLOOD_CLIENTS
 # connections at once for FLOOD_SECONDS, while bob asks tools/list one call
-# after another.  Prints bob's latency (p50, p95, max) and what alice got.
+# after another; then alice and carol flood together (half the connections
+# each), with the default.  Prints bob's latency (p50, p95, max) and what the
+# flooding accounts got.
 #
 #   t/perf/flood.sh BUILD_DIR
 #
@@ -33,8 +35,10 @@ config_set log_level warn
 migrate_db
 make_user alice >/dev/null
 make_user bob >/dev/null
+make_user carol >/dev/null
 ALICE=$(make_token alice read)
 BOB=$(make_token bob read)
+CAROL=$(make_token carol read)
 git clone -q --bare "$top" "$TRASH/src.git" &&
 	"$FORGEMCP" repo import alice/src --from "$TRASH/src.git" >/dev/null 2>&1 ||
 	{ note "cannot import $top as alice/src"; exit 1; }
@@ -49,9 +53,13 @@ post () {
 		--data-binary "$2" "$BASE_URL/mcp"
 }
 
-# run LIMIT: one round with account_concurrency LIMIT (empty: the default).
+# run LIMIT [TOKEN...]: one round with account_concurrency LIMIT (empty: the
+# default), the flood's connections shared by the accounts of TOKEN... (alice's
+# when none is given).
 run () {
-	local end i pids=() label=${1:-default}
+	local end i tok pids=() label=${1:-default} floods=("${@:2}")
+	test ${#floods[@]} -gt 0 || floods=("$ALICE")
+	test ${#floods[@]} -gt 1 && label="$label,${#floods[@]}x"
 	stop_server >/dev/null 2>&1
 	if test -n "$1"; then config_set account_concurrency "$1"; else config_unset account_concurrency; fi
 	start_fcgi_only 4
@@ -60,7 +68,8 @@ run () {
 	end=$(( $(date +%s) + SECS ))
 	: >"$TRASH/alice.$label"
 	for i in $(seq "$CLIENTS"); do
-		( while test "$(date +%s)" -lt "$end"; do post "$ALICE" "$search"; done \
+		tok=${floods[$(( i % ${#floods[@]} ))]}
+		( while test "$(date +%s)" -lt "$end"; do post "$tok" "$search"; done \
 			>>"$TRASH/alice.$label" ) &
 		pids+=($!)
 	done
@@ -77,7 +86,7 @@ run () {
 		@t = sort { $a <=> $b } @t;
 		my $q = sub { $t[int($_[0] * $#t + 0.5)] };
 		open my $af, "<", $alice or die; my %as; $as{(split)[0]}++ while <$af>;
-		printf "account_concurrency %-8s bob tools/list: %4d calls, p50 %7.1f ms, p95 %7.1f ms, max %7.1f ms, statuses %s; alice: %s\n",
+		printf "account_concurrency %-10s bob tools/list: %4d calls, p50 %7.1f ms, p95 %7.1f ms, max %7.1f ms, statuses %s; flood: %s\n",
 			$label, scalar @t, $q->(0.5), $q->(0.95), $t[-1],
 			join(",", map { "$_ x$bs{$_}" } sort keys %bs),
 			join(", ", map { "$_ x$as{$_}" } sort keys %as);
@@ -87,3 +96,4 @@ run () {
 note "$CLIENTS connections of alice's slowest search for ${SECS} s, bob's tools/list meanwhile"
 run ""
 run 4
+run "" "$ALICE" "$CAROL"
