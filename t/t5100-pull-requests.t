@@ -45,7 +45,8 @@ test_expect_success 'get_pull_request: the real three-dot diff, as git prints it
 	jq -e ".number == 1 and .title == \"Greet the world\" and .state == \"open\" and .author == \"alice\"" out.json &&
 	jq -e ".head == \"feature\" and .base == \"main\" and .url == \"$BASE_URL/alice/project/pulls/1\"" out.json &&
 	jq -e ".body == null and .comments == [] and .diff_truncated == false and .diff_note == null" out.json &&
-	jq -e ".edit_version == 1 and (has(\"activity\") | not)" out.json &&
+	jq -e ".edit_version == 1 and .activity.page == 1 and .activity.has_more == false" out.json &&
+	jq -e "[.activity.entries[] | \"\\(.type):\\(.actor)\"] == [\"opened:alice\"]" out.json &&
 	jq -j .diff out.json >got &&
 	git --git-dir="$PROJECT_GIT" diff main...feature >expect &&
 	test -s expect &&

@@ -2,8 +2,9 @@
 # t5900: merge_pull_request queues a merge and `forgemcp worker` does it with
 # libgit2 on the bare repository: each strategy, conflicts, refusals, a
 # target or a head that moves, issues closed by a merge, two merges into one
-# branch, and a worker that dies or stops half-way (FORGEMCP_WORKER_FAULT and
-# FORGEMCP_WORKER_PAUSE, in --enable-debug builds only).
+# branch, a worker that dies or stops half-way (FORGEMCP_WORKER_FAULT and
+# FORGEMCP_WORKER_PAUSE, in --enable-debug builds only), and the pull
+# request's activity (merged, merge_failed with its reason).
 . ./test-lib.sh
 . "$TEST_DIRECTORY/lib/fixtures-forge.sh"
 
@@ -108,10 +109,13 @@ test_expect_success 'strategy merge: a merge commit (target, head) with the merg
 	test "$(db_sql "select state, attempts, base_commit = \"$before\", result_commit = \"$mc\" from merges")" = "merged	1	1	1"
 '
 
-test_expect_success 'the author is notified; the pull request records a merged event' '
+test_expect_success 'the author is notified; the pull request shows a merged event in its activity' '
 	tool_call list_inbox "{}" --token "$DAVE_TOKEN" && forge_ok &&
 	jq -e "[.notifications[] | select(.reason == \"merged\" and .subject.number == 1)] | length == 1" out.json &&
-	test "$(db_sql "select count(*) from events e join pull_requests p on p.id = e.pull_request_id where e.kind = \"merged\" and p.number = 1")" = 1
+	test "$(db_sql "select count(*) from events e join pull_requests p on p.id = e.pull_request_id where e.kind = \"merged\" and p.number = 1")" = 1 &&
+	pr 1 &&
+	test "$(jq -r "[.activity.entries[] | \"\\(.type):\\(.actor)\"] | join(\" \")" out.json)" = "opened:dave merged:mona" &&
+	jq -e ".activity.page == 1 and .activity.has_more == false and (.activity.entries[1] | .cause == \"user\" and (.created_at | type == \"string\"))" out.json
 '
 
 test_expect_success 'a merged pull request cannot be queued again' '
@@ -334,6 +338,8 @@ test_expect_success 'a role taken away after queueing: the merge fails with the 
 	work &&
 	test "$(state $n)" = "open failed" &&
 	jq -e ".merge_error | test(\"^rhea, who queued the merge, no longer has the manager role on alice/project \\\\(their role is writer\\\\)\")" out.json &&
+	jq -e "(.activity.entries[-1] | .type == \"merge_failed\" and .actor == \"rhea\" and has(\"cause\") == false)" out.json &&
+	jq -e ".activity.entries[-1].reason == .merge_error" out.json &&
 	test "$($G rev-parse main)" = "$before" &&
 	test "$(db_sql "select e.kind, u.login, e.detail like \"rhea, who queued the merge, no longer has the manager role%\" from events e join pull_requests p on p.id = e.pull_request_id join users u on u.id = e.actor_id where p.number = $n order by e.id desc limit 1")" = "merge_failed	rhea	1"
 '
@@ -366,9 +372,11 @@ test_expect_success 'a required check turned to failure after queueing: the merg
 	jq -e ".merge_error | test(\"^nothing was merged: the required checks of branch .main. have not all passed on revision 1 of pull request #$n of alice/project \\\\(commit [0-9a-f]{12}\\\\): build is failure\")" out.json &&
 	test "$($G rev-parse main)" = "$before" &&
 	test "$(db_sql "select e.kind from events e join pull_requests p on p.id = e.pull_request_id where p.number = $n order by e.id desc limit 1")" = merge_failed &&
+	jq -e ".activity.entries[-1] | .type == \"merge_failed\" and .actor == \"mona\" and (.reason | test(\"^nothing was merged: the required checks of branch .main. .*: build is failure\"))" out.json &&
 	fm check report $P cf build success >/dev/null &&
 	merge $n 1 && forge_ok && work &&
-	test "$(state $n)" = "merged merged"
+	test "$(state $n)" = "merged merged" &&
+	test "$(jq -r "[.activity.entries[].type] | join(\" \")" out.json)" = "opened merge_failed merged"
 '
 
 test_expect_success 'two merges queued at once into one branch, two workers: both merged, in order' '

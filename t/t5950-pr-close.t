@@ -1,8 +1,8 @@
 #!/bin/bash
 # t5950: close_pull_request and reopen_pull_request: who may, idempotence,
 # the refusals (merged, a merge queued, a gone source branch, a duplicate),
-# the declared issues staying open, the activity, and a closed pull request
-# that cannot be merged.
+# the declared issues staying open, the activity get_pull_request shows, and
+# a closed pull request that cannot be merged.
 . ./test-lib.sh
 . "$TEST_DIRECTORY/lib/fixtures-forge.sh"
 
@@ -32,11 +32,11 @@ state () {
 	forge_ok && jq -r '"\(.state) \(if .closed_at == null then "null" else "set" end)"' out.json
 }
 
-# events N: the activity of pull request #N as kind:actor, oldest first
+# events N: the activity of pull request #N as get_pull_request shows it,
+# type:actor oldest first (its first page; the tests stay within it)
 events () {
-	db_sql "select concat(e.kind, ':', u.login) from events e
-		join pull_requests p on p.id = e.pull_request_id join users u on u.id = e.actor_id
-		where p.number = $1 order by e.id" | paste -sd' ' -
+	tool_call get_pull_request "{\"repo\":\"$P\",\"number\":$1}" --token "$ALICE_TOKEN" &&
+	forge_ok && jq -r '[.activity.entries[] | "\(.type):\(.actor)"] | join(" ")' out.json
 }
 
 test_expect_success 'tools/list: both tools, write scope, idempotent, each listing under 1,200 bytes' '
@@ -59,7 +59,12 @@ test_expect_success 'the author (a writer) closes a pull request; its declared i
 	test "$(state 2)" = "closed set" &&
 	tool_call get_issue "{\"repo\":\"$P\",\"number\":$i}" && forge_ok &&
 	jq -e ".state == \"open\" and .closed_at == null" out.json &&
-	test "$(events 2)" = "opened:dave closed:dave"
+	test "$(events 2)" = "opened:dave closed:dave" &&
+	jq -e ".activity.page == 1 and .activity.has_more == false and (.activity.entries[1] | .type == \"closed\" and .cause == \"user\" and (.created_at | type == \"string\"))" out.json &&
+	tool_call get_pull_request "{\"repo\":\"$P\",\"number\":2,\"page\":2}" --token "$ALICE_TOKEN" &&
+	forge_ok && jq -e ".activity == {entries: [], page: 2, has_more: false}" out.json &&
+	tool_call get_pull_request "{\"repo\":\"$P\",\"number\":2,\"page\":0}" --token "$ALICE_TOKEN" &&
+	forge_error page
 '
 
 test_expect_success 'closing a closed pull request succeeds, says so, and records nothing' '
@@ -91,7 +96,8 @@ test_expect_success 'a manager reopens it; reopening an open one changes nothing
 	test "$(state 2)" = "open null" &&
 	reopen 2 && forge_ok &&
 	jq -e ".state == \"open\" and .changed == false and (.note | test(\"already open\"))" out.json &&
-	test "$(events 2)" = "opened:dave closed:dave reopened:mona"
+	test "$(events 2)" = "opened:dave closed:dave reopened:mona" &&
+	jq -e ".activity.entries[2] | .type == \"reopened\" and .cause == \"user\"" out.json
 '
 
 test_expect_success 'a pull request with a merge queued cannot be closed, and says why' '
@@ -109,7 +115,8 @@ test_expect_success 'a merged pull request can be neither closed nor reopened; i
 	forge_error "^pull request #2 of alice/project is merged: a merged pull request cannot be closed" &&
 	reopen 2 "$ALICE_TOKEN" &&
 	forge_error "is merged: a merged pull request cannot be reopened" &&
-	test "$(state 2)" = "merged null"
+	test "$(state 2)" = "merged null" &&
+	test "$(events 2)" = "opened:dave closed:dave reopened:mona merged:mona"
 '
 
 test_expect_success 'reopening is refused when the source branch is gone' '

@@ -306,7 +306,7 @@ fout_item(struct tool_ctx *ctx, struct json_object *args, const struct db_repo *
 	}
 	if ((rc = add_comments(ctx, o, args, kind, it->id, url)) != 0)
 		goto done;
-	if (kind == FORGE_KIND_ISSUE && (rc = add_activity(ctx, o, args, kind, it->id)) != 0)
+	if ((rc = add_activity(ctx, o, args, kind, it->id)) != 0)
 		goto done;
 	*out = o;
 	o = NULL;

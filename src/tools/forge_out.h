@@ -13,6 +13,11 @@ struct tool_ctx;
 
 #define FOUT_PAGE	50	/* list entries per page */
 
+/* The schema of get_issue's and get_pull_request's argument page (the activity's page). */
+#define FOUT_PAGE_ARG \
+    "\"page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,\"default\":1," \
+    "\"description\":\"Page of the activity, 50 entries a page, from 1.\"}"
+
 /*
  * The web address of a repository's page: base_url + "/owner/name" +
  * suffix (e.g. "/issues/3"), into buf of len bytes.
@@ -39,8 +44,8 @@ int	fout_list(struct tool_ctx *ctx, struct json_object *args, enum forge_kind ki
  * number, title, state, author, body, url, dates, edit_version (head and
  * base for pull requests), then the comments oldest first, at most
  * comments_limit from comments_offset, with comments_total,
- * comments_truncated and next_comments_offset; for issues also activity
- * {entries, page, has_more}, the page of the argument page.
+ * comments_truncated and next_comments_offset, then activity {entries,
+ * page, has_more}: the page of the argument page (FOUT_PAGE_ARG).
  */
 int	fout_item(struct tool_ctx *ctx, struct json_object *args, const struct db_repo *repo,
 	    const struct forge_item *it, enum forge_kind kind, struct json_object **out);

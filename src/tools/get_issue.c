@@ -19,9 +19,7 @@ static const char schema[] =
     "\"description\":\"Skip this many comments (next_comments_offset of "
     "the previous answer).\"},"
     "\"comments_limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":50,"
-    "\"description\":\"Comments to return at most (default 50).\"},"
-    "\"page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,\"default\":1,"
-    "\"description\":\"Page of the activity, 50 entries a page, from 1.\"}"
+    "\"description\":\"Comments to return at most (default 50).\"}," FOUT_PAGE_ARG
     "}}";
 
 static int

@@ -28,7 +28,7 @@ static const char schema[] =
     "\"description\":\"Skip this many comments (next_comments_offset of "
     "the previous answer).\"},"
     "\"comments_limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":50,"
-    "\"description\":\"Comments to return at most (default 50).\"}"
+    "\"description\":\"Comments to return at most (default 50).\"}," FOUT_PAGE_ARG
     "}}";
 
 /* Whether branch exists; a failed look-up counts as missing. */
@@ -197,16 +197,17 @@ const struct tool tool_get_pull_request = {
 	    "Read one pull request: {number, title, state, author, head, base, draft, issue, "
 	    "closing_issue_numbers, body, url, created_at, updated_at, closed_at, "
 	    "edit_version, merged_at, version, version_note, merge_state, merge_commit, "
-	    "merge_error, comments (paged like get_issue), diff, diff_truncated, diff_note}. "
-	    "version is the current revision (a push to head makes a new one; "
-	    "get_pull_request_diff shows any); version_note says when a branch is gone. "
-	    "merge_state is none, queued, running, merged or failed; merge_error says why the "
-	    "latest merge failed. edit_version is for edit_pull_request. diff is the "
-	    "three-dot diff (git diff base...head), null when a branch is gone, capped at 100 "
-	    "kB: past it diff_truncated is true and diff_note says how to read the rest with "
-	    "compare_refs. closing_issue_numbers are the issues the description declares "
-	    "(Closes #N): the merge closes them; issue is only linked, never closed by the "
-	    "merge.",
+	    "merge_error, comments and activity (paged like get_issue), diff, "
+	    "diff_truncated, diff_note}. version is the current revision (a push to head makes "
+	    "a new one; get_pull_request_diff shows any); version_note says when a branch is "
+	    "gone. merge_state is none, queued, running, merged or failed; merge_error says why "
+	    "the latest merge failed. "
+	    "Activity type is opened, edited, commented, closed, reopened, merged or "
+	    "merge_failed (its reason says why). edit_version is for edit_pull_request. diff is "
+	    "git diff base...head, null when a branch is gone, capped at 100 kB: past it "
+	    "diff_truncated is true and diff_note says how to read the rest with compare_refs. "
+	    "closing_issue_numbers are the issues the description declares (Closes #N): the "
+	    "merge closes them; issue is only linked, never closed by the merge.",
 	.input_schema = schema,
 	.scope = AUTH_SCOPE_READ,
 	.hints = TOOL_READ_ONLY,
