@@ -3,8 +3,9 @@
 # libgit2 on the bare repository: each strategy, conflicts, refusals, a
 # target or a head that moves, issues closed by a merge, two merges into one
 # branch, a worker that dies or stops half-way (FORGEMCP_WORKER_FAULT and
-# FORGEMCP_WORKER_PAUSE, in --enable-debug builds only), and the pull
-# request's activity (merged, merge_failed with its reason).
+# FORGEMCP_WORKER_PAUSE, in --enable-debug builds only), the pull request's
+# activity (merged, merge_failed with its reason), and the merge_note of a
+# merge queued while no worker runs.
 . ./test-lib.sh
 . "$TEST_DIRECTORY/lib/fixtures-forge.sh"
 
@@ -72,6 +73,11 @@ state () {
 	pr "$1" && jq -r '"\(.state) \(.merge_state)"' out.json
 }
 
+# noted N: get_pull_request #N into out.json shows a merge_note
+noted () {
+	pr "$1" >/dev/null 2>&1 && jq -e ".merge_note != null" out.json >/dev/null
+}
+
 merges_sum () {
 	db_sql "select count(*), group_concat(state order by id) from merges"
 }
@@ -89,11 +95,12 @@ test_expect_success 'strategy merge: a merge commit (target, head) with the merg
 	merge 1 1 && forge_ok &&
 	jq -e ".queued == true and .version == 1 and .strategy == \"merge\" and .closing_issue_numbers == [] and (.merge_id | type == \"number\") and (.note | test(\"merge_state\"))" out.json &&
 	test "$(state 1)" = "open queued" &&
+	jq -e ".merge_note | test(\"^the merge is queued, but no merge worker has ever run: it waits until an operator starts .forgemcp worker.$\")" out.json &&
 	test "$($G rev-parse main)" = "$before" &&
 	work &&
 	test "$(state 1)" = "merged merged" &&
 	mc=$($G rev-parse main) &&
-	jq -e ".merge_commit == \"$mc\" and .merge_error == null and (.merged_at | type == \"string\")" out.json &&
+	jq -e ".merge_commit == \"$mc\" and .merge_error == null and .merge_note == null and (.merged_at | type == \"string\")" out.json &&
 	test "$($G rev-parse "$mc^1")" = "$before" &&
 	test "$($G rev-parse "$mc^2")" = "$PROJECT_FEATURE" &&
 	test_must_fail $G rev-parse -q --verify "$mc^3" &&
@@ -122,6 +129,23 @@ test_expect_success 'a merged pull request cannot be queued again' '
 	merge 1 1 &&
 	forge_error "pull request #1 of alice/project is merged: only an open pull request can be merged" &&
 	test "$(merges_sum)" = "1	merged"
+'
+
+test_expect_success 'a queued merge says when no worker runs, and not while one does' '
+	branch nw && commit_file nw nw.txt "nw\n" "nw: one" &&
+	open_pr nw "No worker" && n=$PR &&
+	merge $n 1 && forge_ok &&
+	pr $n &&
+	jq -e ".merge_state == \"queued\" and (.merge_note | test(\"^the merge is queued, but no merge worker is running \\\\(one was last seen [0-9]+ s ago\\\\): it waits until an operator starts .forgemcp worker.$\"))" out.json &&
+	# a worker seen just now, still polling
+	db_sql "update merge_workers set running = 1, seen_at = utc_timestamp(3)" &&
+	pr $n && jq -e ".merge_state == \"queued\" and .merge_note == null" out.json &&
+	# ... that stopped polling 100 seconds ago without a word (a crash, a hang)
+	db_sql "update merge_workers set seen_at = utc_timestamp(3) - interval 100 second" &&
+	pr $n && jq -e ".merge_note | test(\"no merge worker is running \\\\(one was last seen 1[0-9][0-9] s ago\\\\)\")" out.json &&
+	work &&
+	test "$(state $n)" = "merged merged" &&
+	jq -e ".merge_note == null" out.json
 '
 
 test_expect_success 'strategy squash: one commit on the target, title and body as message' '
@@ -314,6 +338,24 @@ test_expect_success DEBUG_HOOKS 'the target moved during the merge (after the re
 	grep -q "moved while merging, building again" "$WLOG"
 '
 
+test_expect_success DEBUG_HOOKS 'a merge queued behind one under way has no note: a worker runs' '
+	branch bw1 && commit_file bw1 bw1.txt "bw1\n" "bw1: one" &&
+	branch bw2 && commit_file bw2 bw2.txt "bw2\n" "bw2: one" &&
+	open_pr bw1 "Under way" && n1=$PR && open_pr bw2 "Behind it" && n2=$PR &&
+	merge $n1 1 && forge_ok &&
+	pause=$TRASH/merge-pause && rm -f "$pause" &&
+	{ FORGEMCP_WORKER_PAUSE=after-result FORGEMCP_WORKER_PAUSE_FILE=$pause \
+		"$FORGEMCP" worker --once 2>>"$WLOG" & p=$!; } &&
+	wait_for 60 test -e "$pause" &&
+	merge $n2 1 && forge_ok &&
+	pr $n2 && jq -e ".merge_state == \"queued\" and .merge_note == null" out.json &&
+	rm -f "$pause" &&
+	wait $p &&
+	test "$(state $n1)" = "merged merged" &&
+	test "$(state $n2)" = "merged merged" &&
+	jq -e ".merge_note == null" out.json
+'
+
 test_expect_success 'the head moved between queue and merge: fails, asks to reload' '
 	branch hm && commit_file hm hm.txt "hm\n" "hm: one" &&
 	open_pr hm "Head moves" && n=$PR &&
@@ -338,7 +380,7 @@ test_expect_success 'a role taken away after queueing: the merge fails with the 
 	work &&
 	test "$(state $n)" = "open failed" &&
 	jq -e ".merge_error | test(\"^rhea, who queued the merge, no longer has the manager role on alice/project \\\\(their role is writer\\\\)\")" out.json &&
-	jq -e "(.activity.entries[-1] | .type == \"merge_failed\" and .actor == \"rhea\" and has(\"cause\") == false)" out.json &&
+	jq -e ".merge_note == null and (.activity.entries[-1] | .type == \"merge_failed\" and .actor == \"rhea\" and has(\"cause\") == false)" out.json &&
 	jq -e ".activity.entries[-1].reason == .merge_error" out.json &&
 	test "$($G rev-parse main)" = "$before" &&
 	test "$(db_sql "select e.kind, u.login, e.detail like \"rhea, who queued the merge, no longer has the manager role%\" from events e join pull_requests p on p.id = e.pull_request_id join users u on u.id = e.actor_id where p.number = $n order by e.id desc limit 1")" = "merge_failed	rhea	1"
@@ -457,7 +499,12 @@ test_expect_success 'the long-running worker merges what is queued and stops on 
 	done &&
 	test "$(state $n)" = "merged merged" &&
 	kill -TERM $wp && wait $wp &&
-	grep "stopped" "$WLOG"
+	grep "stopped" "$WLOG" &&
+	branch lw2 && commit_file lw2 lw2.txt "lw2\n" "lw2: one" &&
+	open_pr lw2 "After the stop" && merge $PR 1 && forge_ok &&
+	# the workers that died above count as gone once they missed their polls
+	wait_for 30 noted $PR &&
+	jq -e ".merge_state == \"queued\" and (.merge_note | test(\"no merge worker is running \\\\(one was last seen [0-9]+ s ago\\\\)\"))" out.json
 '
 
 test_expect_success 'worker: bad options are usage errors' '

@@ -23,7 +23,9 @@ static const char worker_usage[] =
     "  --once              do what is queued now, then exit (tests, cron)\n"
     "  --interval SECONDS  how long to sleep when the queue is empty (default 1)\n"
     "\n"
-    "SIGTERM or SIGINT: the merge under way finishes, then the worker exits.\n";
+    "SIGTERM or SIGINT: the merge under way finishes, then the worker exits.\n"
+    "Each poll records that the worker is alive: while none is, get_pull_request\n"
+    "says of a queued merge that it waits for one.\n";
 
 static volatile sig_atomic_t stopping;
 
@@ -46,20 +48,48 @@ nap(double seconds)
 		nanosleep(&ts, NULL);
 }
 
-/* Recovers abandoned merges, then does queued ones until the queue is empty. */
+/* Records that w is alive; a failure is logged, the merges go on. */
+static void
+beat(struct merge_worker *w)
+{
+	struct err	 e;
+
+	err_clear(&e);
+	if (merge_worker_beat(w, &e) != 0)
+		log_warn("worker: recording the heartbeat: %s", e.msg);
+}
+
+/* Records that w stopped, so a queued merge says at once that no worker runs. */
+static void
+stopped(struct merge_worker *w)
+{
+	struct err	 e;
+
+	err_clear(&e);
+	if (merge_worker_stopped(w, &e) != 0)
+		log_warn("worker: recording the stop: %s", e.msg);
+}
+
+/*
+ * Recovers abandoned merges, then does queued ones until the queue is
+ * empty, recording a heartbeat before each.
+ */
 static int
 drain(struct merge_worker *w)
 {
 	struct err	 e;
-	size_t		 recovered = 0;
+	size_t		 recovered = 0, n;
 	int		 did = 1, rc;
 
+	beat(w);
 	err_clear(&e);
 	if ((rc = merge_worker_recover(w, &recovered, &e)) != 0) {
 		log_error("worker: recovering merges: %s", e.msg);
 		return rc;
 	}
-	while (did && !stopping) {
+	for (n = 0; did && !stopping; n++) {
+		if (n > 0)
+			beat(w);
 		err_clear(&e);
 		if ((rc = merge_worker_run_one(w, &did, &e)) != 0) {
 			log_error("worker: %s", e.msg);
@@ -123,9 +153,11 @@ cli_worker(struct cli *cli, int argc, char **argv)
 		goto done;
 	}
 	merge_worker_init(&w, db, repos, cli->cfg.base_url);
+	w.interval_ms = (int64_t)(interval * 1000);
 	log_info("worker %s started%s", w.claimed_by, once ? " (--once)" : "");
 	if (once) {
 		rc = drain(&w) != 0 ? 1 : 0;
+		stopped(&w);
 		goto done;
 	}
 	while (!stopping) {
@@ -135,6 +167,7 @@ cli_worker(struct cli *cli, int argc, char **argv)
 		repo_cache_close_all(repos);
 		nap(interval);
 	}
+	stopped(&w);
 	log_info("worker %s stopped", w.claimed_by);
 done:
 	repo_cache_free(repos);

@@ -234,3 +234,25 @@ done:
 	db_repo_release(&repo);
 	return rc;
 }
+
+/* ---- a queued merge that waits for a worker ---- */
+
+int
+merge_wait_note(struct db *db, char *note, size_t len, struct err *e)
+{
+	int64_t	 age = -1;
+	int	 alive = 0, rc;
+
+	note[0] = '\0';
+	if ((rc = forge_merge_workers_seen(db, &age, &alive, MERGE_WORKER_POLLS,
+	    MERGE_WORKER_QUIET_MS, e)) != 0 || alive)
+		return rc;
+	if (age < 0)
+		snprintf(note, len, "the merge is queued, but no merge worker has ever run: it "
+		    "waits until an operator starts `forgemcp worker`");
+	else
+		snprintf(note, len, "the merge is queued, but no merge worker is running (one was "
+		    "last seen %lld s ago): it waits until an operator starts `forgemcp worker`",
+		    (long long)age);
+	return 0;
+}

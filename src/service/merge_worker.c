@@ -32,6 +32,7 @@ merge_worker_init(struct merge_worker *w, struct db *db, struct repo_cache *repo
 	w->db = db;
 	w->repos = repos;
 	w->stale_seconds = MERGE_STALE_SECONDS;
+	w->interval_ms = 1000;
 	if (gethostname(w->host, sizeof w->host - 1) != 0 || w->host[0] == '\0')
 		snprintf(w->host, sizeof w->host, "localhost");
 	snprintf(w->claimed_by, sizeof w->claimed_by, "%.200s:%ld", w->host, (long)getpid());
@@ -44,6 +45,18 @@ merge_worker_init(struct merge_worker *w, struct db *db, struct repo_cache *repo
 			snprintf(mail, sizeof mail, "%.*s", (int)n, p);
 	}
 	w->mail_host = mail;
+}
+
+int
+merge_worker_beat(struct merge_worker *w, struct err *e)
+{
+	return forge_merge_worker_beat(w->db, w->claimed_by, w->interval_ms, e);
+}
+
+int
+merge_worker_stopped(struct merge_worker *w, struct err *e)
+{
+	return forge_merge_worker_stop(w->db, w->claimed_by, e);
 }
 
 #ifdef FM_DEBUG_HOOKS

@@ -461,6 +461,8 @@ int	discussion_reopen(struct db *db, struct service_discussion *out, uint64_t us
 
 #define MERGE_STALE_SECONDS	60	/* a running merge without a heartbeat this long is recovered */
 #define MERGE_MAX_ATTEMPTS	5	/* claims of one merge before it is failed */
+#define MERGE_WORKER_POLLS	3	/* polls a worker may miss before it counts as gone */
+#define MERGE_WORKER_QUIET_MS	10000	/* ... but it counts as gone no sooner than this */
 
 /* What merge_queue queued. */
 struct service_merge_queued {
@@ -498,6 +500,7 @@ struct merge_worker {
 	char			 claimed_by[300];	/* "host:pid" */
 	const char		*mail_host;		/* e-mail domain of commit identities */
 	int			 stale_seconds;		/* MERGE_STALE_SECONDS, or less in tests */
+	int64_t			 interval_ms;		/* how often it polls (1000 unless set) */
 };
 
 /* Fills w's identity (host, pid) and mail host from base_url ("localhost" when none). */
@@ -515,6 +518,19 @@ void	merge_worker_init(struct merge_worker *w, struct db *db, struct repo_cache 
  * takes it up later.
  */
 int	merge_worker_run_one(struct merge_worker *w, int *did, struct err *e);
+/*
+ * merge_worker_beat records that w is alive and polls every
+ * w->interval_ms (call it on each poll), merge_worker_stopped that it
+ * stopped cleanly; merge_wait_note reads what they record.
+ */
+int	merge_worker_beat(struct merge_worker *w, struct err *e);
+int	merge_worker_stopped(struct merge_worker *w, struct err *e);
+/*
+ * What get_pull_request says of a queued merge: into note (len bytes),
+ * "" while a merge worker runs, else that none does since when and that
+ * an operator must start one.
+ */
+int	merge_wait_note(struct db *db, char *note, size_t len, struct err *e);
 /*
  * Takes up running merges whose worker is gone (its heartbeat is older
  * than stale_seconds, or its pid on this host is dead) and whose

@@ -58,6 +58,19 @@ static const char SQL_FAILED_EVENT[] =
     " VALUES (?, ?, 'merge_failed', 'user', ?)";
 static const char SQL_LAST_ERROR[] =
     "SELECT state, error FROM merges WHERE pull_request_id = ? ORDER BY id DESC LIMIT 1";
+static const char SQL_WORKER_BEAT[] =
+    "INSERT INTO merge_workers (worker, interval_ms, running, seen_at)"
+    " VALUES (?, ?, 1, UTC_TIMESTAMP(3)) ON DUPLICATE KEY UPDATE"
+    " interval_ms = VALUES(interval_ms), running = 1, seen_at = UTC_TIMESTAMP(3)";
+static const char SQL_WORKER_PRUNE[] =
+    "DELETE FROM merge_workers WHERE seen_at < UTC_TIMESTAMP() - INTERVAL 7 DAY";
+static const char SQL_WORKER_STOP[] =
+    "UPDATE merge_workers SET running = 0, seen_at = UTC_TIMESTAMP(3) WHERE worker = ?";
+/* Seconds since a worker was last seen; whether one runs that missed at most ? polls (or ? ms). */
+static const char SQL_WORKER_SEEN[] =
+    "SELECT IFNULL(MIN(TIMESTAMPDIFF(SECOND, seen_at, UTC_TIMESTAMP(3))), -1),"
+    " IFNULL(MAX(running <> 0 AND TIMESTAMPDIFF(MICROSECOND, seen_at, UTC_TIMESTAMP(3))"
+    " <= GREATEST(interval_ms * ?, ?) * 1000), 0) FROM merge_workers";
 static const char SQL_LOCK[] = "SELECT GET_LOCK(?, ?)";
 static const char SQL_UNLOCK[] = "SELECT RELEASE_LOCK(?)";
 
@@ -268,6 +281,45 @@ forge_merge_last_error(struct db *db, char **out, uint64_t pull_request_id, stru
 		goto done;
 	if ((*out = strdup(s)) == NULL)
 		rc = err_set(e, ERR_NOMEM, "out of memory");
+done:
+	db_rows_release(&r);
+	return rc;
+}
+
+int
+forge_merge_worker_beat(struct db *db, const char *worker, int64_t interval_ms, struct err *e)
+{
+	int	 rc;
+
+	if ((rc = db_run(db, DB_RETRY, SQL_WORKER_BEAT, NULL, NULL, NULL, e, "si", worker,
+	    interval_ms)) != 0)
+		return rc;
+	return db_run(db, DB_RETRY, SQL_WORKER_PRUNE, NULL, NULL, NULL, e, "");
+}
+
+int
+forge_merge_worker_stop(struct db *db, const char *worker, struct err *e)
+{
+	return db_run(db, DB_RETRY, SQL_WORKER_STOP, NULL, NULL, NULL, e, "s", worker);
+}
+
+int
+forge_merge_workers_seen(struct db *db, int64_t *age, int *alive, int64_t polls,
+    int64_t min_ms, struct err *e)
+{
+	struct db_rows	 r = { 0 };
+	const char	*s;
+	int		 rc;
+
+	*age = -1;
+	*alive = 0;
+	if ((rc = db_run(db, DB_RETRY, SQL_WORKER_SEEN, &r, NULL, NULL, e, "ii", polls,
+	    min_ms)) != 0)
+		goto done;
+	if (r.n > 0 && (s = db_rows_get(&r, 0, 0)) != NULL)
+		*age = strtoll(s, NULL, 10);
+	if (r.n > 0 && (s = db_rows_get(&r, 0, 1)) != NULL)
+		*alive = strcmp(s, "0") != 0;
 done:
 	db_rows_release(&r);
 	return rc;

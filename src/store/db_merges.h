@@ -1,6 +1,7 @@
 /*
  * db_merges: the MySQL store of the merge queue: queued merges, claims,
- * results and the per-repository lock. Implemented in db_merges.c.
+ * results, the per-repository lock and the workers' heartbeats.
+ * Implemented in db_merges.c.
  */
 #ifndef FM_DB_MERGES_H
 #define FM_DB_MERGES_H
@@ -87,6 +88,22 @@ int	forge_merge_mark_failed(struct db *db, uint64_t id, uint64_t pull_request_id
  */
 int	forge_merge_last_error(struct db *db, char **out, uint64_t pull_request_id,
 	    struct err *e);
+/*
+ * Records that merge worker worker ("host:pid") polls now, every
+ * interval_ms milliseconds (merge_workers), and deletes the rows of
+ * workers not seen for a week.
+ */
+int	forge_merge_worker_beat(struct db *db, const char *worker, int64_t interval_ms,
+	    struct err *e);
+/* Records that merge worker worker stopped (cleanly) now. */
+int	forge_merge_worker_stop(struct db *db, const char *worker, struct err *e);
+/*
+ * *age: the seconds since a merge worker was last seen (-1: never);
+ * *alive: whether a worker runs that was seen within polls times its
+ * interval, or min_ms when that is longer.
+ */
+int	forge_merge_workers_seen(struct db *db, int64_t *age, int *alive, int64_t polls,
+	    int64_t min_ms, struct err *e);
 /*
  * Takes (GET_LOCK, waiting at most wait seconds) or releases the named
  * lock that serialises merges into repository repo_id; it belongs to this

@@ -108,18 +108,31 @@ done:
 	return rc == 0 ? 0 : err_set(ctx->err, ERR_NOMEM, "out of memory");
 }
 
-/* Adds merge_error: why the latest merge failed, null unless merge_state is failed. */
+/*
+ * Adds merge_error, why the latest merge failed (null unless merge_state
+ * is failed), and merge_note, that a queued merge waits for a worker
+ * (null unless merge_state is queued and no merge worker runs).
+ */
 static int
-add_merge_error(struct tool_ctx *ctx, struct json_object *o, const struct forge_item *it)
+add_merge_notes(struct tool_ctx *ctx, struct json_object *o, const struct forge_item *it,
+    const char *merge_state)
 {
 	char	*error = NULL;
+	char	 note[300];
 	int	 rc;
 
+	note[0] = '\0';
 	if ((rc = forge_merge_last_error(ctx->db, &error, it->id, ctx->err)) != 0)
 		return rc;
-	rc = fout_add_str_or_null(o, "merge_error", error);
+	if (strcmp(merge_state, "queued") == 0 &&
+	    (rc = merge_wait_note(ctx->db, note, sizeof note, ctx->err)) != 0)
+		goto done;
+	if (fout_add_str_or_null(o, "merge_error", error) != 0 ||
+	    fout_add_str_or_null(o, "merge_note", note) != 0)
+		rc = err_set(ctx->err, ERR_NOMEM, "out of memory");
+done:
 	free(error);
-	return rc == 0 ? 0 : err_set(ctx->err, ERR_NOMEM, "out of memory");
+	return rc;
 }
 
 /*
@@ -161,7 +174,7 @@ add_revision(struct tool_ctx *ctx, struct json_object *o, const struct db_repo *
 	    tk_add(o, "merge_state", json_object_new_string(st.merge_state)) != 0 ||
 	    fout_add_str_or_null(o, "merge_commit", st.merge_commit) != 0)
 		return err_set(ctx->err, ERR_NOMEM, "out of memory");
-	return add_merge_error(ctx, o, it);
+	return add_merge_notes(ctx, o, it, st.merge_state);
 }
 
 static int
@@ -197,12 +210,12 @@ const struct tool tool_get_pull_request = {
 	    "Read one pull request: {number, title, state, author, head, base, draft, issue, "
 	    "closing_issue_numbers, body, url, created_at, updated_at, closed_at, "
 	    "edit_version, merged_at, version, version_note, merge_state, merge_commit, "
-	    "merge_error, comments and activity (paged like get_issue), diff, "
+	    "merge_error, merge_note, comments and activity (paged like get_issue), diff, "
 	    "diff_truncated, diff_note}. version is the current revision (a push to head makes "
 	    "a new one; get_pull_request_diff shows any); version_note says when a branch is "
 	    "gone. merge_state is none, queued, running, merged or failed; merge_error says why "
-	    "the latest merge failed. "
-	    "Activity type is opened, edited, commented, closed, reopened, merged or "
+	    "the latest merge failed; merge_note says when no merge worker runs to do a queued "
+	    "merge. Activity type is opened, edited, commented, closed, reopened, merged or "
 	    "merge_failed (its reason says why). edit_version is for edit_pull_request. diff is "
 	    "git diff base...head, null when a branch is gone, capped at 100 kB: past it "
 	    "diff_truncated is true and diff_note says how to read the rest with compare_refs. "
