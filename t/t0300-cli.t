@@ -215,6 +215,49 @@ test_expect_success 'subcommand failures: unknown verbs and options' '
 	test "$(db_sql "select count(*) from users where login = '\''carol'\''")" = 0
 '
 
+# exits_1 CMD...: CMD fails with exit status 1 and one "forgemcp: ..." line
+# on stderr (in err), nothing on stdout.
+exits_1 () {
+	"$@" >out 2>err
+	code=$?
+	test "$code" = 1 || { echo "exit status $code, expected 1"; cat err; return 1; }
+	test_one_line_failure err &&
+	test_must_fail test -s out
+}
+
+test_expect_success 'repo create and import without repo_root: one message, the key, the file, the fix' '
+	echo "forgemcp: repo_root is not set: set repo_root in $CONFIG to a directory owned by the user forgemcp runs as" >expect &&
+	exits_1 env FORGEMCP_REPO_ROOT= "$FORGEMCP" repo import alice/x --from "$TRASH/fixture.git" &&
+	test_cmp expect err &&
+	exits_1 env FORGEMCP_REPO_ROOT= "$FORGEMCP" repo create alice/x &&
+	test_cmp expect err &&
+	exits_1 env FORGEMCP_REPO_ROOT= "$FORGEMCP" check report alice/proj main build success &&
+	test_cmp expect err
+'
+
+test_expect_success 'a repo_root that is not there: its path and the system error' '
+	echo "forgemcp: repo_root $TRASH/no-root cannot be used: No such file or directory: set repo_root in $CONFIG to a directory owned by the user forgemcp runs as" >expect &&
+	exits_1 env FORGEMCP_REPO_ROOT=$TRASH/no-root "$FORGEMCP" repo import alice/x --from "$TRASH/fixture.git" &&
+	test_cmp expect err &&
+	: >"$TRASH/a-file" &&
+	exits_1 env FORGEMCP_REPO_ROOT=$TRASH/a-file "$FORGEMCP" repo create alice/x &&
+	grep -F "forgemcp: repo_root $TRASH/a-file cannot be used: Not a directory: set repo_root in" err
+'
+
+test_expect_success 'an owner directory the command cannot create: its path, the error, what to do' '
+	mkdir -p "$TRASH/ro-root" &&
+	chmod 0555 "$TRASH/ro-root" &&
+	if is_root; then
+		as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	else
+		as_user=()
+	fi &&
+	exits_1 env FORGEMCP_REPO_ROOT=$TRASH/ro-root "${as_user[@]}" "$FORGEMCP" repo import alice/x --from "$TRASH/fixture.git" &&
+	echo "forgemcp: cannot create the owner'\''s directory $TRASH/ro-root/alice: Permission denied (repo_root $TRASH/ro-root must be a directory owned by the user forgemcp runs as, and this command run as that user)" >expect &&
+	test_cmp expect err &&
+	test "$(db_sql "select count(*) from repositories where name = '\''x'\''")" = 0
+'
+
 test_expect_success 'no command writes anything to stdout on failure' '
 	test_must_fail fm repo create nobody/x >out 2>/dev/null &&
 	test_must_fail test -s out
