@@ -398,7 +398,10 @@ front_main(const struct config *cfg, int argc, char **argv)
 		fprintf(stderr, "forgemcp: %s\n", e.msg);
 		return 1;
 	}
-	if ((rc = core_check_ready(&core, &e)) == ERR_UNAVAILABLE) {
+	if ((rc = core_check_ready(&core, &e)) == ERR_UNAVAILABLE && core_db_refused(&core)) {
+		log_error("database login refused at start: %s: a configuration error, not an "
+		    "outage, that will not pass by itself; answering 503 until it is fixed", e.msg);
+	} else if (rc == ERR_UNAVAILABLE) {
 		log_warn("database unavailable at start (%s); serving 503 until it is back", e.msg);
 	} else if (rc != 0) {
 		fprintf(stderr, "forgemcp: %s\n", e.msg);
