@@ -3,10 +3,14 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/wait.h>
+#include <netinet/in.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -173,6 +177,109 @@ front_master(const struct config *cfg, int sock, int n)
 	return fails >= 5 ? 1 : 0;
 }
 
+/* A unix socket bound at path (an existing file there removed first); -1 with errno. */
+static int
+front_bind_unix(const char *path, int backlog)
+{
+	struct sockaddr_un	 sun;
+	int			 fd, save;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) < 0)
+		return -1;
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0 || listen(fd, backlog) != 0) {
+		save = errno;
+		close(fd);
+		errno = save;
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * A TCP socket bound at host:port, as libfcgi reads it: an empty host is
+ * every IPv4 address, a name is looked up for IPv4, an address with colons
+ * (in brackets or not) is IPv6.  -1 with the reason in why.
+ */
+static int
+front_bind_tcp(const char *addr, int backlog, char *why, size_t len)
+{
+	struct addrinfo	 hints, *res = NULL;
+	const char	*colon = strrchr(addr, ':');
+	char		 host[256];
+	size_t		 n;
+	int		 fd = -1, on = 1, rc;
+
+	if (colon == NULL || colon[1] == '\0' || (n = (size_t)(colon - addr)) >= sizeof(host)) {
+		snprintf(why, len, "not a unix socket path or HOST:PORT");
+		return -1;
+	}
+	memcpy(host, addr, n);
+	host[n] = '\0';
+	if (n >= 2 && host[0] == '[' && host[n - 1] == ']') {
+		memmove(host, host + 1, n - 2);
+		host[n - 2] = '\0';
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = strchr(host, ':') != NULL ? AF_INET6 : AF_INET;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	if ((rc = getaddrinfo(host[0] != '\0' ? host : NULL, colon + 1, &hints, &res)) != 0) {
+		snprintf(why, len, "%s", gai_strerror(rc));
+		return -1;
+	}
+	if ((fd = socket(res->ai_family, SOCK_STREAM, 0)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) != 0 ||
+	    bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, backlog) != 0) {
+		snprintf(why, len, "%s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	return fd;
+}
+
+/*
+ * The socket --listen names, bound and listening, with mode for a unix
+ * socket; -1 after saying on stderr "cannot listen on ADDR: REASON", with
+ * what to do when the socket's directory is missing or closed to us.
+ */
+static int
+front_listen_on(const char *addr, int backlog, long mode)
+{
+	char	 why[256], dir[4096];
+	int	 fd, save;
+
+	if (addr[0] != '/') {
+		if ((fd = front_bind_tcp(addr, backlog, why, sizeof(why))) < 0)
+			fprintf(stderr, "forgemcp: cannot listen on %s: %s\n", addr, why);
+		return fd;
+	}
+	if ((fd = front_bind_unix(addr, backlog)) >= 0) {
+		chmod(addr, (mode_t)mode);
+		return fd;
+	}
+	save = errno;
+	snprintf(dir, sizeof(dir), "%s", addr);
+	if (save == ENOENT)
+		fprintf(stderr, "forgemcp: cannot listen on %s: %s (create the directory %s, "
+		    "writable by the user forgemcp runs as)\n", addr, strerror(save), dirname(dir));
+	else if (save == EACCES)
+		fprintf(stderr, "forgemcp: cannot listen on %s: %s (the user forgemcp runs as "
+		    "must be able to write in %s)\n", addr, strerror(save), dirname(dir));
+	else
+		fprintf(stderr, "forgemcp: cannot listen on %s: %s\n", addr, strerror(save));
+	return -1;
+}
+
 static void
 front_usage(FILE *f)
 {
@@ -262,15 +369,8 @@ front_main(const struct config *cfg, int argc, char **argv)
 		return 1;
 	}
 	if (listen_addr != NULL) {
-		if (listen_addr[0] == '/')
-			unlink(listen_addr);
-		if ((sock = FCGX_OpenSocket(listen_addr, backlog)) < 0) {
-			fprintf(stderr, "forgemcp: cannot listen on %s: %s\n", listen_addr,
-			    strerror(errno));
+		if ((sock = front_listen_on(listen_addr, backlog, mode)) < 0)
 			return 1;
-		}
-		if (listen_addr[0] == '/')
-			chmod(listen_addr, (mode_t)mode);
 		if (workers == 0)
 			workers = 1;
 	} else if (FCGX_IsCGI() && getenv("LISTEN_FDS") == NULL) {
@@ -298,7 +398,10 @@ front_main(const struct config *cfg, int argc, char **argv)
 		fprintf(stderr, "forgemcp: %s\n", e.msg);
 		return 1;
 	}
-	if ((rc = core_check_ready(&core, &e)) == ERR_UNAVAILABLE) {
+	if ((rc = core_check_ready(&core, &e)) == ERR_UNAVAILABLE && core_db_refused(&core)) {
+		log_error("database login refused at start: %s: a configuration error, not an "
+		    "outage, that will not pass by itself; answering 503 until it is fixed", e.msg);
+	} else if (rc == ERR_UNAVAILABLE) {
 		log_warn("database unavailable at start (%s); serving 503 until it is back", e.msg);
 	} else if (rc != 0) {
 		fprintf(stderr, "forgemcp: %s\n", e.msg);

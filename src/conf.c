@@ -397,6 +397,10 @@ config_load(struct config *out, const char *path, struct err *e)
 			must = 0;
 		}
 	}
+	if ((out->file = strdup(path)) == NULL) {
+		rc = err_set(e, ERR_NOMEM, "out of memory");
+		goto fail;
+	}
 	if ((rc = config_file(out, path, must, e)) != 0)
 		goto fail;
 	if ((rc = config_env(out, e)) != 0)
@@ -408,21 +412,33 @@ fail:
 }
 
 int
-config_check_server(const struct config *c, struct err *e)
+config_check_repo_root(const struct config *c, struct err *e)
 {
-	struct stat	st;
+	const char	*file = c->file != NULL ? c->file : CONFIG_DEFAULT_PATH;
+	struct stat	 st;
 
 	if (c->repo_root == NULL || c->repo_root[0] == '\0')
-		return err_set(e, ERR_CONFIG,
-		    "repo_root is not set (set it in the configuration file or FORGEMCP_REPO_ROOT)");
-	if (stat(c->repo_root, &st) != 0 || !S_ISDIR(st.st_mode))
-		return err_set(e, ERR_CONFIG, "repo_root: %s is not a directory", c->repo_root);
+		return err_set(e, ERR_CONFIG, "repo_root is not set: set repo_root in %s "
+		    CONFIG_REPO_ROOT_FIX, file);
+	if (stat(c->repo_root, &st) != 0)
+		return err_set(e, ERR_CONFIG, "repo_root %s cannot be used: %s: set repo_root in %s "
+		    CONFIG_REPO_ROOT_FIX, c->repo_root, strerror(errno), file);
+	if (!S_ISDIR(st.st_mode))
+		return err_set(e, ERR_CONFIG, "repo_root %s cannot be used: %s: set repo_root in %s "
+		    CONFIG_REPO_ROOT_FIX, c->repo_root, strerror(ENOTDIR), file);
 	return 0;
+}
+
+int
+config_check_server(const struct config *c, struct err *e)
+{
+	return config_check_repo_root(c, e);
 }
 
 void
 config_release(struct config *c)
 {
+	free(c->file);
 	free(c->db_socket);
 	free(c->db_host);
 	free(c->db_user);

@@ -10,8 +10,11 @@
 #endif
 #define CONFIG_DEFAULT_PATH	FORGEMCP_SYSCONFDIR "/forgemcp.conf"
 #define CONFIG_MAX_LIST		16
+/* What repo_root must be, in each message about it: "set repo_root in FILE " ... */
+#define CONFIG_REPO_ROOT_FIX	"to a directory owned by the user forgemcp runs as"
 
 struct config {
+	char	*file;			/* the configuration file read, or looked for (config_load) */
 	/* database: db_socket, or db_host + db_port */
 	char	*db_socket;		/* db_socket */
 	char	*db_host;		/* db_host (default localhost) */
@@ -55,7 +58,13 @@ int	config_load(struct config *out, const char *path, struct err *e);
 void	config_release(struct config *c);
 /* Only the built-in defaults (for --help, which must work without a configuration). */
 int	config_defaults(struct config *out, struct err *e);
-/* Checks what a server needs (repo_root set and a directory, ...). */
+/* Checks what a server needs (config_check_repo_root, ...). */
 int	config_check_server(const struct config *c, struct err *e);
+/*
+ * Checks that repo_root is set and names a directory.  ERR_CONFIG with the
+ * message a user sees: the key, the path, the system's reason and the fix
+ * (set repo_root in the configuration file CONFIG_REPO_ROOT_FIX).
+ */
+int	config_check_repo_root(const struct config *c, struct err *e);
 
 #endif

@@ -62,6 +62,12 @@ core_check_ready(struct core *c, struct err *e)
 }
 
 int
+core_db_refused(const struct core *c)
+{
+	return db_login_refused(c->db);
+}
+
+int
 core_git_ready(void)
 {
 	return repo_global_wait();

@@ -31,9 +31,16 @@ void	core_release(struct core *c);
 /*
  * Checks at start-up that the database schema is the one this binary
  * speaks.  Returns 0, ERR_CONFIG (refuse to start), or ERR_UNAVAILABLE
- * (the database is down: serve anyway, requests answer 503 until it is back).
+ * (the database cannot be used: serve anyway, requests answer 503 until it
+ * can; core_db_refused says whether that is an outage or a refused login).
  */
 int	core_check_ready(struct core *c, struct err *e);
+/*
+ * Whether the database's last ERR_UNAVAILABLE was a refused login or
+ * database (db_user, db_password, db_name): a configuration error that
+ * will not pass by itself, not an outage.
+ */
+int	core_db_refused(const struct core *c);
 /* Waits for libgit2's start-up, begun in the background at launch; 0 when git is usable. */
 int	core_git_ready(void);
 

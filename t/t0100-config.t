@@ -86,6 +86,62 @@ test_expect_success 'FORGEMCP_REPO_ROOT moves where repositories are created' '
 	test_must_fail test -d "$TRASH/repos/envuser/moved.git"
 '
 
+# exits_1 CMD...: CMD fails with exit status 1 and one "forgemcp: ..." line
+# on stderr (in err), nothing on stdout.
+exits_1 () {
+	"$@" >out 2>err
+	code=$?
+	test "$code" = 1 || { echo "exit status $code, expected 1"; cat err; return 1; }
+	test_one_line_failure err &&
+	test_must_fail test -s out
+}
+
+test_expect_success 'fcgi --listen in a directory that does not exist: forgemcp says so, exit 1' '
+	exits_1 fm fcgi --listen "$TRASH/no-run-dir/fcgi.sock" --workers 1 &&
+	echo "forgemcp: cannot listen on $TRASH/no-run-dir/fcgi.sock: No such file or directory (create the directory $TRASH/no-run-dir, writable by the user forgemcp runs as)" >expect &&
+	test_cmp expect err
+'
+
+test_expect_success 'fcgi --listen on a TCP address it cannot bind: forgemcp says so, exit 1' '
+	exits_1 fm fcgi --listen "no-such-host.invalid:9000" --workers 1 &&
+	grep "^forgemcp: cannot listen on no-such-host.invalid:9000: ." err
+'
+
+# A server whose database refuses its login: it serves (503) and says in its
+# log that the cause is its configuration, not an outage.
+test_expect_success 'a refused database login at start is logged as a configuration error; requests get 503' '
+	rm -f "$TRASH/refused.sock" || return 1
+	FORGEMCP_DB_PASSWORD=wrong-password "$FORGEMCP" fcgi --listen "$TRASH/refused.sock" \
+		--workers 1 </dev/null 2>"$TRASH/refused.log" &
+	pid=$! &&
+	test_register_pid "$pid" &&
+	wait_for 20 test -S "$TRASH/refused.sock" &&
+	legacy_body tools/list >body &&
+	fcgi_request "$TRASH/refused.sock" body &&
+	test_rpc_error 503 -32603 1 &&
+	test_header Retry-After "^1$" &&
+	stop_pid "$pid" 15 && test "$STOP_STATUS" = 0 &&
+	cat "$TRASH/refused.log" &&
+	grep -F "error: database login refused at start: cannot connect to the database through db_socket $DB_SOCK: Access denied for user '\''$DB_USER'\''@'\''localhost'\'' (using password: YES) (check db_user and db_password): a configuration error, not an outage, that will not pass by itself; answering 503 until it is fixed" "$TRASH/refused.log" &&
+	grep "error: database login refused (1045), a configuration error that will not pass by itself: cannot connect to the database through db_socket" "$TRASH/refused.log" &&
+	test_must_fail grep -e "until it is back" -e "database unavailable" "$TRASH/refused.log" &&
+	test_must_fail grep wrong-password "$TRASH/refused.log"
+'
+
+test_expect_success 'a database that is away at start is logged as an outage, naming db_socket' '
+	rm -f "$TRASH/away.sock" || return 1
+	FORGEMCP_DB_SOCKET=$TRASH/no-db.sock "$FORGEMCP" fcgi --listen "$TRASH/away.sock" \
+		--workers 1 </dev/null 2>"$TRASH/away.log" &
+	pid=$! &&
+	test_register_pid "$pid" &&
+	wait_for 20 test -S "$TRASH/away.sock" &&
+	stop_pid "$pid" 15 && test "$STOP_STATUS" = 0 &&
+	cat "$TRASH/away.log" &&
+	grep -F "warn: database unavailable at start (cannot connect to the database through db_socket $TRASH/no-db.sock: Can'\''t connect to local server through socket" "$TRASH/away.log" &&
+	grep -F "(check db_socket, and that MariaDB is running)); serving 503 until it is back" "$TRASH/away.log" &&
+	test_must_fail grep "configuration error" "$TRASH/away.log"
+'
+
 # That the sample shows exactly the keys of src/conf.c's table is checked
 # by t0510-docs.t, which reads the table itself.
 test_expect_success 'the sample configuration (all comments) is accepted' '

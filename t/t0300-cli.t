@@ -215,6 +215,95 @@ test_expect_success 'subcommand failures: unknown verbs and options' '
 	test "$(db_sql "select count(*) from users where login = '\''carol'\''")" = 0
 '
 
+# exits_1 CMD...: CMD fails with exit status 1 and one "forgemcp: ..." line
+# on stderr (in err), nothing on stdout.
+exits_1 () {
+	"$@" >out 2>err
+	code=$?
+	test "$code" = 1 || { echo "exit status $code, expected 1"; cat err; return 1; }
+	test_one_line_failure err &&
+	test_must_fail test -s out
+}
+
+# Every command that needs the database says, at the default log level, why
+# it could not have it and which keys to check.
+DB_COMMANDS="migrate|migrate --status|user list|user add dora|token list|token revoke 1|repo list|repo create alice/dbless|collaborator list alice/proj"
+
+# each_db_command VAR=VALUE... -- LINE: every command of DB_COMMANDS, run
+# with the variables, fails with exactly LINE (exit 1).
+each_db_command () {
+	local vars=() cmd
+	while test "$1" != --; do vars+=("$1"); shift; done
+	printf "%s\n" "$2" >expect &&
+	IFS="|" read -r -a cmds <<<"$DB_COMMANDS" &&
+	for cmd in "${cmds[@]}"; do
+		exits_1 env "${vars[@]}" "$FORGEMCP" $cmd &&
+		test_cmp expect err || { echo "in forgemcp $cmd"; return 1; }
+	done
+}
+
+test_expect_success 'a refused password: the reason and db_user, db_password' '
+	each_db_command FORGEMCP_DB_USER=nosuch FORGEMCP_DB_PASSWORD=wrong -- \
+		"forgemcp: cannot connect to the database through db_socket $DB_SOCK: Access denied for user '\''nosuch'\''@'\''localhost'\'' (using password: YES) (check db_user and db_password)"
+'
+
+test_expect_success 'a refused login without a password: the unix_socket account is named' '
+	each_db_command FORGEMCP_DB_USER=nosuch FORGEMCP_DB_PASSWORD= -- \
+		"forgemcp: cannot connect to the database through db_socket $DB_SOCK: Access denied for user '\''nosuch'\''@'\''localhost'\'' (using password: NO) (check db_user, and that the system user running forgemcp is the one the database account is IDENTIFIED VIA unix_socket for)"
+'
+
+test_expect_success 'a database the account may not use, or that does not exist: db_name' '
+	each_db_command FORGEMCP_DB_NAME=nodb -- \
+		"forgemcp: cannot connect to the database through db_socket $DB_SOCK: Access denied for user '\''$DB_USER'\''@'\''localhost'\'' to database '\''nodb'\'' (check db_name, and that db_user was granted it)" &&
+	if is_root; then
+		each_db_command FORGEMCP_DB_USER=root FORGEMCP_DB_PASSWORD= FORGEMCP_DB_NAME=nodb -- \
+			"forgemcp: cannot connect to the database through db_socket $DB_SOCK: Unknown database '\''nodb'\'' (check db_name, or create the database)"
+	fi
+'
+
+test_expect_success 'a socket that is not there: its path and db_socket' '
+	each_db_command FORGEMCP_DB_SOCKET=$TRASH/gone.sock -- \
+		"forgemcp: cannot connect to the database through db_socket $TRASH/gone.sock: Can'\''t connect to local server through socket '\''$TRASH/gone.sock'\'' (2) (check db_socket, and that MariaDB is running)"
+'
+
+test_expect_success 'nothing was written by the commands that could not connect' '
+	test "$(db_sql "select count(*) from users where login = '\''dora'\''")" = 0 &&
+	test "$(db_sql "select count(*) from repositories where name = '\''dbless'\''")" = 0
+'
+
+test_expect_success 'repo create and import without repo_root: one message, the key, the file, the fix' '
+	echo "forgemcp: repo_root is not set: set repo_root in $CONFIG to a directory owned by the user forgemcp runs as" >expect &&
+	exits_1 env FORGEMCP_REPO_ROOT= "$FORGEMCP" repo import alice/x --from "$TRASH/fixture.git" &&
+	test_cmp expect err &&
+	exits_1 env FORGEMCP_REPO_ROOT= "$FORGEMCP" repo create alice/x &&
+	test_cmp expect err &&
+	exits_1 env FORGEMCP_REPO_ROOT= "$FORGEMCP" check report alice/proj main build success &&
+	test_cmp expect err
+'
+
+test_expect_success 'a repo_root that is not there: its path and the system error' '
+	echo "forgemcp: repo_root $TRASH/no-root cannot be used: No such file or directory: set repo_root in $CONFIG to a directory owned by the user forgemcp runs as" >expect &&
+	exits_1 env FORGEMCP_REPO_ROOT=$TRASH/no-root "$FORGEMCP" repo import alice/x --from "$TRASH/fixture.git" &&
+	test_cmp expect err &&
+	: >"$TRASH/a-file" &&
+	exits_1 env FORGEMCP_REPO_ROOT=$TRASH/a-file "$FORGEMCP" repo create alice/x &&
+	grep -F "forgemcp: repo_root $TRASH/a-file cannot be used: Not a directory: set repo_root in" err
+'
+
+test_expect_success 'an owner directory the command cannot create: its path, the error, what to do' '
+	mkdir -p "$TRASH/ro-root" &&
+	chmod 0555 "$TRASH/ro-root" &&
+	if is_root; then
+		as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	else
+		as_user=()
+	fi &&
+	exits_1 env FORGEMCP_REPO_ROOT=$TRASH/ro-root "${as_user[@]}" "$FORGEMCP" repo import alice/x --from "$TRASH/fixture.git" &&
+	echo "forgemcp: cannot create the owner'\''s directory $TRASH/ro-root/alice: Permission denied (repo_root $TRASH/ro-root must be a directory owned by the user forgemcp runs as, and this command run as that user)" >expect &&
+	test_cmp expect err &&
+	test "$(db_sql "select count(*) from repositories where name = '\''x'\''")" = 0
+'
+
 test_expect_success 'no command writes anything to stdout on failure' '
 	test_must_fail fm repo create nobody/x >out 2>/dev/null &&
 	test_must_fail test -s out

@@ -83,7 +83,7 @@ test_expect_success 'forgemcp accepts the sample with every key uncommented' '
 	test_must_fail read_config sample.conf &&
 	cat err &&
 	test_must_fail grep "sample.conf" err &&
-	grep "database unavailable" err
+	grep -F "forgemcp: cannot connect to the database through db_socket $TRASH/no-database.sock: " err
 '
 
 test_expect_success 'forgemcp refuses a key it does not know (so the check above can fail)' '

@@ -99,8 +99,8 @@ rule_set(struct cli *cli, int argc, char **argv)
 	}
 	if ((rc = cli_split_full(owner, sizeof owner, name, sizeof name, argv[optind])) != 0)
 		goto done;
-	if (cli->cfg.repo_root == NULL || cli->cfg.repo_root[0] == '\0') {
-		rc = cli_fail("repo_root is not configured");
+	if (config_check_repo_root(&cli->cfg, &e) != 0) {
+		rc = cli_fail("%s", e.msg);
 		goto done;
 	}
 	rc = 1;
@@ -287,8 +287,8 @@ check_report(struct cli *cli, int argc, char **argv)
 		if (len == 0)
 			details = NULL;
 	}
-	if (cli->cfg.repo_root == NULL || cli->cfg.repo_root[0] == '\0')
-		return cli_fail("repo_root is not configured");
+	if (config_check_repo_root(&cli->cfg, &e) != 0)
+		return cli_fail("%s", e.msg);
 	rc = 1;
 	if (db_new(&db, &cli->cfg, &e) != 0 || db_repo_find(db, &repo, owner, name, &e) != 0 ||
 	    repo_cache_new(&repos, cli->cfg.repo_root, &e) != 0 ||

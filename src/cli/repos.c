@@ -92,8 +92,8 @@ repo_make(struct cli *cli, int argc, char **argv, int import)
 		return cli_usage("repo import: --from PATH is required");
 	if (branch == NULL)
 		branch = "main";
-	if (root == NULL || root[0] == '\0')
-		return cli_fail("repo_root is not configured");
+	if (config_check_repo_root(&cli->cfg, &e) != 0)
+		return cli_fail("%s", e.msg);
 	rc = 1;
 	if (db_new(&db, &cli->cfg, &e) != 0 || db_user_find(db, &uid, owner, &e) != 0)
 		goto fail;

@@ -147,7 +147,8 @@ cli_worker(struct cli *cli, int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	err_clear(&e);
-	if (db_new(&db, &cli->cfg, &e) != 0 || db_schema_check(db, &e) != 0 ||
+	if (config_check_repo_root(&cli->cfg, &e) != 0 ||
+	    db_new(&db, &cli->cfg, &e) != 0 || db_schema_check(db, &e) != 0 ||
 	    repo_cache_new(&repos, cli->cfg.repo_root, &e) != 0) {
 		rc = cli_fail("%s", e.msg);
 		goto done;

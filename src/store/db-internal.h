@@ -22,6 +22,7 @@ struct db {
 	struct db_cached	*cache;
 	size_t			 n_cache, cap_cache;
 	int			 in_tx;		/* inside db_begin..db_commit/db_rollback */
+	int			 refused;	/* the last connection attempt was refused a login */
 };
 
 /* Rows fetched as strings: cell[row * ncols + col], NULL for SQL NULL. */
@@ -36,7 +37,10 @@ enum db_retry {
 };
 
 /*
- * Connects when not connected (ERR_UNAVAILABLE, ERR_DB).  Connections
+ * Connects when not connected (db_connect.c).  ERR_UNAVAILABLE with a
+ * message naming where it tried, the reason and the keys to check, for a
+ * server that cannot be reached and for one that refuses the login alike
+ * (db_login_refused tells them apart).  Connections
  * allow several statements in one text query (db_token_admit uses that;
  * every other query is a prepared statement with bound parameters).
  */

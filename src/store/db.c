@@ -1,4 +1,4 @@
-/* db: the MySQL/MariaDB adapter: connection, prepared-statement cache, transactions. */
+/* db: the MySQL/MariaDB adapter: the handle, prepared-statement cache, transactions (connecting is db_connect.c). */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,7 +8,6 @@
 #include <errmsg.h>
 #include <mysqld_error.h>
 
-#include "conf.h"
 #include "err.h"
 #include "log.h"
 #include "store/db.h"
@@ -17,8 +16,6 @@
 
 #define DB_MAX_PARAMS		16
 #define DB_CELL_INIT		256
-#define DB_CONNECT_TIMEOUT	3
-#define DB_RW_TIMEOUT		30
 
 void
 db_rows_release(struct db_rows *r)
@@ -70,60 +67,6 @@ lost_connection(unsigned no)
 	default:
 		return 0;
 	}
-}
-
-int
-db_connect(struct db *db, struct err *e)
-{
-	const struct config	*c = db->cfg;
-	MYSQL			*my = NULL;
-	unsigned		 tmo = DB_CONNECT_TIMEOUT, rw = DB_RW_TIMEOUT;
-	const char		*host = c->db_host != NULL ? c->db_host : "localhost";
-	char			 init[300];
-	int			 rc = 0;
-
-	if (db->my != NULL)
-		return 0;
-	/* A transaction dies with its connection: never go on outside it. */
-	if (db->in_tx)
-		return err_set(e, ERR_UNAVAILABLE, "database connection lost in a transaction");
-	if ((my = mysql_init(NULL)) == NULL)
-		return err_set(e, ERR_NOMEM, "out of memory");
-	mysql_options(my, MYSQL_OPT_CONNECT_TIMEOUT, &tmo);
-	mysql_options(my, MYSQL_OPT_READ_TIMEOUT, &rw);
-	mysql_options(my, MYSQL_OPT_WRITE_TIMEOUT, &rw);
-	mysql_options(my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
-	/* a row lock is waited for at most request_timeout (then ERR_CONFLICT: retry) */
-	snprintf(init, sizeof init, "SET time_zone = '+00:00', sql_mode = 'STRICT_ALL_TABLES,"
-	    "NO_ZERO_DATE,NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION', "
-	    "innodb_lock_wait_timeout = %u", c->request_timeout > 0 ? c->request_timeout : 10);
-	mysql_options(my, MYSQL_INIT_COMMAND, init);
-	if (c->db_socket != NULL && c->db_socket[0] != '\0') {
-		unsigned proto = MYSQL_PROTOCOL_SOCKET;
-
-		mysql_options(my, MYSQL_OPT_PROTOCOL, &proto);
-		host = "localhost";
-	}
-	if (mysql_real_connect(my, host, c->db_user != NULL ? c->db_user : "forgemcp",
-	    c->db_password, c->db_name != NULL ? c->db_name : "forgemcp", c->db_port,
-	    c->db_socket != NULL && c->db_socket[0] != '\0' ? c->db_socket : NULL,
-	    CLIENT_MULTI_STATEMENTS) == NULL) {
-		unsigned no = mysql_errno(my);
-
-		log_error("database connect failed: %s (%u)", mysql_error(my), no);
-		if (no == ER_ACCESS_DENIED_ERROR || no == ER_BAD_DB_ERROR ||
-		    no == ER_DBACCESS_DENIED_ERROR)
-			rc = err_set(e, ERR_DB, "database login failed");
-		else
-			rc = err_set(e, ERR_UNAVAILABLE, "database unavailable");
-		goto done;
-	}
-	db->my = my;
-	my = NULL;
-done:
-	if (my != NULL)
-		mysql_close(my);
-	return rc;
 }
 
 int

@@ -13,12 +13,21 @@ struct db;
  * the server goes away (statements are re-prepared then): a call after a
  * failed connection tries again at once, there is no back-off.  Prepared
  * statements are cached per connection, keyed by their SQL text.
- * Errors: ERR_UNAVAILABLE when the server cannot be reached, ERR_TOOBIG
- * when a table or the disk is full (nothing was written; the message may
- * be shown), ERR_DB for other failures (detail logged, never shown).
+ * Errors: ERR_UNAVAILABLE when the server cannot be reached or refuses
+ * the login (the message, for the operator, names the configuration keys
+ * to check; it is logged, never shown to a client), ERR_TOOBIG when a
+ * table or the disk is full (nothing was written; the message may be
+ * shown), ERR_DB for other failures (detail logged, never shown).
  */
 int	db_new(struct db **out, const struct config *cfg, struct err *e);
 void	db_free(struct db *db);
+/*
+ * Whether the last connection attempt failed because the server refused
+ * the login or the database (wrong db_user, db_password, db_name, or a
+ * unix_socket account of another system user): a configuration error that
+ * will not pass by itself, where any other ERR_UNAVAILABLE is an outage.
+ */
+int	db_login_refused(const struct db *db);
 
 /* Highest migration compiled into this binary, and highest applied. */
 int	db_schema_latest(void);

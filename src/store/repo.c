@@ -9,6 +9,7 @@
 #include <time.h>
 #include <git2.h>
 
+#include "conf.h"
 #include "err.h"
 #include "log.h"
 #include "store/repo.h"
@@ -172,7 +173,8 @@ repo_cache_new(struct repo_cache **out, const char *root, struct err *e)
 
 	*out = NULL;
 	if (root == NULL || root[0] == '\0')
-		return err_set(e, ERR_CONFIG, "repo_root is not set");
+		return err_set(e, ERR_CONFIG, "repo_root is not set: set repo_root in the "
+		    "configuration file " CONFIG_REPO_ROOT_FIX);
 	if ((c = calloc(1, sizeof *c)) == NULL)
 		return err_set(e, ERR_NOMEM, "out of memory");
 	if ((c->root = strdup(root)) == NULL) {

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <git2.h>
 
+#include "conf.h"
 #include "err.h"
 #include "log.h"
 #include "store/repo.h"
@@ -18,18 +19,21 @@ prepare_dir(char **path, const char *root, const char *owner, const char *name, 
 {
 	char		*dir = NULL;
 	struct stat	 st;
-	int		 rc = 0;
+	int		 rc = 0, save;
 
 	*path = NULL;
 	if ((rc = repo_names_check(owner, name, e)) != 0)
 		return rc;
 	if (root == NULL || root[0] == '\0')
-		return err_set(e, ERR_CONFIG, "repo_root is not set");
+		return err_set(e, ERR_CONFIG, "repo_root is not set: set repo_root in the "
+		    "configuration file " CONFIG_REPO_ROOT_FIX);
 	if (asprintf(&dir, "%s/%s", root, owner) < 0)
 		return err_set(e, ERR_NOMEM, "out of memory");
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-		log_error("mkdir %s: %s", dir, strerror(errno));
-		rc = err_set(e, ERR_IO, "cannot create the owner's directory");
+	if (mkdir(dir, 0755) != 0 && (save = errno) != EEXIST) {
+		log_error("mkdir %s: %s", dir, strerror(save));
+		rc = err_set(e, ERR_IO, "cannot create the owner's directory %s: %s (repo_root %s "
+		    "must be a directory owned by the user forgemcp runs as, and this command "
+		    "run as that user)", dir, strerror(save), root);
 		goto done;
 	}
 	if ((*path = repo_path(root, owner, name)) == NULL) {

@@ -1,0 +1,151 @@
+/*
+ * db_connect: connecting to MariaDB, and saying why a connection failed in
+ * the configuration's terms: where it tried (db_socket, or db_host and
+ * db_port), the server's or the client library's reason, and the keys to
+ * check.  A refused login is told from an outage (db_login_refused): both
+ * are ERR_UNAVAILABLE to a request, but only an outage passes by itself.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <mysql.h>
+#include <errmsg.h>
+#include <mysqld_error.h>
+
+#include "conf.h"
+#include "err.h"
+#include "log.h"
+#include "store/db.h"
+#include "store/db-internal.h"
+
+#define DB_CONNECT_TIMEOUT	3
+#define DB_RW_TIMEOUT		30
+
+/* Whether error no is the server refusing the login or the database: no outage. */
+static int
+db_refusal(unsigned no)
+{
+	switch (no) {
+	case ER_ACCESS_DENIED_ERROR:			/* 1045: user or password */
+	case ER_ACCESS_DENIED_NO_PASSWORD_ERROR:	/* 1698: the same, no password given */
+	case ER_DBACCESS_DENIED_ERROR:			/* 1044: db_name not granted */
+	case ER_BAD_DB_ERROR:				/* 1049: no database db_name */
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Whether the connection goes through a unix socket named by db_socket. */
+static int
+db_by_socket(const struct config *c)
+{
+	return c->db_socket != NULL && c->db_socket[0] != '\0';
+}
+
+/* Where a connection goes, in the configuration's keys, into out. */
+static void
+db_where(char *out, size_t len, const struct config *c)
+{
+	if (db_by_socket(c))
+		snprintf(out, len, "through db_socket %s", c->db_socket);
+	else if (c->db_host == NULL || strcmp(c->db_host, "localhost") == 0)
+		snprintf(out, len, "through the default socket (db_socket is not set)");
+	else
+		snprintf(out, len, "at db_host %s, db_port %u", c->db_host, c->db_port);
+}
+
+/* What to check after a connection failed with error no. */
+static const char *
+db_hint(const struct config *c, unsigned no)
+{
+	switch (no) {
+	case ER_ACCESS_DENIED_ERROR:
+	case ER_ACCESS_DENIED_NO_PASSWORD_ERROR:
+		if (c->db_password != NULL && c->db_password[0] != '\0')
+			return "check db_user and db_password";
+		return "check db_user, and that the system user running forgemcp is the one "
+		    "the database account is IDENTIFIED VIA unix_socket for";
+	case ER_DBACCESS_DENIED_ERROR:
+		return "check db_name, and that db_user was granted it";
+	case ER_BAD_DB_ERROR:
+		return "check db_name, or create the database";
+	default:
+		if (db_by_socket(c))
+			return "check db_socket, and that MariaDB is running";
+		if (c->db_host == NULL || strcmp(c->db_host, "localhost") == 0)
+			return "set db_socket to the server's socket, and check that MariaDB is running";
+		return "check db_host and db_port, and that MariaDB is running";
+	}
+}
+
+/* Logs and records why my failed to connect; returns ERR_UNAVAILABLE. */
+static int
+db_connect_failed(struct db *db, MYSQL *my, struct err *e)
+{
+	unsigned	 no = mysql_errno(my);
+	char		 where[300], msg[sizeof(e->msg)];
+
+	db_where(where, sizeof(where), db->cfg);
+	snprintf(msg, sizeof(msg), "cannot connect to the database %s: %s (%s)", where,
+	    mysql_error(my), db_hint(db->cfg, no));
+	db->refused = db_refusal(no);
+	if (db->refused)
+		log_error("database login refused (%u), a configuration error that will not "
+		    "pass by itself: %s", no, msg);
+	else
+		log_error("database connect failed (%u): %s", no, msg);
+	return err_set(e, ERR_UNAVAILABLE, "%s", msg);
+}
+
+int
+db_connect(struct db *db, struct err *e)
+{
+	const struct config	*c = db->cfg;
+	MYSQL			*my = NULL;
+	unsigned		 tmo = DB_CONNECT_TIMEOUT, rw = DB_RW_TIMEOUT;
+	const char		*host = c->db_host != NULL ? c->db_host : "localhost";
+	char			 init[300];
+	int			 rc = 0;
+
+	if (db->my != NULL)
+		return 0;
+	/* A transaction dies with its connection: never go on outside it. */
+	if (db->in_tx)
+		return err_set(e, ERR_UNAVAILABLE, "database connection lost in a transaction");
+	if ((my = mysql_init(NULL)) == NULL)
+		return err_set(e, ERR_NOMEM, "out of memory");
+	mysql_options(my, MYSQL_OPT_CONNECT_TIMEOUT, &tmo);
+	mysql_options(my, MYSQL_OPT_READ_TIMEOUT, &rw);
+	mysql_options(my, MYSQL_OPT_WRITE_TIMEOUT, &rw);
+	mysql_options(my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+	/* a row lock is waited for at most request_timeout (then ERR_CONFLICT: retry) */
+	snprintf(init, sizeof init, "SET time_zone = '+00:00', sql_mode = 'STRICT_ALL_TABLES,"
+	    "NO_ZERO_DATE,NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION', "
+	    "innodb_lock_wait_timeout = %u", c->request_timeout > 0 ? c->request_timeout : 10);
+	mysql_options(my, MYSQL_INIT_COMMAND, init);
+	if (db_by_socket(c)) {
+		unsigned proto = MYSQL_PROTOCOL_SOCKET;
+
+		mysql_options(my, MYSQL_OPT_PROTOCOL, &proto);
+		host = "localhost";
+	}
+	if (mysql_real_connect(my, host, c->db_user != NULL ? c->db_user : "forgemcp",
+	    c->db_password, c->db_name != NULL ? c->db_name : "forgemcp", c->db_port,
+	    db_by_socket(c) ? c->db_socket : NULL, CLIENT_MULTI_STATEMENTS) == NULL) {
+		rc = db_connect_failed(db, my, e);
+		goto done;
+	}
+	db->refused = 0;
+	db->my = my;
+	my = NULL;
+done:
+	if (my != NULL)
+		mysql_close(my);
+	return rc;
+}
+
+int
+db_login_refused(const struct db *db)
+{
+	return db->refused;
+}
