@@ -299,9 +299,18 @@ core_unauthorized(struct core *c, struct core_response *resp, struct json_object
 	core_refuse(resp, core_body_id(body), NULL, REFUSAL_UNAUTHORIZED);
 }
 
+/*
+ * The 503 for a database that cannot be used: "retry shortly" with
+ * Retry-After for an outage; for a refused login (a configuration error)
+ * neither, since no retry mends it.
+ */
 static void
-core_unavailable(struct core_response *resp, struct json_object *body)
+core_unavailable(struct core *c, struct core_response *resp, struct json_object *body)
 {
+	if (core_db_refused(c)) {
+		core_refuse(resp, core_body_id(body), NULL, REFUSAL_MISCONFIGURED);
+		return;
+	}
 	core_response_header(resp, "Retry-After", CORE_UNAVAILABLE_RETRY_AFTER);
 	core_refuse(resp, core_body_id(body), NULL, REFUSAL_UNAVAILABLE);
 }
@@ -354,7 +363,7 @@ core_admit_address(struct core *c, struct core_response *resp, struct json_objec
 	http_client_network(net, sizeof(net), addr);
 	if (admit_network(c->admit, c->db, net, &v, &e) != 0) {
 		log_error("rate limit not kept (request refused): %s", e.msg);
-		core_unavailable(resp, body);
+		core_unavailable(c, resp, body);
 		return 1;
 	}
 	if (!v.over)
@@ -482,7 +491,7 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 	}
 	if (ar != AUTH_OK) {
 		log_error("token check failed: %s", e.msg);
-		core_unavailable(resp, body);
+		core_unavailable(c, resp, body);
 		goto done;
 	}
 	resp->user_id = who.user_id;
@@ -544,7 +553,7 @@ core_stdio(struct core *c, const struct core_request *req, struct core_response 
 	}
 	if (ar != AUTH_OK) {
 		log_error("token check failed: %s", e.msg);
-		core_unavailable(resp, body);
+		core_unavailable(c, resp, body);
 		goto done;
 	}
 	resp->user_id = who.user_id;

@@ -28,5 +28,12 @@
 #define CORE_UNAVAILABLE_RETRY_AFTER	"1"
 #define CORE_UNAVAILABLE_MESSAGE \
 	"Service unavailable: the forge's database cannot be reached; retry shortly"
+/*
+ * The same 503 and code when the database refuses the server's login (a
+ * configuration error): no Retry-After, since retrying cannot help.
+ */
+#define CORE_MISCONFIGURED_MESSAGE \
+	"Service unavailable: the forge's database refuses the server's login, a " \
+	"configuration error that retrying will not mend; tell the forge's operator"
 
 #endif

@@ -42,6 +42,8 @@ static const struct refusal_row refusal_rows[REFUSAL__MAX] = {
 	    "Unauthorized: the token is unknown, expired or revoked" },
 	[REFUSAL_UNAVAILABLE] = { CORE_UNAVAILABLE_STATUS, RPC_INTERNAL_ERROR,
 	    CORE_UNAVAILABLE_MESSAGE },
+	[REFUSAL_MISCONFIGURED] = { CORE_UNAVAILABLE_STATUS, RPC_INTERNAL_ERROR,
+	    CORE_MISCONFIGURED_MESSAGE },
 	/* limit (unsigned), window, whose limit, seconds left (long long) */
 	[REFUSAL_OVER_LIMIT] = { 429, RPC_INVALID_REQUEST,
 	    "Too Many Requests: the limit is %u requests per %lld seconds "

@@ -108,8 +108,9 @@ test_expect_success 'fcgi --listen on a TCP address it cannot bind: forgemcp say
 '
 
 # A server whose database refuses its login: it serves (503) and says in its
-# log that the cause is its configuration, not an outage.
-test_expect_success 'a refused database login at start is logged as a configuration error; requests get 503' '
+# log that the cause is its configuration, not an outage; the answer does not
+# promise that a retry will help (no Retry-After, no "retry shortly").
+test_expect_success 'a refused database login at start is logged as a configuration error; requests get 503 without Retry-After' '
 	rm -f "$TRASH/refused.sock" || return 1
 	FORGEMCP_DB_PASSWORD=wrong-password "$FORGEMCP" fcgi --listen "$TRASH/refused.sock" \
 		--workers 1 </dev/null 2>"$TRASH/refused.log" &
@@ -119,7 +120,9 @@ test_expect_success 'a refused database login at start is logged as a configurat
 	legacy_body tools/list >body &&
 	fcgi_request "$TRASH/refused.sock" body &&
 	test_rpc_error 503 -32603 1 &&
-	test_header Retry-After "^1$" &&
+	test_jq ".error.message | test(\"database refuses the server.s login, a configuration error that retrying will not mend; tell the forge.s operator\$\")" &&
+	test_must_fail grep -F "retry shortly" "$RESP.body" &&
+	test_must_fail grep -i "^Retry-After:" "$RESP.headers" &&
 	stop_pid "$pid" 15 && test "$STOP_STATUS" = 0 &&
 	cat "$TRASH/refused.log" &&
 	grep -F "error: database login refused at start: cannot connect to the database through db_socket $DB_SOCK: Access denied for user '\''$DB_USER'\''@'\''localhost'\'' (using password: YES) (check db_user and db_password): a configuration error, not an outage, that will not pass by itself; answering 503 until it is fixed" "$TRASH/refused.log" &&
