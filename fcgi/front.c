@@ -245,6 +245,70 @@ front_stdin_read(void *arg, char *buf, size_t n)
 	return (int)r;
 }
 
+/*
+ * Whether the web server hung up the request's connection (arg: the
+ * FCGX_Request), which it does when its client hangs up: nginx's default
+ * (fastcgi_ignore_client_abort off).  A hang-up or an error says so, and
+ * so does the end of the stream; bytes the web server sent that libfcgi has
+ * not read yet (the empty record that ends stdin) are only peeked at, never
+ * taken, and mean it is still there.  POLLRDHUP is taken as a hang-up too:
+ * the end of the request is a record, not a shutdown, and the web servers
+ * in front (nginx, Apache) keep their sending side open while they wait for
+ * the answer.  The budget asks this now and then while the request runs.
+ */
+static int
+front_gone(void *arg)
+{
+	FCGX_Request	*fr = arg;
+	struct pollfd	 pfd = { .fd = fr->ipcFd, .events = POLLIN | POLLRDHUP };
+	char		 c;
+
+	if (fr->ipcFd < 0 || poll(&pfd, 1, 0) <= 0)
+		return 0;
+	if (pfd.revents & (POLLHUP | POLLERR | POLLRDHUP))
+		return 1;
+	if (pfd.revents & POLLIN)
+		return recv(fr->ipcFd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+	return 0;
+}
+
+/*
+ * Sends resp on fr, then reads stdin to its end if it can.  With stdin read
+ * to its end nothing is left unread on the connection, so a plain close()
+ * loses nothing: detaching skips libfcgi's lingering close (shutdown, then
+ * up to 2 s waiting for the web server to hang up) that would hold this
+ * worker idle.
+ */
+static void
+front_answer(FCGX_Request *fr, const struct core_request *req,
+    const struct core_response *resp)
+{
+	char	 head[4096];
+	int	 n;
+
+	if ((n = front_head(head, sizeof(head), resp)) > 0 &&
+	    front_send(fr, head, (size_t)n, resp->body, resp->body_len) != 0) {
+		FCGX_PutStr(head, n, fr->out);
+		if (resp->body_len > 0)
+			FCGX_PutStr(resp->body, (int)resp->body_len, fr->out);
+	}
+	if (!req->body_unread && !req->body_short && front_stdin_end(fr->in) == 0)
+		FCGX_Detach(fr);
+}
+
+/*
+ * The web server hung up (front_gone): nothing is written, not even the
+ * end of the request, and the connection is closed at once.
+ */
+static void
+front_drop(FCGX_Request *fr)
+{
+	fr->out->wasFCloseCalled = 1;
+	fr->err->wasFCloseCalled = 1;
+	fr->keepConnection = 0;
+	FCGX_Detach(fr);
+}
+
 static void
 front_on_term(int sig)
 {
@@ -273,8 +337,8 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 	struct core_response	 resp;
 	struct sigaction	 sa;
 	sigset_t		 set;
-	char			*body, head[4096];
-	int			 n, shrink = 0;
+	char			*body;
+	int			 shrink = 0;
 
 	front_listen = sock;
 	front_null = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -324,26 +388,17 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 		memset(&req, 0, sizeof(req));
 		req.transport = CORE_HTTP;
 		req.env = fr.envp;
+		req.client_gone = front_gone;
+		req.client_arg = &fr;
 		body = front_body(&req, cfg, FCGX_GetParam("CONTENT_LENGTH", fr.envp),
 		    front_fcgx_read, fr.in);
 		core_handle(core, &req, &resp);
-		if ((n = front_head(head, sizeof(head), &resp)) > 0 &&
-		    front_send(&fr, head, (size_t)n, resp.body, resp.body_len) != 0) {
-			FCGX_PutStr(head, n, fr.out);
-			if (resp.body_len > 0)
-				FCGX_PutStr(resp.body, (int)resp.body_len, fr.out);
-		}
+		if (resp.client_gone)
+			front_drop(&fr);
+		else
+			front_answer(&fr, &req, &resp);
 		core_response_release(&resp);
 		free(body);
-		/*
-		 * With stdin read to its end nothing is left unread on the
-		 * connection, so a plain close() loses nothing: detaching skips
-		 * libfcgi's lingering close (shutdown, then up to 2 s waiting for
-		 * the web server to hang up) that would hold this worker idle.
-		 */
-		if (!req.body_unread && !req.body_short &&
-		    front_stdin_end(fr.in) == 0)
-			FCGX_Detach(&fr);
 		FCGX_Finish_r(&fr);
 		shrink = core_idle(core);
 		front_busy = 0;

@@ -572,7 +572,7 @@ core_handle(struct core *c, const struct core_request *req, struct core_response
 	struct budget	 budget;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	budget_start(&budget, c->cfg->request_timeout);
+	budget_start(&budget, c->cfg->request_timeout, req->client_gone, req->client_arg);
 	r.budget = &budget;
 	req = &r;
 	core_response_init(resp);
@@ -589,6 +589,11 @@ core_handle(struct core *c, const struct core_request *req, struct core_response
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	us = (long)(t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000;
 	core_served(us);
+	if (budget_gone(&budget)) {
+		resp->client_gone = 1;
+		log_info("the client went away: the work was stopped after %ld.%03ldms and "
+		    "its answer is dropped", us / 1000, us % 1000);
+	}
 	/* One line per request: who, what, outcome, time; never the token. */
 	log_info("%s status=%d user=%llu rpc=%s tool=%s in=%zu out=%zu time=%ld.%03ldms",
 	    method != NULL ? method : "-", resp->status, resp->user_id,

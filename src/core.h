@@ -58,7 +58,12 @@ int	core_idle(struct core *c);
 void	core_served(long us);
 /* Closes the cached repositories and gives all free heap back. */
 void	core_shrink(struct core *c);
-/* Handles one request; always fills resp (release it with core_response_release). */
+/*
+ * Handles one request; always fills resp (release it with
+ * core_response_release).  When req->client_gone says the client hung up
+ * while the work ran, the work stops as at the deadline, one line is
+ * logged, and resp->client_gone tells the front to send nothing.
+ */
 void	core_handle(struct core *c, const struct core_request *req, struct core_response *resp);
 
 #endif

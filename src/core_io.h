@@ -45,6 +45,13 @@ struct core_request {
 	const struct toolset_sel *toolsets;
 	/* What the request may spend (budget.h): set by core_handle as it starts. */
 	struct budget		*budget;
+	/*
+	 * Whether the client has hung up (1) or not (0), asked with
+	 * client_arg now and then while the request runs (budget.h's
+	 * budget_gone_fn); NULL: the front cannot tell (CGI, stdio).
+	 */
+	int			(*client_gone)(void *arg);
+	void			*client_arg;
 };
 
 #define CORE_MAX_HEADERS	12
@@ -66,6 +73,7 @@ struct core_response {
 	unsigned long long	 user_id;	/* 0 before authentication */
 	char			 rpc_method[48];	/* "batch" for a batch */
 	char			 tool[64];		/* tools/call only */
+	int			 client_gone;	/* the client hung up: send nothing */
 };
 
 /* The OAuth protected resource metadata document's path (RFC 9728). */

@@ -124,6 +124,49 @@ test_expect_success 'the server answers the next request as usual' '
 	jq -e ".commits | length == 2" out.json
 '
 
+# One worker, and a deadline far off: a walk the client gave up on would
+# hold the only worker for request_timeout unless the worker notices that
+# nginx hung up on it (fastcgi_ignore_client_abort is off).
+config_set request_timeout 30
+restart_server 1
+
+# gone_lines: how many times the server logged a client that went away
+gone_lines () {
+	grep -c "the client went away" "$SERVER_LOG" || :
+}
+
+test_expect_success 'a client that hangs up stops its walk: the only worker answers the next request soon' '
+	before=$(gone_lines) &&
+	legacy_body tools/call "{\"name\":\"list_commits\",\"arguments\":{$R,\"path\":\"$DEEP\",\"limit\":5}}" >walk.json &&
+	{
+		curl -sS --max-time 1 -o walk.out -H "Authorization: Bearer $TOKEN" \
+			-H "Content-Type: application/json" \
+			-H "Accept: application/json, text/event-stream" \
+			--data-binary @walk.json "$BASE_URL/mcp" 2>walk.err
+		echo $? >walk.rc
+	} &&
+	echo "curl exit status $(cat walk.rc)" &&
+	test "$(cat walk.rc)" = 28 &&
+	timed tool_ok list_commits "{$R,\"limit\":2}" &&
+	jq -e ".commits | length == 2" out.json &&
+	echo "the next request answered in $ELAPSED s" &&
+	test "$ELAPSED" -lt 10 &&
+	wait_for 10 eval "test \$(gone_lines) -gt $before"
+'
+
+test_expect_success 'the worker logged that the client went away, and the walk took far less than request_timeout' '
+	grep "the client went away" "$SERVER_LOG" | tail -n 1 >gone.line &&
+	cat gone.line &&
+	rid=$(sed -n "s/.* rid=\([0-9a-f]*\): .*/\1/p" gone.line) &&
+	test -n "$rid" &&
+	grep -F "rid=$rid: POST status=" "$SERVER_LOG" >request.line &&
+	cat request.line &&
+	ms=$(sed -n "s/.* time=\([0-9]*\)\.[0-9]*ms\$/\1/p" request.line) &&
+	test -n "$ms" &&
+	test "$ms" -lt 5000 &&
+	grep -F "tool=list_commits" request.line
+'
+
 test_expect_success 'a bad request_timeout stops start-up naming the key' '
 	FORGEMCP_REQUEST_TIMEOUT=0 test_must_fail fm migrate --status 2>err &&
 	grep -F request_timeout err &&

@@ -136,6 +136,10 @@ apache_calls () {
 		tool_call list_repositories "{}" --token "$ALICE_TOKEN" &&
 		tool_text | jq -e "map(.full_name) | index(\"bob/hidden\") == null"
 	'
+	test_expect_success "$1: a git walk is answered: the end of the request is no hang-up" '
+		tool_ok list_commits "{\"repo\":\"alice/fixture\",\"limit\":2}" &&
+		jq -e ".commits | length == 2" out.json
+	'
 	test_expect_success "$1: no token is 401 with the Bearer challenge" '
 		mcp_legacy ping null --no-auth &&
 		test_status 401 &&

@@ -44,7 +44,7 @@ struct repo_diff;
  * (NULL: none) is checked per file: ERR_TOOBIG (budget_fail) once it passed.
  */
 int	repo_tree_diff(git_diff **out, git_repository *r, git_tree *old, git_tree *new_,
-	    const struct budget *b, struct err *e);
+	    struct budget *b, struct err *e);
 /* How to narrow a diff stopped by the deadline (budget_fail's hint). */
 #define REPO_DIFF_HINT	"compare refs that are closer together, or pass path for one file's patch"
 /* Whether the delta concerns path (its new or old side). */

@@ -65,7 +65,7 @@ struct repo_diff_opts {
 	size_t		 cap;		/* bytes of patch text at most (e.g. 100 kB) */
 	const char	*path;		/* only this file's patch (NULL: all files) */
 	size_t		 offset;	/* skip this many bytes of the (selected) patch text */
-	const struct budget *budget;	/* the request's deadline; NULL: none */
+	struct budget	*budget;	/* the request's deadline; NULL: none */
 };
 
 struct repo_diff_file {
@@ -218,7 +218,7 @@ struct repo_log {
  */
 int	repo_log(struct repo_cache *c, struct repo_log *out, const char *owner, const char *name,
 	    const char *ref, const char *path, const char *after, size_t limit,
-	    const struct budget *b, struct err *e);
+	    struct budget *b, struct err *e);
 void	repo_log_release(struct repo_log *l);
 
 enum repo_entry_type {

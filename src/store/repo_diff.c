@@ -172,7 +172,7 @@ diff_progress(const git_diff *so_far, const char *old_path, const char *new_path
 
 int
 repo_tree_diff(git_diff **out, git_repository *r, git_tree *old, git_tree *new_,
-    const struct budget *b, struct err *e)
+    struct budget *b, struct err *e)
 {
 	git_diff_options	 dopts;
 	git_diff_find_options	 fopts;
@@ -180,7 +180,7 @@ repo_tree_diff(git_diff **out, git_repository *r, git_tree *old, git_tree *new_,
 	*out = NULL;
 	git_diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
 	dopts.progress_cb = diff_progress;
-	dopts.payload = (void *)(uintptr_t)b;
+	dopts.payload = b;
 	git_diff_find_options_init(&fopts, GIT_DIFF_FIND_OPTIONS_VERSION);
 	fopts.flags = GIT_DIFF_FIND_RENAMES;
 	fopts.rename_limit = REPO_RENAME_LIMIT;

@@ -379,7 +379,7 @@ commit_row(struct repo_commit *out, git_commit *c)
 int
 repo_log(struct repo_cache *c, struct repo_log *out, const char *owner, const char *name,
     const char *ref, const char *path, const char *after, size_t limit,
-    const struct budget *b, struct err *e)
+    struct budget *b, struct err *e)
 {
 	struct walk	 w;
 	git_commit	*tip = NULL, *cur = NULL;
