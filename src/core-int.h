@@ -5,6 +5,15 @@
 struct core_response;
 struct json_object;
 
+#include <stdint.h>
+
+/*
+ * The 429 (JSON-RPC id id) for a request over its principal's limit (kind
+ * 'u' an account, 'a' a client network without a valid token) in the window
+ * at start; full when it was refused because no bucket could be had.
+ */
+void	core_over_limit(struct core_response *resp, struct json_object *id, char kind, int full,
+	    unsigned limit, int64_t start, int64_t window);
 /* The 429 (JSON-RPC id id) for a request while its account holds limit workers already. */
 void	core_busy(struct core_response *resp, struct json_object *id, int limit);
 /*

@@ -316,36 +316,6 @@ core_unavailable(struct core *c, struct core_response *resp, struct json_object 
 }
 
 /*
- * The 429 for a request over its principal's limit (kind 'u' an account,
- * 'a' a client network without a valid token) in the window at start;
- * full when it was refused because no bucket could be had.
- */
-static void
-core_over_limit(struct core_response *resp, struct json_object *body, char kind, int full,
-    unsigned limit, int64_t start, int64_t window)
-{
-	struct json_object	*data;
-	int64_t			 left;
-	char			 ra[24];
-
-	if ((left = start + window - (int64_t)time(NULL)) < 1)
-		left = 1;
-	snprintf(ra, sizeof(ra), "%lld", (long long)left);
-	core_response_header(resp, "Retry-After", ra);
-	data = json_object_new_object();
-	json_object_object_add(data, "limit", json_object_new_int64(limit));
-	json_object_object_add(data, "window", json_object_new_int64(window));
-	json_object_object_add(data, "retryAfter", json_object_new_int64(left));
-	if (full)
-		core_refuse(resp, core_body_id(body), data, REFUSAL_NO_BUCKET, (long long)left);
-	else
-		core_refuse(resp, core_body_id(body), data, REFUSAL_OVER_LIMIT, limit,
-		    (long long)window,
-		    kind == 'u' ? "per account" : "per client network without a valid token",
-		    (long long)left);
-}
-
-/*
  * Counts a request without a valid token against its client's network
  * (admit_network); returns 1 with resp set to the refusal when it is over
  * the limit or cannot be counted (429 without a free bucket, 503 when the
@@ -368,7 +338,7 @@ core_admit_address(struct core *c, struct core_response *resp, struct json_objec
 	}
 	if (!v.over)
 		return 0;
-	core_over_limit(resp, body, 'a', v.full, c->cfg->rate_limit_anonymous, v.start, v.length);
+	core_over_limit(resp, core_body_id(body), 'a', v.full, c->cfg->rate_limit_anonymous, v.start, v.length);
 	return 1;
 }
 
@@ -496,7 +466,7 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 	}
 	resp->user_id = who.user_id;
 	if (verdict.over) {
-		core_over_limit(resp, body, 'u', verdict.full, cfg->rate_limit, verdict.start,
+		core_over_limit(resp, core_body_id(body), 'u', verdict.full, cfg->rate_limit, verdict.start,
 		    verdict.length);
 		goto done;
 	}
