@@ -14,8 +14,11 @@ struct json_object;
  */
 void	core_over_limit(struct core_response *resp, struct json_object *id, char kind, int full,
 	    unsigned limit, int64_t start, int64_t window);
-/* The 429 (JSON-RPC id id) for a request while its account holds limit workers already. */
-void	core_busy(struct core_response *resp, struct json_object *id, int limit);
+/*
+ * The 429 (JSON-RPC id id) for a request while its account holds limit
+ * workers already, or (last) holds one and would take the last free one.
+ */
+void	core_busy(struct core_response *resp, struct json_object *id, int limit, int last);
 /*
  * Debug builds only: a tools/call of the tool named by FORGEMCP_PAUSE_TOOL
  * waits while the file FORGEMCP_PAUSE_FILE exists (at most a minute), so a

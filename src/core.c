@@ -393,6 +393,7 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 	struct json_object	*body = NULL;
 	struct principal	 who;
 	struct admit_verdict	 verdict;
+	enum fair_verdict	 fv;
 	struct err		 e;
 	enum json_perr		 perr = JSON_PERR_NONE;
 	enum auth_result	 ar;
@@ -474,8 +475,8 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 		core_parse_failed(resp, perr);
 		goto done;
 	}
-	if (!fair_enter(c->fair, c->slot, who.user_id)) {
-		core_busy(resp, core_body_id(body), fair_limit(c->fair));
+	if ((fv = fair_enter(c->fair, c->slot, who.user_id)) != FAIR_OK) {
+		core_busy(resp, core_body_id(body), fair_limit(c->fair), fv == FAIR_LAST);
 		goto done;
 	}
 	core_debug_pause(body);

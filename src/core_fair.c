@@ -42,7 +42,7 @@ core_over_limit(struct core_response *resp, struct json_object *id, char kind, i
 }
 
 void
-core_busy(struct core_response *resp, struct json_object *id, int limit)
+core_busy(struct core_response *resp, struct json_object *id, int limit, int last)
 {
 	struct json_object	*data;
 
@@ -50,7 +50,10 @@ core_busy(struct core_response *resp, struct json_object *id, int limit)
 	json_object_object_add(data, "concurrency", json_object_new_int(limit));
 	json_object_object_add(data, "retryAfter", json_object_new_int(1));
 	core_response_header(resp, "Retry-After", "1");
-	core_refuse(resp, id, data, REFUSAL_ACCOUNT_BUSY, limit);
+	if (last)
+		core_refuse(resp, id, data, REFUSAL_LAST_WORKER);
+	else
+		core_refuse(resp, id, data, REFUSAL_ACCOUNT_BUSY, limit);
 }
 
 void

@@ -70,21 +70,30 @@ fair_lock(struct fair *f)
 		pthread_mutex_consistent(&f->lock);
 }
 
-int
+enum fair_verdict
 fair_enter(struct fair *f, int slot, uint64_t account)
 {
-	int	i, busy = 0, ok;
+	enum fair_verdict	 v = FAIR_OK;
+	int			 i, own = 0, others = 0;
 
 	if (f == NULL || slot < 0 || slot >= f->n)
-		return 1;
+		return FAIR_OK;
 	fair_lock(f);
-	for (i = 0; i < f->n; i++)
-		if (i != slot && f->account[i] == account)
-			busy++;
-	if ((ok = busy < f->limit))
+	for (i = 0; i < f->n; i++) {
+		if (i == slot || f->account[i] == 0)
+			continue;
+		others++;
+		if (f->account[i] == account)
+			own++;
+	}
+	if (own >= f->limit)
+		v = FAIR_SHARE;
+	else if (own > 0 && others == f->n - 1)
+		v = FAIR_LAST;
+	else
 		f->account[slot] = account;
 	pthread_mutex_unlock(&f->lock);
-	return ok;
+	return v;
 }
 
 void

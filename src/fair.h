@@ -1,6 +1,8 @@
 /*
  * fair: at most a set number of a host's FastCGI workers serve one account
- * at once, so one account's flood of slow calls cannot take every worker.
+ * at once, so one account's flood of slow calls cannot take every worker;
+ * and the last free worker goes only to an account that holds none, so
+ * accounts flooding together cannot take every worker either.
  *
  * The master makes the table before it forks (fair_new); each worker owns
  * one slot, names the account it serves there for the length of a request
@@ -19,12 +21,18 @@ struct fair;
 struct fair	*fair_new(int n, int limit);
 void		 fair_free(struct fair *f);
 int		 fair_limit(const struct fair *f);
+enum fair_verdict {
+	FAIR_OK,	/* FAIR_OK: the request may go on; the slot names the account */
+	FAIR_SHARE,	/* FAIR_SHARE: limit other slots serve the account already */
+	FAIR_LAST,	/* FAIR_LAST: it holds another, and this is the last free one */
+	FAIR__MAX
+};
+
 /*
- * Puts account in slot unless limit other slots already serve it: 1 when
- * the request may go on (the slot then names the account), 0 when it must
- * be refused.  A NULL table always answers 1.
+ * Puts account in slot unless that takes more than its share: the limit,
+ * or the last free worker while it holds another.  A NULL table: FAIR_OK.
  */
-int		 fair_enter(struct fair *f, int slot, uint64_t account);
+enum fair_verdict fair_enter(struct fair *f, int slot, uint64_t account);
 /* Empties slot (the request ended, or the worker that owned it died). */
 void		 fair_leave(struct fair *f, int slot);
 

@@ -56,6 +56,10 @@ static const struct refusal_row refusal_rows[REFUSAL__MAX] = {
 	[REFUSAL_ACCOUNT_BUSY] = { 429, RPC_INVALID_REQUEST,
 	    "Too Many Requests: this account already has %d requests in progress "
 	    "on this server (account_concurrency); retry in 1 second" },
+	[REFUSAL_LAST_WORKER] = { 429, RPC_INVALID_REQUEST,
+	    "Too Many Requests: every other worker of this server is busy and this account "
+	    "already has a request in progress; the last free worker is kept for other "
+	    "accounts; retry in 1 second" },
 	[REFUSAL_META_VERSION] = { 400, RPC_INVALID_PARAMS,
 	    "Invalid params: _meta \"" META_VERSION "\" must be a string" },
 	[REFUSAL_META_CAPS] = { 400, RPC_INVALID_PARAMS,

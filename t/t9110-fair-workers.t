@@ -1,8 +1,9 @@
 #!/bin/bash
 # t9110: one account holds at most account_concurrency of the workers of
 # forgemcp fcgi --workers; its next request is refused at once (429 with
-# Retry-After: 1) while other accounts are served, and the place of a worker
-# that dies is given back.  Calls are held busy with the pause hook of
+# Retry-After: 1) while other accounts are served; the last free worker goes
+# only to an account that holds none, so two accounts flooding together
+# leave it to a third; and the place of a worker that dies is given back.  Calls are held busy with the pause hook of
 # --enable-debug builds (FORGEMCP_PAUSE_TOOL, FORGEMCP_PAUSE_FILE).
 . ./test-lib.sh
 
@@ -21,17 +22,20 @@ start_server 4
 start_nginx
 make_user alice
 make_user bob
+make_user carol
 ALICE=$(make_token alice read)
 BOB=$(make_token bob read)
+CAROL=$(make_token carol read)
 
 # held N: the number of calls waiting in the pause hook so far.
 held () {
 	grep -c "FORGEMCP_PAUSE_TOOL=get_user: waiting" "$SERVER_LOG" || :
 }
 
-# hold NAME: alice's get_user in the background, its answer in NAME.*
+# hold NAME [TOKEN]: a get_user of alice (or of TOKEN's account) in the
+# background, its answer in NAME.*
 hold () {
-	curl -sS -o "$1.body" -w '%{http_code}' -H "Authorization: Bearer $ALICE" \
+	curl -sS -o "$1.body" -w '%{http_code}' -H "Authorization: Bearer ${2:-$ALICE}" \
 		-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
 		--data-binary "$(legacy_body tools/call '{"name":"get_user","arguments":{}}')" \
 		"$BASE_URL/mcp" >"$1.status" &
@@ -70,6 +74,32 @@ test_expect_success 'alice'\''s held calls are answered once let go, and she is 
 	test "$(cat a1.status)" = 200 && test "$(cat a2.status)" = 200 &&
 	jq -e ".result.isError != true and (.result.content[0].text | contains(\"alice\"))" a1.body &&
 	mcp_legacy ping null --token "$ALICE" &&
+	test_status 200
+'
+
+test_expect_success 'with alice on two workers and carol on one, carol'\''s next request may not take the last' '
+	touch "$PAUSE" &&
+	before=$(held) &&
+	hold c1 && C1=$! && hold c2 && C2=$! && hold c3 "$CAROL" && C3=$! &&
+	wait_for 20 eval "test \$(held) -ge \$((before + 3))" &&
+	mcp_legacy ping null --token "$CAROL" &&
+	test_status 429 &&
+	grep -ix "retry-after: 1" "$RESP.headers" &&
+	test_json .error.code -32600 &&
+	jq -r .error.message "$RESP.body" | grep "the last free worker is kept for other accounts" &&
+	mcp_legacy ping null --token "$ALICE" &&
+	test_status 429 &&
+	jq -r .error.message "$RESP.body" | grep "already has 2 requests in progress"
+'
+
+test_expect_success 'the last worker serves bob, who holds none' '
+	mcp_legacy tools/list null --token "$BOB" &&
+	test_status 200 &&
+	test "$(jq ".result.tools | length" "$RESP.body")" -gt 10 &&
+	rm -f "$PAUSE" &&
+	wait "$C1" && wait "$C2" && wait "$C3" &&
+	test "$(cat c1.status)" = 200 && test "$(cat c2.status)" = 200 && test "$(cat c3.status)" = 200 &&
+	mcp_legacy ping null --token "$CAROL" &&
 	test_status 200
 '
 
