@@ -408,11 +408,15 @@ if wanted catalogue; then
 fi
 
 # --- the table -------------------------------------------------------------------
+# The machine it ran on: ratios move with the CPU, so a figure names its machine.
+machine="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)"
+machine="${machine:-unknown CPU}, $(nproc) cores, $(uname -sr)"
 jq -s --arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg rss "$RSS_AFTER" --arg rss_idle "$RSS_IDLE" --argjson soak "$SOAK_JSON" \
-	--arg startup "$STARTUP" --arg secs "$SECS" --arg host "$(nproc) cores" \
+	--arg startup "$STARTUP" --arg secs "$SECS" --arg host "$machine" \
 	--arg issues "$issues_made" --argjson files "$large_files" --argjson commits "$large_commits" \
 	--argjson pack "$pack_mb" -f "$perf_dir/table.jq" "$RESULTS" >"$STATE/bench.json" ||
 	die "cannot build bench.json"
+echo "machine: $machine"
 jq -r '.table[] | [.case, .conns, .rps, .p50_ms, .p99_ms, .ceiling, .ratio,
 	(if (.non2xx // 0) + (.errors // 0) > 0 then "INVALID: \(.non2xx) non-2xx, \(.errors) errors" else "" end)] | @tsv' "$STATE/bench.json" |
 awk -F'\t' 'BEGIN { printf "| %-36s | %5s | %9s | %9s | %9s | %-22s | %6s |\n", "case", "conns", "req/s", "p50 ms", "p99 ms", "ceiling", "ratio"
