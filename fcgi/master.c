@@ -89,13 +89,45 @@ master_on_term(int sig)
 	master_term = 1;
 }
 
+/*
+ * FCGX_Init takes SIGTERM and SIGUSR1 for libfcgi, whose handler only marks
+ * a shutdown that every later accept() obeys at once: a SIGTERM before the
+ * master's own handler was in place was swallowed, and every worker forked
+ * after it inherited the mark, failed its first accept() and was started
+ * again, without end.  So the signals are blocked around FCGX_Init and the
+ * master's handler (master_on_term, which front_master obeys) takes SIGTERM
+ * and SIGINT back, and SIGUSR1 is ignored, before they are let in.  Returns
+ * FCGX_Init's result.
+ */
+static int
+front_init_fcgi(void)
+{
+	struct sigaction	 sa;
+	sigset_t		 set, old;
+	int			 rc;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	rc = FCGX_Init();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = master_on_term;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGUSR1, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
 /* Pre-forks n workers on sock and keeps n running until SIGTERM. */
 static int
 front_master(const struct config *cfg, int sock, int n)
 {
 	pid_t			 pids[FRONT_MAX_WORKERS], pid;
 	struct fair		*fair = NULL;
-	struct sigaction	 sa;
 	sigset_t		 set, old;
 	time_t			 last_fail = 0;
 	int			 i, status, alive, limit, fails = 0;
@@ -109,11 +141,12 @@ front_master(const struct config *cfg, int sock, int n)
 		log_error("cannot share the workers' table: %s", strerror(errno));
 		return 1;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = master_on_term;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	/* A SIGTERM during start-up (front_init_fcgi's handler): no worker at all. */
+	if (master_term) {
+		fair_free(fair);
+		log_info("stopped before serving");
+		return 0;
+	}
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
@@ -143,8 +176,8 @@ front_master(const struct config *cfg, int sock, int n)
 			else
 				log_warn("worker %ld exited with status %d; starting another",
 				    (long)pid, WEXITSTATUS(status));
-			if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
-				/* Start-up failures repeat: give up rather than spin. */
+			if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+				/* Failures at start-up or accept() repeat: give up rather than spin. */
 				if (time(NULL) - last_fail < 2 && ++fails >= 5) {
 					log_error("workers keep failing at start-up; stopping");
 					master_term = 1;
@@ -364,7 +397,7 @@ front_main(const struct config *cfg, int argc, char **argv)
 		fprintf(stderr, "forgemcp: %s\n", e.msg);
 		return 1;
 	}
-	if (FCGX_Init() != 0) {
+	if (front_init_fcgi() != 0) {
 		fprintf(stderr, "forgemcp: cannot initialise libfcgi\n");
 		return 1;
 	}
@@ -374,7 +407,10 @@ front_main(const struct config *cfg, int argc, char **argv)
 		if (workers == 0)
 			workers = 1;
 	} else if (FCGX_IsCGI() && getenv("LISTEN_FDS") == NULL) {
-		/* Plain CGI: one request, then exit. */
+		/* Plain CGI: one request, then exit; signals do what they would. */
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGUSR1, SIG_DFL);
 		err_clear(&e);
 		if (core_init(&core, cfg, &e) != 0) {
 			fprintf(stderr, "forgemcp: %s\n", e.msg);

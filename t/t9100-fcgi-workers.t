@@ -1,6 +1,8 @@
 #!/bin/bash
 # t9100: forgemcp fcgi --listen: pre-forked workers, replacement of dead
-# workers, and a clean stop on SIGTERM.
+# workers, a clean stop on SIGTERM (also one sent while the master starts),
+# and SIGUSR1 ignored (libfcgi's own handler took it, and SIGTERM before the
+# master's, as a mark that made every later worker fail its accept()).
 . ./test-lib.sh
 
 # This script kills workers with SIGKILL on purpose.
@@ -70,6 +72,45 @@ test_expect_success 'a worker reads stdin to its end before it closes (the end s
 		*) test_status 200 && test_json .id 7 ;;
 		esac || return 1
 	done
+'
+
+test_expect_success 'SIGUSR1 stops neither the master nor a worker, nor a worker started after it' '
+	kill -USR1 "$SERVER_PID" $(workers) &&
+	for i in 1 2 3 4; do
+		mcp_legacy ping null && test_status 200 || return 1
+	done &&
+	victim=$(workers | head -n 1) &&
+	kill -KILL "$victim" &&
+	wait_for 10 eval "test \"\$(workers | wc -l)\" = 2 && ! workers | grep -qx $victim" &&
+	for i in 1 2 3 4; do
+		mcp_legacy ping null && test_status 200 || return 1
+	done &&
+	test_must_fail grep -F "accept failed" "$SERVER_LOG" &&
+	test_must_fail grep -F "exited with status" "$SERVER_LOG"
+'
+
+# early_term N: starts a master on its own socket, sends it SIGTERM as soon
+# as the socket is there (while it may still be starting), and wants it gone
+# with status 0 within 10 s, no worker having failed; N times.
+early_term () {
+	local i pid code
+	for i in $(seq "$1"); do
+		rm -f "$TRASH/early.sock"
+		"$FORGEMCP" fcgi --listen "$TRASH/early.sock" --workers 2 </dev/null 2>"$TRASH/early.log" &
+		pid=$!
+		test_register_pid "$pid"
+		wait_for 20 test -S "$TRASH/early.sock" || return 1
+		kill -TERM "$pid"
+		wait_for 10 eval "! proc_alive $pid" || { echo "run $i: the master still runs 10 s after SIGTERM"; cat "$TRASH/early.log"; return 1; }
+		wait "$pid"
+		code=$?
+		test "$code" = 0 || { echo "run $i: exit status $code"; cat "$TRASH/early.log"; return 1; }
+		if grep -E "accept failed|exited with status" "$TRASH/early.log"; then return 1; fi
+	done
+}
+
+test_expect_success 'SIGTERM as soon as the socket is there: the master stops, exit 0, no worker fails' '
+	early_term 5
 '
 
 test_expect_success 'SIGTERM finishes an in-flight request, then the master exits 0' '
