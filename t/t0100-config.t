@@ -86,16 +86,6 @@ test_expect_success 'FORGEMCP_REPO_ROOT moves where repositories are created' '
 	test_must_fail test -d "$TRASH/repos/envuser/moved.git"
 '
 
-# exits_1 CMD...: CMD fails with exit status 1 and one "forgemcp: ..." line
-# on stderr (in err), nothing on stdout.
-exits_1 () {
-	"$@" >out 2>err
-	code=$?
-	test "$code" = 1 || { echo "exit status $code, expected 1"; cat err; return 1; }
-	test_one_line_failure err &&
-	test_must_fail test -s out
-}
-
 test_expect_success 'fcgi --listen in a directory that does not exist: forgemcp says so, exit 1' '
 	exits_1 fm fcgi --listen "$TRASH/no-run-dir/fcgi.sock" --workers 1 &&
 	echo "forgemcp: cannot listen on $TRASH/no-run-dir/fcgi.sock: No such file or directory (create the directory $TRASH/no-run-dir, writable by the user forgemcp runs as)" >expect &&

@@ -215,16 +215,6 @@ test_expect_success 'subcommand failures: unknown verbs and options' '
 	test "$(db_sql "select count(*) from users where login = '\''carol'\''")" = 0
 '
 
-# exits_1 CMD...: CMD fails with exit status 1 and one "forgemcp: ..." line
-# on stderr (in err), nothing on stdout.
-exits_1 () {
-	"$@" >out 2>err
-	code=$?
-	test "$code" = 1 || { echo "exit status $code, expected 1"; cat err; return 1; }
-	test_one_line_failure err &&
-	test_must_fail test -s out
-}
-
 # Every command that needs the database says, at the default log level, why
 # it could not have it and which keys to check.
 DB_COMMANDS="migrate|migrate --status|user list|user add dora|token list|token revoke 1|repo list|repo create alice/dbless|collaborator list alice/proj"

@@ -496,6 +496,16 @@ test_one_line_failure () {
 	fi
 }
 
+# exits_1 CMD...: CMD fails with exit status 1 and one "forgemcp: ..." line
+# on stderr (in err), nothing on stdout.
+exits_1 () {
+	"$@" >out 2>err
+	code=$?
+	test "$code" = 1 || { echo "exit status $code, expected 1"; cat err; return 1; }
+	test_one_line_failure err &&
+	test_must_fail test -s out
+}
+
 # test_must_fail CMD...: CMD exits non-zero (and was not killed by a signal).
 test_must_fail () {
 	"$@"
