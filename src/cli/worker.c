@@ -48,26 +48,20 @@ nap(double seconds)
 		nanosleep(&ts, NULL);
 }
 
-/* Records that w is alive; a failure is logged, the merges go on. */
+/*
+ * Records that w is alive or (stop) that it stopped, so a queued merge says
+ * at once that no worker runs; a failure is logged, the merges go on.
+ */
 static void
-beat(struct merge_worker *w)
+record(struct merge_worker *w, int stop)
 {
 	struct err	 e;
+	int		 rc;
 
 	err_clear(&e);
-	if (merge_worker_beat(w, &e) != 0)
-		log_warn("worker: recording the heartbeat: %s", e.msg);
-}
-
-/* Records that w stopped, so a queued merge says at once that no worker runs. */
-static void
-stopped(struct merge_worker *w)
-{
-	struct err	 e;
-
-	err_clear(&e);
-	if (merge_worker_stopped(w, &e) != 0)
-		log_warn("worker: recording the stop: %s", e.msg);
+	rc = stop ? merge_worker_stopped(w, &e) : merge_worker_beat(w, &e);
+	if (rc != 0)
+		log_warn("worker: recording the %s: %s", stop ? "stop" : "heartbeat", e.msg);
 }
 
 /*
@@ -78,23 +72,23 @@ static int
 drain(struct merge_worker *w)
 {
 	struct err	 e;
-	size_t		 recovered = 0, n;
+	size_t		 recovered = 0;
 	int		 did = 1, rc;
 
-	beat(w);
+	record(w, 0);
 	err_clear(&e);
 	if ((rc = merge_worker_recover(w, &recovered, &e)) != 0) {
 		log_error("worker: recovering merges: %s", e.msg);
 		return rc;
 	}
-	for (n = 0; did && !stopping; n++) {
-		if (n > 0)
-			beat(w);
+	while (did && !stopping) {
 		err_clear(&e);
 		if ((rc = merge_worker_run_one(w, &did, &e)) != 0) {
 			log_error("worker: %s", e.msg);
 			return rc;
 		}
+		if (did)
+			record(w, 0);
 	}
 	return 0;
 }
@@ -158,7 +152,7 @@ cli_worker(struct cli *cli, int argc, char **argv)
 	log_info("worker %s started%s", w.claimed_by, once ? " (--once)" : "");
 	if (once) {
 		rc = drain(&w) != 0 ? 1 : 0;
-		stopped(&w);
+		record(&w, 1);
 		goto done;
 	}
 	while (!stopping) {
@@ -168,7 +162,7 @@ cli_worker(struct cli *cli, int argc, char **argv)
 		repo_cache_close_all(repos);
 		nap(interval);
 	}
-	stopped(&w);
+	record(&w, 1);
 	log_info("worker %s stopped", w.claimed_by);
 done:
 	repo_cache_free(repos);

@@ -289,18 +289,18 @@ done:
 int
 forge_merge_worker_beat(struct db *db, const char *worker, int64_t interval_ms, struct err *e)
 {
-	int	 rc;
-
-	if ((rc = db_run(db, DB_RETRY, SQL_WORKER_BEAT, NULL, NULL, NULL, e, "si", worker,
-	    interval_ms)) != 0)
-		return rc;
-	return db_run(db, DB_RETRY, SQL_WORKER_PRUNE, NULL, NULL, NULL, e, "");
+	return db_run(db, DB_RETRY, SQL_WORKER_BEAT, NULL, NULL, NULL, e, "si", worker,
+	    interval_ms);
 }
 
 int
 forge_merge_worker_stop(struct db *db, const char *worker, struct err *e)
 {
-	return db_run(db, DB_RETRY, SQL_WORKER_STOP, NULL, NULL, NULL, e, "s", worker);
+	int	 rc;
+
+	if ((rc = db_run(db, DB_RETRY, SQL_WORKER_STOP, NULL, NULL, NULL, e, "s", worker)) != 0)
+		return rc;
+	return db_run(db, DB_RETRY, SQL_WORKER_PRUNE, NULL, NULL, NULL, e, "");
 }
 
 int

@@ -90,12 +90,14 @@ int	forge_merge_last_error(struct db *db, char **out, uint64_t pull_request_id,
 	    struct err *e);
 /*
  * Records that merge worker worker ("host:pid") polls now, every
- * interval_ms milliseconds (merge_workers), and deletes the rows of
- * workers not seen for a week.
+ * interval_ms milliseconds (merge_workers).
  */
 int	forge_merge_worker_beat(struct db *db, const char *worker, int64_t interval_ms,
 	    struct err *e);
-/* Records that merge worker worker stopped (cleanly) now. */
+/*
+ * Records that merge worker worker stopped (cleanly) now, and deletes the
+ * rows of workers not seen for a week (a poll need not).
+ */
 int	forge_merge_worker_stop(struct db *db, const char *worker, struct err *e);
 /*
  * *age: the seconds since a merge worker was last seen (-1: never);
