@@ -3,6 +3,7 @@
 . ./test-lib.sh
 
 start_all
+mcp_client_start
 setup_fixtures || { echo "Bail out! fixtures"; exit 1; }
 
 M=$(json_meta)

@@ -5,6 +5,7 @@
 . ./test-lib.sh
 
 start_all
+mcp_client_start
 setup_fixtures || { echo "Bail out! fixtures"; exit 1; }
 
 # list ERA ID [mcp_post options]: tools/list in that era with that id

@@ -7,6 +7,7 @@
 . ./test-lib.sh
 
 start_all
+mcp_client_start
 setup_fixtures || { echo "Bail out! fixtures"; exit 1; }
 
 # Each tool's toolset, from its table entry in src/tools/*.c.

@@ -4,6 +4,7 @@
 . ./test-lib.sh
 
 start_all
+mcp_client_start
 make_user alice
 TOKEN=$(make_token alice read,write)
 WRITE_ONLY=$(make_token alice write)

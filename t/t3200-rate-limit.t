@@ -14,6 +14,7 @@ config_set rate_limit_anonymous 3
 config_set token_cache_seconds 1
 start_server 2
 start_nginx
+mcp_client_start
 make_user alice
 make_user bob
 make_user carol

@@ -4,6 +4,7 @@
 . "$TEST_DIRECTORY/lib/fixtures-git.sh"
 
 start_all
+mcp_client_start
 setup_git_fixtures || { echo "Bail out! fixtures"; exit 1; }
 
 R='"repo":"alice/gitfix"'

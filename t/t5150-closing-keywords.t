@@ -5,6 +5,7 @@
 . "$TEST_DIRECTORY/lib/fixtures-forge.sh"
 
 start_all
+mcp_client_start
 setup_forge_fixtures || { echo "Bail out! fixtures"; exit 1; }
 add_branches "$PROJECT_GIT" topic 60 || { echo "Bail out! branches"; exit 1; }
 

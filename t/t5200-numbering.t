@@ -4,6 +4,7 @@
 . "$TEST_DIRECTORY/lib/fixtures-forge.sh"
 
 start_all 4
+mcp_client_start
 setup_forge_fixtures || { echo "Bail out! fixtures"; exit 1; }
 
 R=alice/numbers

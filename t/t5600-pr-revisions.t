@@ -5,6 +5,7 @@
 . "$TEST_DIRECTORY/lib/fixtures-forge.sh"
 
 start_all
+mcp_client_start
 setup_forge_fixtures || { echo "Bail out! fixtures"; exit 1; }
 
 P=alice/project

@@ -10,6 +10,7 @@
 . "$TEST_DIRECTORY/lib/fixtures-forge.sh"
 
 start_all
+mcp_client_start
 setup_forge_fixtures || { echo "Bail out! fixtures"; exit 1; }
 # mona manages alice/project; dave (a writer) opens the pull requests.
 make_user mona &&

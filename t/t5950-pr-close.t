@@ -7,6 +7,7 @@
 . "$TEST_DIRECTORY/lib/fixtures-forge.sh"
 
 start_all
+mcp_client_start
 setup_forge_fixtures || { echo "Bail out! fixtures"; exit 1; }
 # On alice/project: alice owns it, mona manages, dave writes (and opens the
 # pull requests), erin reads, frank is a stranger.

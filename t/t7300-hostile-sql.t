@@ -26,6 +26,7 @@ config_set brave_api_key "$KEY"
 config_set search_hourly_limit 100000
 start_server "$HOSTILE_WORKERS"
 start_nginx
+mcp_client_start
 setup_forge_fixtures || { echo "Bail out! fixtures"; exit 1; }
 # every scope, so the execute and merge tools are reached past the gate
 TOKEN=$(make_token alice read,write,execute,merge)

@@ -20,6 +20,7 @@ start_db
 config_unset account_concurrency
 start_server 4
 start_nginx
+mcp_client_start
 make_user alice
 make_user bob
 make_user carol
