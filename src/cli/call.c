@@ -36,7 +36,7 @@ call_usage(FILE *f)
 	    "Calls one tool of an MCP endpoint over HTTP and prints its result, as JSON, on\n"
 	    "stdout. The token comes from FORGEMCP_TOKEN or from --token-file, never from the\n"
 	    "command line (every user of the host sees it in the process list); with neither\n"
-	    "the call is anonymous.\n"
+	    "the request carries no token.\n"
 	    "\n"
 	    "  --url URL          the endpoint (default $FORGEMCP_URL)\n"
 	    "  --token-file FILE  the token: one line, in a file other users cannot read\n"

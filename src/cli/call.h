@@ -24,8 +24,9 @@ struct call_conn {
 	int		 legacy;	/* 2025-06-18 requests instead of 2026-07-28 */
 };
 
-/* curl_global_init once; returns 0, or CALL_PROTOCOL after a message. */
+/* Sets up libcurl and the one handle; returns 0, or CALL_PROTOCOL after a message. */
 int	call_http_init(void);
+/* Closes the handle and its connection; call_http_init's pair. */
 void	call_http_shutdown(void);
 
 /*

@@ -104,11 +104,16 @@ call_put_clean(const char *s)
 		fputs("...", stderr);
 }
 
+/* One handle for the command's requests, so the second reuses the first's connection. */
+static CURL	*call_curl;
+
 int
 call_http_init(void)
 {
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK ||
+	    (call_curl = curl_easy_init()) == NULL) {
 		fputs("forgemcp: cannot initialise libcurl\n", stderr);
+		curl_global_cleanup();
 		return CALL_PROTOCOL;
 	}
 	return CALL_OK;
@@ -117,6 +122,8 @@ call_http_init(void)
 void
 call_http_shutdown(void)
 {
+	curl_easy_cleanup(call_curl);
+	call_curl = NULL;
 	curl_global_cleanup();
 }
 
@@ -281,7 +288,7 @@ call_rpc(struct json_object **out, const struct call_conn *conn, const char *met
 {
 	struct call_answer	 a;
 	struct curl_slist	*hdrs = NULL, *h;
-	CURL			*curl = NULL;
+	CURL			*curl = call_curl;
 	CURLcode		 cc;
 	char			 ebuf[CURL_ERROR_SIZE], line[1200];
 	char			*body = NULL, *location = NULL;
@@ -330,8 +337,8 @@ call_rpc(struct json_object **out, const struct call_conn *conn, const char *met
 			goto nomem;
 		hdrs = h;
 	}
-	if ((curl = curl_easy_init()) == NULL ||
-	    curl_easy_setopt(curl, CURLOPT_URL, conn->url) != CURLE_OK ||
+	curl_easy_reset(curl);	/* keeps the live connection */
+	if (curl_easy_setopt(curl, CURLOPT_URL, conn->url) != CURLE_OK ||
 #if LIBCURL_VERSION_NUM >= 0x075500
 	    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK ||
 #else
@@ -381,7 +388,12 @@ nomem:
 	fputs("forgemcp: out of memory\n", stderr);
 	rc = CALL_PROTOCOL;
 done:
-	curl_easy_cleanup(curl);
+	/* the handle must not keep pointers into this frame */
+	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, NULL);
+	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, NULL);
+	curl_easy_setopt(curl, CURLOPT_POSTFIELDS, NULL);
+	curl_easy_setopt(curl, CURLOPT_WRITEDATA, NULL);
+	curl_easy_setopt(curl, CURLOPT_HEADERDATA, NULL);
 	/* the list holds the token */
 	for (h = hdrs; h != NULL; h = h->next)
 		explicit_bzero(h->data, strlen(h->data));
