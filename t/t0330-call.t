@@ -224,6 +224,27 @@ test_expect_success 'exit 4: a token without the scope the tool needs (403)' '
 	err_is "^forgemcp: HTTP 403 from $URL: .*needs the token scope .write."
 '
 
+# The runbook of doc/runbooks.md, pointed at this forge.
+sed -n '/^#!\/bin\/sh$/,/^```$/p' "$SRC_DIR/doc/runbooks.md" | sed '$d' |
+	sed -e "s|https://forge.example.org/mcp|$URL|" -e "s|/etc/forgemcp/ops.token|$TRASH/ops.token|" \
+	    -e "s|ops/infra|alice/fixture|g" >runbook.sh
+chmod +x runbook.sh
+# run_runbook HOST: the runbook, with this build's forgemcp first on PATH
+run_runbook () {
+	env -u FORGEMCP_CONFIG PATH="${FORGEMCP%/*}:$PATH" ./runbook.sh "$1"
+}
+
+test_expect_success 'the runbook of doc/runbooks.md opens the issue once' '
+	test "$(wc -l <runbook.sh)" -ge 20 &&
+	(umask 077 && printf "%s\n" "$ALICE_TOKEN" >ops.token) &&
+	{ run_runbook db7 >out 2>err || { cat err; false; }; } &&
+	grep -Ex "$BASE_URL/alice/fixture/issues/[0-9]+" out &&
+	{ run_runbook db7 >out 2>err || { cat err; false; }; } &&
+	test_must_fail test -s out &&
+	tool_ok list_issues "{\"repo\":\"alice/fixture\",\"query\":\"disk full on db7\"}" &&
+	jq -e ".issues | length == 1" out.json
+'
+
 test_expect_success 'exit 5: rate limited, the wait on stderr' '
 	mcp_client_start &&
 	for i in $(seq 81); do
