@@ -157,6 +157,10 @@ test_expect_success 'exit 2: usage errors, each named' '
 	err_is "argument .body.: cannot read .missing.md." &&
 	fcall 2 get_issue repo=alice/fixture number=1 number=2 &&
 	err_is "argument .number. is given twice" &&
+	fcall 2 get_issue repo=alice/fixture number:=null number=2 &&
+	err_is "argument .number. is given twice" &&
+	fcall 1 get_issue repo=alice/fixture number:=null &&
+	jq -e ".isError == true" out &&
 	fcall 2 get_issue repo &&
 	err_is "expected KEY=VALUE, KEY=@FILE or KEY:=JSON, got .repo.\$" &&
 	fcall 2 --timeout 0 --list &&

@@ -214,7 +214,7 @@ call_arg(struct json_object *args, const char *tool, struct json_object *schema,
 	key[klen] = '\0';
 	val = eq + 1;
 	vlen = strlen(val);
-	if (json_get(args, key) != NULL)
+	if (json_object_object_get_ex(args, key, NULL))
 		return call_refuse("argument '%s' is given twice", key);
 	prop = json_get(props, key);
 	if (prop == NULL && json_is_type(addl, json_type_boolean) && !json_object_get_boolean(addl))
@@ -534,7 +534,7 @@ cli_call(struct cli *cli, int argc, char **argv)
 	    (size_t)i < json_object_array_length(req); i++) {
 		const char *k = json_object_get_string(json_object_array_get_idx(req, i));
 
-		if (k != NULL && json_get(args, k) == NULL) {
+		if (k != NULL && !json_object_object_get_ex(args, k, NULL)) {
 			rc = call_refuse("tool '%s' needs the argument '%s'", name, k);
 			goto done_http;
 		}
