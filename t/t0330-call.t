@@ -26,12 +26,13 @@ wait_for 10 test -s "$TRASH/fake.port" || { echo "Bail out! fake-http.pl did not
 FAKE=http://127.0.0.1:$(cat "$TRASH/fake.port")
 
 # fcall STATUS [ARGS...]: forgemcp call --url $URL ARGS with FORGEMCP_TOKEN=$TOKEN
-# and no configuration file; stdout in out, stderr in err; the exit status
-# must be STATUS.
+# and a configuration file that does not exist (every other command fails on
+# it); stdout in out, stderr in err; the exit status must be STATUS.
 fcall () {
 	local want=$1 code
 	shift
-	env -u FORGEMCP_CONFIG FORGEMCP_TOKEN="$TOKEN" "$FORGEMCP" call --url "$URL" "$@" >out 2>err
+	FORGEMCP_CONFIG=$TRASH/no-such.conf FORGEMCP_TOKEN=$TOKEN \
+		"$FORGEMCP" call --url "$URL" "$@" >out 2>err
 	code=$?
 	if test "${TEST_VERBOSE:-}" = 1; then
 		echo "\$ forgemcp call $* -> $code"; head -n 15 out; cat err
@@ -53,7 +54,8 @@ err_is () {
 printf 'db3: /var is full\n\n- rotated logs\n' >incident.md
 
 test_expect_success 'call --help needs no endpoint, configuration or database' '
-	env -u FORGEMCP_CONFIG -u FORGEMCP_URL FORGEMCP_DB_SOCKET=/nonexistent \
+	test_must_fail env FORGEMCP_CONFIG=$TRASH/no-such.conf "$FORGEMCP" repo list 2>/dev/null &&
+	env -u FORGEMCP_URL FORGEMCP_CONFIG=$TRASH/no-such.conf FORGEMCP_DB_SOCKET=/nonexistent \
 		"$FORGEMCP" call --help >out 2>err &&
 	test_must_fail test -s err &&
 	grep -q "^usage: forgemcp call " out &&
