@@ -7,8 +7,8 @@
 . ./test-lib.sh
 
 start_db
-# dave's limit is reached on purpose; the others stay far below it
-config_set rate_limit 80
+# dave's limit is reached on purpose; alice makes some 60 requests, far below it
+config_set rate_limit 200
 config_set rate_window 3600
 start_server 2
 start_nginx
@@ -253,10 +253,12 @@ test_expect_success 'the runbook of doc/runbooks.md opens the issue once' '
 
 test_expect_success 'exit 5: rate limited, the wait on stderr' '
 	mcp_client_start &&
-	for i in $(seq 81); do
-		mcp_legacy ping null --token "$DAVE_TOKEN" || return 1
-		test "$(cat "$RESP.status")" = 429 && break
-	done &&
+	for i in $(seq 201); do
+		mcp_post --token "$DAVE_TOKEN" "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}" ||
+			return 1
+		st= && read -r st <"$RESP.status" || :
+		test "$st" = 429 && break
+	done
 	test_status 429 &&
 	TOKEN=$DAVE_TOKEN fcall 5 --list &&
 	err_is "^forgemcp: rate limited: retry after [0-9]+ s\$" &&
