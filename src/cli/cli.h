@@ -25,6 +25,7 @@ int	cli_stdio(struct cli *cli, int argc, char **argv);
 int	cli_branch_rule(struct cli *cli, int argc, char **argv);	/* set | list */
 int	cli_check(struct cli *cli, int argc, char **argv);		/* report */
 int	cli_worker(struct cli *cli, int argc, char **argv);		/* the merge queue */
+int	cli_call(struct cli *cli, int argc, char **argv);		/* a tool, over HTTP */
 
 /*
  * Prints one tab-separated field of a listing: tabs and line breaks become
@@ -36,6 +37,14 @@ void	cli_put_field(const char *s, const char *empty);
 const char *cli_bad_option(char **argv);
 /* Splits "owner/name" into owner[olen] and name[nlen]; cli_usage's 2 when it is not that. */
 int	cli_split_full(char *owner, size_t olen, char *name, size_t nlen, const char *full);
+
+/*
+ * Reads a token from path into *out (caller frees and wipes): one line, its
+ * line break dropped.  Refuses a file other users can read or write, one
+ * that is not a regular file, and an empty or over-long one.  Returns 0, or
+ * 1 after cli_fail.
+ */
+int	cli_token_file(char **out, const char *path);
 
 /* Prints "forgemcp: <message>" on stderr; returns 1 for `return cli_fail(...)`. */
 int	cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -38,6 +38,7 @@ usage(FILE *f)
 	    "  branch-rule   set or list the checks a branch requires\n"
 	    "  check         report a check result on a commit\n"
 	    "  worker        do the queued merges (a long-running process)\n"
+	    "  call          call one tool of an endpoint over HTTP (for scripts and runbooks)\n"
 	    "\n"
 	    "Run with no command under a FastCGI socket (spawn-fcgi, systemd, Apache) it\n"
 	    "serves FastCGI; run as CGI (GATEWAY_INTERFACE set) it serves one request.\n"
@@ -172,6 +173,9 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* A runbook host has the URL and a token, no configuration file and no database. */
+	if (cmd != NULL && strcmp(cmd, "call") == 0)
+		return cli_call(&cli, argc - ai, argv + ai);
 	err_clear(&e);
 	for (i = (size_t)ai + 1; i < (size_t)argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)

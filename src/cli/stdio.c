@@ -34,14 +34,8 @@ stdio_usage(FILE *f)
 
 #define STDIO_TOKEN_FILE_MAX	1024	/* far above any token */
 
-/*
- * Reads the token from path into *out (caller frees): one line, its line
- * break dropped.  Refuses a file other users can read or write, one that
- * is not a regular file, and an empty or over-long one.  Returns 0, or 1
- * after cli_fail.
- */
-static int
-stdio_token_file(char **out, const char *path)
+int
+cli_token_file(char **out, const char *path)
 {
 	struct stat	 st;
 	char		 buf[STDIO_TOKEN_FILE_MAX + 1];
@@ -147,7 +141,7 @@ cli_stdio(struct cli *cli, int argc, char **argv)
 	if (optind < argc)
 		return cli_usage("unexpected argument '%s'", argv[optind]);
 	if (file != NULL) {
-		if (stdio_token_file(&token, file) != 0)
+		if (cli_token_file(&token, file) != 0)
 			return 1;
 	} else if ((env = getenv("FORGEMCP_TOKEN")) != NULL && *env != '\0') {
 		if ((token = strdup(env)) == NULL)
