@@ -13,7 +13,7 @@
 APACHE=$(command -v apache2 || echo /usr/sbin/apache2)
 test -x "$APACHE" || skip_all "apache2 is not installed (etc/check installs apache2)"
 MODS=/usr/lib/apache2/modules
-for m in mpm_prefork cgi mime env rewrite setenvif authz_core; do
+for m in mpm_prefork cgi mime env rewrite setenvif userdir authz_core; do
 	test -f "$MODS/mod_$m.so" || skip_all "Apache module mod_$m is not installed ($MODS)"
 done
 mariadbd_bin >/dev/null || skip_all "mariadbd is not installed"
@@ -35,7 +35,8 @@ fi
 APDIR=$(mktemp -d /tmp/forgemcp-t9310.XXXXXX) || exit 1
 chmod 755 "$APDIR"
 trap 'c=$?; rm -rf "$APDIR"; (exit $c); test_exit_' EXIT
-HOMEDIR=$APDIR/home
+# named after the user, as mod_userdir finds it (UserDir $APDIR/*/public_html)
+HOMEDIR=$APDIR/$WEB_USER
 WEB=$HOMEDIR/public_html/forgemcp
 USER_CONF=$HOMEDIR/forgemcp/forgemcp.conf
 AP=$APDIR/apache
@@ -110,6 +111,8 @@ LoadModule env_module $MODS/mod_env.so
 LoadModule rewrite_module $MODS/mod_rewrite.so
 LoadModule cgi_module $MODS/mod_cgi.so
 LoadModule setenvif_module $MODS/mod_setenvif.so
+LoadModule userdir_module $MODS/mod_userdir.so
+UserDir $APDIR/*/public_html
 $(test -f "$MODS/mod_fcgid.so" && echo "LoadModule fcgid_module $MODS/mod_fcgid.so")
 <IfModule fcgid_module>
 	FcgidIPCDir $AP/fcgid
@@ -244,6 +247,16 @@ test_expect_success 'the RewriteRule fallback passes the header instead of CGIPa
 		-e "s/^#\(RewriteRule ^ - \[E=HTTP_AUTHORIZATION\)/\1/" >"$WEB/.htaccess" &&
 	grep "^RewriteRule ^ - \[E=HTTP_AUTHORIZATION" "$WEB/.htaccess" &&
 	tool_call get_file_contents "{\"repo\":\"bob/hidden\",\"path\":\"README.md\"}" --token "$CAROL_TOKEN" &&
+	test_status 200 &&
+	tool_text | jq -e ".commit == \"$FIXTURE_C3\""
+'
+
+test_expect_success 'served as a home page, /~USER/forgemcp/mcp: the same .htaccess' '
+	test_when_finished "cp forgemcp.conf.good \"$USER_CONF\"" &&
+	cp "$USER_CONF" forgemcp.conf.good &&
+	sed "s|^endpoint = .*|endpoint = /~$WEB_USER/forgemcp/mcp|" forgemcp.conf.good >"$USER_CONF" &&
+	tool_call get_file_contents "{\"repo\":\"bob/hidden\",\"path\":\"README.md\"}" --token "$CAROL_TOKEN" \
+		--url "http://127.0.0.1:$HTTP_PORT/~$WEB_USER/forgemcp/mcp" &&
 	test_status 200 &&
 	tool_text | jq -e ".commit == \"$FIXTURE_C3\""
 '
@@ -431,4 +444,10 @@ test_expect_success 'Apache stops' '
 mkdir -p "$TRASH/apache"
 cp "$AP"/logs/*.log "$TRASH/apache/" 2>/dev/null
 cp "$APDIR"/asan/* "$TRASH/asan/" 2>/dev/null
+
+# a report that could not go to its file went to stderr: Apache's error log
+test_expect_success 'no sanitizer report in the error log of Apache either' '
+	test_must_fail grep -E "ERROR: AddressSanitizer|runtime error:|LeakSanitizer|ERROR: [A-Za-z]*Sanitizer" \
+		"$TRASH/apache/error.log"
+'
 test_done
