@@ -14,16 +14,15 @@ struct config;
 int	front_main(const struct config *cfg, int argc, char **argv);
 /* Whether this process was started as a FastCGI responder or as CGI. */
 int	front_detect(void);
-/* Whether this process was started as plain CGI, to serve exactly one request. */
-int	front_is_cgi(void);
 /*
- * Answers the one request of a CGI run that cannot serve it, because its
- * configuration cannot be read or used: logs why (the operator's message,
- * on stderr, which the web server keeps in its error log), reads the body,
- * and writes a 503 with a JSON-RPC error that tells the client only that
- * the server is misconfigured; never the web server's bare 500.  Returns
- * the exit status, 1.
+ * For a process started as CGI or as a FastCGI responder (front_detect)
+ * whose configuration cannot be read or used: logs why (the operator's
+ * message, on stderr, which the web server or process manager keeps) and
+ * answers with a 503 and a JSON-RPC error that tells the client only that
+ * the server is misconfigured, never the web server's bare 500 or 502: the
+ * one request of a CGI run, or, on the inherited FastCGI socket, every
+ * request until the process is stopped.  Returns the exit status, 1.
  */
-int	front_cgi_refuse(const char *why);
+int	front_refuse(const char *why);
 
 #endif

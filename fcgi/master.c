@@ -65,6 +65,14 @@ front_is_cgi(void)
 	    getenv("GATEWAY_INTERFACE") != NULL;
 }
 
+int
+front_refuse(const char *why)
+{
+	if (front_is_cgi())
+		return front_cgi_refuse(why);
+	return front_fcgi_refuse(front_inherited_socket(), why);
+}
+
 /* Starts the worker of slot in fair; returns its pid or -1. */
 static pid_t
 front_spawn(const struct config *cfg, int sock, struct fair *fair, int slot)

@@ -187,4 +187,23 @@ test_expect_success 'spawn-fcgi: the worker stops on SIGTERM' '
 	stop_pid "$SPAWN_PID" 10
 '
 
+test_expect_success 'spawn-fcgi: a configuration that cannot be read: every request a 503 JSON-RPC error' '
+	rm -f "$SPAWN_SOCK"
+	FORGEMCP_CONFIG=$TRASH/no-such.conf spawn-fcgi -n -s "$SPAWN_SOCK" -- "$FORGEMCP" \
+		2>"$TRASH/refuse.stderr" >/dev/null </dev/null &
+	REFUSE_PID=$!
+	test_register_pid $REFUSE_PID
+	wait_for 10 test -S "$SPAWN_SOCK" &&
+	legacy_body ping >req &&
+	for i in 1 2; do
+		wait_for 10 fcgi_request "$SPAWN_SOCK" req &&
+		test_status 503 &&
+		test_json .error.code -32603 &&
+		test_no_header Retry-After || return 1
+	done &&
+	test "$(grep -c "cannot serve the request: cannot read configuration file $TRASH/no-such.conf: No such file or directory" \
+		"$TRASH/refuse.stderr")" = 2 &&
+	stop_pid "$REFUSE_PID" 10
+'
+
 test_done

@@ -308,6 +308,16 @@ test_expect_success 'there, the program by its file name, the header passed by S
 	test_status 401
 '
 
+# test_refused STATUS: the answer is a JSON-RPC error with that status.
+test_refused () {
+	test_status "$1" &&
+	test_header Content-Type "^application/json" &&
+	test_json .jsonrpc "\"2.0\"" &&
+	test_json .error.code -32603 &&
+	test_jq ".error.message | test(\"^Service unavailable: \")" &&
+	test_header Cache-Control no-store
+}
+
 # mod_fcgid from .htaccess: the sample's commented lines, and the guide's
 # script that names the configuration (mod_fcgid ignores SetEnv when it
 # starts a process).
@@ -343,15 +353,18 @@ if test -n "$FCGID"; then
 		pgrep -f "^$HOMEDIR/forgemcp/forgemcp\$" >fcgid.pids &&
 		test -s fcgid.pids
 	'
-	test_expect_success 'mod_fcgid: a configuration that cannot be read stops the process; the error log says why' '
+	test_expect_success 'mod_fcgid: a configuration that cannot be read: a 503 with a JSON-RPC body, the log says why' '
 		test_when_finished "render_htaccess >\"$WEB/.htaccess\"" &&
 		render_fcgid >"$WEB/.htaccess" &&
 		sed "s|^FORGEMCP_CONFIG=.*|&.missing|" "$WEB/forgemcp.fcgi" >"$WEB/broken.fcgi" &&
 		chmod 755 "$WEB/broken.fcgi" &&
 		mark_error_log &&
 		mcp_modern tools/list "{}" --path /broken.fcgi &&
-		test_must_fail test_status 200 &&
-		error_log_has "forgemcp: cannot read configuration file $USER_CONF.missing: No such file or directory"
+		test_refused 503 &&
+		test_no_header Retry-After &&
+		error_log_has "cannot serve the request: cannot read configuration file $USER_CONF.missing: No such file or directory" &&
+		mcp_legacy ping null --path /broken.fcgi &&
+		test_refused 503
 	'
 fi
 
@@ -366,15 +379,6 @@ test_expect_success 'a request log line per call lands in the error log, with it
 
 # --- failures -------------------------------------------------------------
 
-# test_refused STATUS: the answer is a JSON-RPC error with that status.
-test_refused () {
-	test_status "$1" &&
-	test_header Content-Type "^application/json" &&
-	test_json .jsonrpc "\"2.0\"" &&
-	test_json .error.code -32603 &&
-	test_jq ".error.message | test(\"^Service unavailable: \")" &&
-	test_header Cache-Control no-store
-}
 
 test_expect_success 'an unreadable configuration is a 503 with a JSON-RPC body, and the log says why' '
 	test_when_finished "chmod 600 \"$USER_CONF\"" &&
