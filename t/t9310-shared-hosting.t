@@ -5,9 +5,12 @@
 # says nothing of forgemcp; the binary copied there as forgemcp.cgi beside
 # etc/htaccess.sample rendered with the test's paths; the configuration
 # (0600) outside the web root; MariaDB reached over TCP with a password.
-# Real calls in both eras with a bearer token; then a configuration that
-# cannot be read and a database that refuses the login or is down, each a
-# 503 with a JSON-RPC body and a line in Apache's error log naming the cause.
+# Real calls in both eras with a bearer token, also as /~USER/ (mod_userdir)
+# and, when mod_fcgid is installed, through its commented lines; a directory
+# that allows less (no AuthConfig, no symbolic links, no ExecCGI) and what
+# the guide says to do there; then a configuration that cannot be read and
+# a database that refuses the login or is down, each a 503 with a JSON-RPC
+# body and a line in Apache's error log naming the cause.
 . ./test-lib.sh
 
 APACHE=$(command -v apache2 || echo /usr/sbin/apache2)
