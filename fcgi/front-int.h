@@ -11,6 +11,15 @@ struct core;
 int	front_worker(struct core *core, const struct config *cfg, int sock);
 /* Serves exactly one CGI request from the environment and stdin; 0 or -1. */
 int	front_cgi(struct core *core, const struct config *cfg);
+/* Whether this process was started as plain CGI, to serve exactly one request. */
+int	front_is_cgi(void);
+/*
+ * front_refuse's two halves: the one CGI request (its body read first, so
+ * the web server's write of it does not fail), or every FastCGI request on
+ * the listening socket sock.  Each logs why; each returns 1.
+ */
+int	front_cgi_refuse(const char *why);
+int	front_fcgi_refuse(int sock, const char *why);
 /*
  * Waits for libgit2's set-up, begun on a thread at start (front_main); on
  * failure says so and releases core.  Returns 0 or -1.

@@ -440,3 +440,73 @@ front_cgi(struct core *core, const struct config *cfg)
 	free(body);
 	return 0;
 }
+
+#define FRONT_DRAIN_MAX	(1UL << 20)	/* body bytes a refused CGI request reads at most */
+
+/* The answer to a request of a server whose configuration cannot be used. */
+static void
+front_refusal(struct core_response *resp)
+{
+	core_response_init(resp);
+	core_response_header(resp, "Cache-Control", "no-store");
+	core_refuse(resp, NULL, NULL, REFUSAL_SERVER_CONFIG);
+}
+
+int
+front_cgi_refuse(const char *why)
+{
+	struct core_response	 resp;
+	const char		*clen = getenv("CONTENT_LENGTH");
+	char			 head[4096], buf[4096];
+	unsigned long		 left = 0;
+	int			 n;
+
+	log_error("cannot serve the request: %s", why);
+	/*
+	 * Read the body the web server is writing (up to a cap), so that its
+	 * write does not fail on a program that left: mod_cgi logs that, and
+	 * may drop the answer.
+	 */
+	if (clen != NULL && clen[0] >= '0' && clen[0] <= '9')
+		left = strtoul(clen, NULL, 10);
+	if (left > FRONT_DRAIN_MAX)
+		left = FRONT_DRAIN_MAX;
+	while (left > 0 &&
+	    (n = front_stdin_read(NULL, buf, left < sizeof(buf) ? left : sizeof(buf))) > 0)
+		left -= (unsigned long)n;
+	front_refusal(&resp);
+	if ((n = front_head(head, sizeof(head), &resp)) > 0) {
+		fwrite(head, 1, (size_t)n, stdout);
+		if (resp.body_len > 0)
+			fwrite(resp.body, 1, resp.body_len, stdout);
+	}
+	fflush(stdout);
+	core_response_release(&resp);
+	return 1;
+}
+
+int
+front_fcgi_refuse(int sock, const char *why)
+{
+	FCGX_Request		 fr;
+	struct core_request	 req;
+	struct core_response	 resp;
+
+	log_error("cannot serve requests: %s; answering each with 503 until the configuration "
+	    "is fixed and the process restarted", why);
+	/* Nothing in flight is worth finishing: a stop is immediate. */
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGPIPE, SIG_IGN);
+	if (FCGX_InitRequest(&fr, sock, 0) != 0)
+		return 1;
+	while (FCGX_Accept_r(&fr) >= 0) {
+		log_error("cannot serve the request: %s", why);
+		memset(&req, 0, sizeof(req));
+		front_refusal(&resp);
+		front_answer(&fr, &req, &resp);
+		core_response_release(&resp);
+		FCGX_Finish_r(&fr);
+	}
+	return 1;
+}

@@ -56,6 +56,23 @@ front_detect(void)
 	return !FCGX_IsCGI() || getenv("GATEWAY_INTERFACE") != NULL;
 }
 
+int
+front_is_cgi(void)
+{
+	const char	*fds = getenv("LISTEN_FDS");
+
+	return (fds == NULL || atoi(fds) < 1) && FCGX_IsCGI() &&
+	    getenv("GATEWAY_INTERFACE") != NULL;
+}
+
+int
+front_refuse(const char *why)
+{
+	if (front_is_cgi())
+		return front_cgi_refuse(why);
+	return front_fcgi_refuse(front_inherited_socket(), why);
+}
+
 /* Starts the worker of slot in fair; returns its pid or -1. */
 static pid_t
 front_spawn(const struct config *cfg, int sock, struct fair *fair, int slot)
@@ -394,6 +411,8 @@ front_main(const struct config *cfg, int argc, char **argv)
 	}
 	err_clear(&e);
 	if (config_check_server(cfg, &e) != 0) {
+		if (listen_addr == NULL && front_is_cgi())
+			return front_cgi_refuse(e.msg);
 		fprintf(stderr, "forgemcp: %s\n", e.msg);
 		return 1;
 	}
@@ -412,14 +431,8 @@ front_main(const struct config *cfg, int argc, char **argv)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGUSR1, SIG_DFL);
 		err_clear(&e);
-		if (core_init(&core, cfg, &e) != 0) {
-			fprintf(stderr, "forgemcp: %s\n", e.msg);
-			printf("Status: 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-			    "Cache-Control: no-store\r\n\r\n"
-			    "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32603,"
-			    "\"message\":\"Service unavailable: the server is misconfigured\"}}\n");
-			return 1;
-		}
+		if (core_init(&core, cfg, &e) != 0)
+			return front_cgi_refuse(e.msg);
 		if (front_git_ready(&core) != 0)
 			return 1;
 		rc = front_cgi(&core, cfg);

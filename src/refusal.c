@@ -44,6 +44,10 @@ static const struct refusal_row refusal_rows[REFUSAL__MAX] = {
 	    CORE_UNAVAILABLE_MESSAGE },
 	[REFUSAL_MISCONFIGURED] = { CORE_UNAVAILABLE_STATUS, RPC_INTERNAL_ERROR,
 	    CORE_MISCONFIGURED_MESSAGE },
+	/* a CGI run whose configuration cannot be read or used (front_cgi_refuse) */
+	[REFUSAL_SERVER_CONFIG] = { CORE_UNAVAILABLE_STATUS, RPC_INTERNAL_ERROR,
+	    "Service unavailable: the server's configuration cannot be read or used, a "
+	    "configuration error that retrying will not mend; tell the forge's operator" },
 	/* limit (unsigned), window, whose limit, seconds left (long long) */
 	[REFUSAL_OVER_LIMIT] = { 429, RPC_INVALID_REQUEST,
 	    "Too Many Requests: the limit is %u requests per %lld seconds "

@@ -60,6 +60,30 @@ test_expect_success 'CGI: the request log line goes to stderr' '
 	grep -F "$id" "$TRASH/cgi.stderr"
 '
 
+test_expect_success 'CGI: a configuration that cannot be read is a 503 JSON-RPC error, and stderr says why' '
+	legacy_body ping >req &&
+	: >"$TRASH/cgi.stderr" &&
+	cgi_request req "FORGEMCP_CONFIG=$TRASH/no-such.conf" &&
+	test "$CGI_EXIT" = 1 &&
+	test_status 503 &&
+	test_header Content-Type "^application/json" &&
+	test_header Cache-Control no-store &&
+	test_no_header Retry-After &&
+	test_json .error.code -32603 &&
+	test_jq ".error.message | test(\"^Service unavailable: .*configuration\")" &&
+	test_must_fail grep -F "no-such.conf" "$RESP.body" &&
+	grep "error: cannot serve the request: cannot read configuration file $TRASH/no-such.conf: No such file or directory" "$TRASH/cgi.stderr"
+'
+
+test_expect_success 'CGI: so is one that names no usable repo_root' '
+	legacy_body ping >req &&
+	: >"$TRASH/cgi.stderr" &&
+	cgi_request req "FORGEMCP_REPO_ROOT=$TRASH/no-such-dir" &&
+	test_status 503 &&
+	test_json .error.code -32603 &&
+	grep "cannot serve the request: repo_root $TRASH/no-such-dir cannot be used" "$TRASH/cgi.stderr"
+'
+
 # --- fcgiwrap behind nginx ---------------------------------------------------
 
 FCGIWRAP_SOCK=$TRASH/fcgiwrap.sock
@@ -161,6 +185,25 @@ test_expect_success 'spawn-fcgi: tool calls, auth and the gate' '
 
 test_expect_success 'spawn-fcgi: the worker stops on SIGTERM' '
 	stop_pid "$SPAWN_PID" 10
+'
+
+test_expect_success 'spawn-fcgi: a configuration that cannot be read: every request a 503 JSON-RPC error' '
+	rm -f "$SPAWN_SOCK"
+	FORGEMCP_CONFIG=$TRASH/no-such.conf spawn-fcgi -n -s "$SPAWN_SOCK" -- "$FORGEMCP" \
+		2>"$TRASH/refuse.stderr" >/dev/null </dev/null &
+	REFUSE_PID=$!
+	test_register_pid $REFUSE_PID
+	wait_for 10 test -S "$SPAWN_SOCK" &&
+	legacy_body ping >req &&
+	for i in 1 2; do
+		wait_for 10 fcgi_request "$SPAWN_SOCK" req &&
+		test_status 503 &&
+		test_json .error.code -32603 &&
+		test_no_header Retry-After || return 1
+	done &&
+	test "$(grep -c "cannot serve the request: cannot read configuration file $TRASH/no-such.conf: No such file or directory" \
+		"$TRASH/refuse.stderr")" = 2 &&
+	stop_pid "$REFUSE_PID" 10
 '
 
 test_done

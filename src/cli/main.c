@@ -182,9 +182,18 @@ main(int argc, char **argv)
 			help = 1;
 	/* Help must work before any configuration exists. */
 	if (help ? config_defaults(&cli.cfg, &e) != 0 :
-	    config_load(&cli.cfg, cli.config_path, &e) != 0)
+	    config_load(&cli.cfg, cli.config_path, &e) != 0) {
+		/* Started by a web server: each request gets an answer, a 503, not its 500. */
+		if (cmd == NULL)
+			return front_refuse(e.msg);
 		return cli_fail("%s", e.msg);
+	}
 	log_set_level((enum log_level)cli.cfg.log_level);
+	if (cmd == NULL && config_check_server(&cli.cfg, &e) != 0) {
+		rc = front_refuse(e.msg);
+		config_release(&cli.cfg);
+		return rc;
+	}
 	if (cmd == NULL || strcmp(cmd, "fcgi") == 0) {
 		/* The server waits for it before it serves (front_main). */
 		if ((help ? repo_global_init() : repo_global_start()) != 0) {

@@ -39,13 +39,16 @@ db_user_opt () {
 # db_start_in DATADIR SOCKET PIDFILE LOG: starts mariadbd in the background
 # as a child of this shell (never call it inside $(...): the server would be
 # a grandchild, and `wait` would return at once); DB_STARTED holds its pid.
-# Its temporary files go to DATADIR.tmp, not to the shared /tmp.
+# Its temporary files go to DATADIR.tmp, not to the shared /tmp.  It listens
+# on its socket only, unless DB_NETWORK holds the options of a TCP listener
+# (such as --bind-address=127.0.0.1 --port=PORT).
+DB_NETWORK=
 db_start_in () {
 	mkdir -p "${1%/}.tmp"
 	# shellcheck disable=SC2086
 	"$(mariadbd_bin)" --no-defaults $(db_user_opt) --datadir="$1" \
 		--socket="$2" --pid-file="$3" --log-error="$4" --tmpdir="${1%/}.tmp" \
-		--skip-networking $DB_OPTS >>"$4" 2>&1 &
+		${DB_NETWORK:---skip-networking} $DB_OPTS >>"$4" 2>&1 &
 	DB_STARTED=$!
 }
 
