@@ -417,26 +417,35 @@ front_git_ready(struct core *core)
 	return -1;
 }
 
+/* Writes a CGI answer (head and body) on stdout, and releases it. */
+static void
+front_cgi_write(struct core_response *resp)
+{
+	char	head[4096];
+	int	n;
+
+	if ((n = front_head(head, sizeof(head), resp)) > 0) {
+		fwrite(head, 1, (size_t)n, stdout);
+		if (resp->body_len > 0)
+			fwrite(resp->body, 1, resp->body_len, stdout);
+	}
+	fflush(stdout);
+	core_response_release(resp);
+}
+
 int
 front_cgi(struct core *core, const struct config *cfg)
 {
 	struct core_request	 req;
 	struct core_response	 resp;
-	char			*body, head[4096];
-	int			 n;
+	char			*body;
 
 	memset(&req, 0, sizeof(req));
 	req.transport = CORE_HTTP;
 	req.env = environ;
 	body = front_body(&req, cfg, getenv("CONTENT_LENGTH"), front_stdin_read, NULL);
 	core_handle(core, &req, &resp);
-	if ((n = front_head(head, sizeof(head), &resp)) > 0) {
-		fwrite(head, 1, (size_t)n, stdout);
-		if (resp.body_len > 0)
-			fwrite(resp.body, 1, resp.body_len, stdout);
-	}
-	fflush(stdout);
-	core_response_release(&resp);
+	front_cgi_write(&resp);
 	free(body);
 	return 0;
 }
@@ -457,7 +466,7 @@ front_cgi_refuse(const char *why)
 {
 	struct core_response	 resp;
 	const char		*clen = getenv("CONTENT_LENGTH");
-	char			 head[4096], buf[4096];
+	char			 buf[4096];
 	unsigned long		 left = 0;
 	int			 n;
 
@@ -475,13 +484,7 @@ front_cgi_refuse(const char *why)
 	    (n = front_stdin_read(NULL, buf, left < sizeof(buf) ? left : sizeof(buf))) > 0)
 		left -= (unsigned long)n;
 	front_refusal(&resp);
-	if ((n = front_head(head, sizeof(head), &resp)) > 0) {
-		fwrite(head, 1, (size_t)n, stdout);
-		if (resp.body_len > 0)
-			fwrite(resp.body, 1, resp.body_len, stdout);
-	}
-	fflush(stdout);
-	core_response_release(&resp);
+	front_cgi_write(&resp);
 	return 1;
 }
 

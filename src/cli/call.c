@@ -64,11 +64,9 @@ call_refuse(const char *fmt, ...)
 {
 	va_list	ap;
 
-	fputs("forgemcp: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_vsay(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return CALL_USAGE;
 }
 

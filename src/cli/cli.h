@@ -1,6 +1,7 @@
 /* cli: the forgemcp command's subcommands. */
 #ifndef FM_CLI_H
 #define FM_CLI_H
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "conf.h"
@@ -48,6 +49,8 @@ int	cli_token_file(char **out, const char *path);
 
 /* Prints "forgemcp: <message>" on stderr; returns 1 for `return cli_fail(...)`. */
 int	cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* cli_fail's printing, for a caller with its own exit status. */
+void	cli_vsay(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 /* Prints "forgemcp: <message>" plus a hint to use --help; returns 2. */
 int	cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -91,16 +91,22 @@ cli_put_field(const char *s, const char *empty)
 		putchar(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s);
 }
 
+void
+cli_vsay(const char *fmt, va_list ap)
+{
+	fputs("forgemcp: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 int
 cli_fail(const char *fmt, ...)
 {
 	va_list	ap;
 
-	fputs("forgemcp: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_vsay(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return 1;
 }
 
