@@ -16,7 +16,9 @@
 #include <json-c/json.h>
 
 #include "cli/call.h"
+#include "err.h"
 #include "json.h"
+#include "store/curl_lib.h"
 
 #define CALL_ANSWER_MAX		(64L * 1024 * 1024)	/* bytes of one answer */
 #define CALL_CONNECT_TIMEOUT	10L			/* seconds, at most the timeout */
@@ -105,15 +107,23 @@ call_put_clean(const char *s)
 }
 
 /* One handle for the command's requests, so the second reuses the first's connection. */
-static CURL	*call_curl;
+static CURL			*call_curl;
+static const struct curl_lib	*call_cl;
 
 int
 call_http_init(void)
 {
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK ||
-	    (call_curl = curl_easy_init()) == NULL) {
+	struct err	e;
+
+	err_clear(&e);
+	if ((call_cl = curl_lib(&e)) == NULL) {
+		fprintf(stderr, "forgemcp: %s\n", e.msg);
+		return CALL_PROTOCOL;
+	}
+	if (call_cl->global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK ||
+	    (call_curl = call_cl->easy_init()) == NULL) {
 		fputs("forgemcp: cannot initialise libcurl\n", stderr);
-		curl_global_cleanup();
+		call_cl->global_cleanup();
 		return CALL_PROTOCOL;
 	}
 	return CALL_OK;
@@ -122,9 +132,9 @@ call_http_init(void)
 void
 call_http_shutdown(void)
 {
-	curl_easy_cleanup(call_curl);
+	call_cl->easy_cleanup(call_curl);
 	call_curl = NULL;
-	curl_global_cleanup();
+	call_cl->global_cleanup();
 }
 
 /* The request body: params with the era's _meta, as one JSON text (caller frees). */
@@ -308,61 +318,61 @@ call_rpc(struct json_object **out, const struct call_conn *conn, const char *met
 	lines[nlines++] = "Accept: application/json, text/event-stream";
 	lines[nlines++] = "Expect:";
 	for (i = 0; i < nlines; i++) {
-		if ((h = curl_slist_append(hdrs, lines[i])) == NULL)
+		if ((h = call_cl->slist_append(hdrs, lines[i])) == NULL)
 			goto nomem;
 		hdrs = h;
 	}
 	snprintf(line, sizeof line, "MCP-Protocol-Version: %s",
 	    conn->legacy ? CALL_LEGACY_VERSION : CALL_MODERN_VERSION);
-	if ((h = curl_slist_append(hdrs, line)) == NULL)
+	if ((h = call_cl->slist_append(hdrs, line)) == NULL)
 		goto nomem;
 	hdrs = h;
 	if (!conn->legacy) {
 		snprintf(line, sizeof line, "Mcp-Method: %s", method);
-		if ((h = curl_slist_append(hdrs, line)) == NULL)
+		if ((h = call_cl->slist_append(hdrs, line)) == NULL)
 			goto nomem;
 		hdrs = h;
 		if (name != NULL) {
 			snprintf(line, sizeof line, "Mcp-Name: %s", name);
-			if ((h = curl_slist_append(hdrs, line)) == NULL)
+			if ((h = call_cl->slist_append(hdrs, line)) == NULL)
 				goto nomem;
 			hdrs = h;
 		}
 	}
 	if (conn->token != NULL) {
 		snprintf(line, sizeof line, "Authorization: Bearer %s", conn->token);
-		h = curl_slist_append(hdrs, line);
+		h = call_cl->slist_append(hdrs, line);
 		explicit_bzero(line, sizeof line);
 		if (h == NULL)
 			goto nomem;
 		hdrs = h;
 	}
-	curl_easy_reset(curl);	/* keeps the live connection */
-	if (curl_easy_setopt(curl, CURLOPT_URL, conn->url) != CURLE_OK ||
+	call_cl->easy_reset(curl);	/* keeps the live connection */
+	if (call_cl->easy_setopt(curl, CURLOPT_URL, conn->url) != CURLE_OK ||
 #if LIBCURL_VERSION_NUM >= 0x075500
-	    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK ||
+	    call_cl->easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK ||
 #else
-	    curl_easy_setopt(curl, CURLOPT_PROTOCOLS,
+	    call_cl->easy_setopt(curl, CURLOPT_PROTOCOLS,
 		(long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)) != CURLE_OK ||
 #endif
-	    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L) != CURLE_OK ||
-	    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
-	    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, conn->timeout < CALL_CONNECT_TIMEOUT ?
+	    call_cl->easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L) != CURLE_OK ||
+	    call_cl->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
+	    call_cl->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, conn->timeout < CALL_CONNECT_TIMEOUT ?
 		conn->timeout : CALL_CONNECT_TIMEOUT) != CURLE_OK ||
-	    curl_easy_setopt(curl, CURLOPT_TIMEOUT, conn->timeout) != CURLE_OK ||
-	    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, hdrs) != CURLE_OK ||
-	    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body) != CURLE_OK ||
-	    curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "") != CURLE_OK ||
-	    curl_easy_setopt(curl, CURLOPT_USERAGENT, "forgemcp-call/" PACKAGE_VERSION) != CURLE_OK ||
-	    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, ebuf) != CURLE_OK ||
-	    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, call_write) != CURLE_OK ||
-	    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &a) != CURLE_OK ||
-	    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, call_header) != CURLE_OK ||
-	    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &a) != CURLE_OK) {
+	    call_cl->easy_setopt(curl, CURLOPT_TIMEOUT, conn->timeout) != CURLE_OK ||
+	    call_cl->easy_setopt(curl, CURLOPT_HTTPHEADER, hdrs) != CURLE_OK ||
+	    call_cl->easy_setopt(curl, CURLOPT_POSTFIELDS, body) != CURLE_OK ||
+	    call_cl->easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "") != CURLE_OK ||
+	    call_cl->easy_setopt(curl, CURLOPT_USERAGENT, "forgemcp-call/" PACKAGE_VERSION) != CURLE_OK ||
+	    call_cl->easy_setopt(curl, CURLOPT_ERRORBUFFER, ebuf) != CURLE_OK ||
+	    call_cl->easy_setopt(curl, CURLOPT_WRITEFUNCTION, call_write) != CURLE_OK ||
+	    call_cl->easy_setopt(curl, CURLOPT_WRITEDATA, &a) != CURLE_OK ||
+	    call_cl->easy_setopt(curl, CURLOPT_HEADERFUNCTION, call_header) != CURLE_OK ||
+	    call_cl->easy_setopt(curl, CURLOPT_HEADERDATA, &a) != CURLE_OK) {
 		fputs("forgemcp: cannot set up the HTTP client\n", stderr);
 		goto done;
 	}
-	cc = curl_easy_perform(curl);
+	cc = call_cl->easy_perform(curl);
 	if (a.nomem)
 		goto nomem;
 	if (a.too_big) {
@@ -377,11 +387,11 @@ call_rpc(struct json_object **out, const struct call_conn *conn, const char *met
 	}
 	if (cc != CURLE_OK) {
 		fprintf(stderr, "forgemcp: cannot reach %s: %s\n", conn->url,
-		    ebuf[0] != '\0' ? ebuf : curl_easy_strerror(cc));
+		    ebuf[0] != '\0' ? ebuf : call_cl->easy_strerror(cc));
 		goto done;
 	}
-	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_getinfo(curl, CURLINFO_REDIRECT_URL, &location);
+	call_cl->easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+	call_cl->easy_getinfo(curl, CURLINFO_REDIRECT_URL, &location);
 	rc = call_sort(out, conn, status, &a, location);
 	goto done;
 nomem:
@@ -389,15 +399,15 @@ nomem:
 	rc = CALL_PROTOCOL;
 done:
 	/* the handle must not keep pointers into this frame */
-	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, NULL);
-	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, NULL);
-	curl_easy_setopt(curl, CURLOPT_POSTFIELDS, NULL);
-	curl_easy_setopt(curl, CURLOPT_WRITEDATA, NULL);
-	curl_easy_setopt(curl, CURLOPT_HEADERDATA, NULL);
+	call_cl->easy_setopt(curl, CURLOPT_ERRORBUFFER, NULL);
+	call_cl->easy_setopt(curl, CURLOPT_HTTPHEADER, NULL);
+	call_cl->easy_setopt(curl, CURLOPT_POSTFIELDS, NULL);
+	call_cl->easy_setopt(curl, CURLOPT_WRITEDATA, NULL);
+	call_cl->easy_setopt(curl, CURLOPT_HEADERDATA, NULL);
 	/* the list holds the token */
 	for (h = hdrs; h != NULL; h = h->next)
 		explicit_bzero(h->data, strlen(h->data));
-	curl_slist_free_all(hdrs);
+	call_cl->slist_free_all(hdrs);
 	free(body);
 	free(a.buf);
 	return rc;

@@ -11,6 +11,7 @@
 #include "err.h"
 #include "json.h"
 #include "log.h"
+#include "store/curl_lib.h"
 #include "store/websearch.h"
 
 #define WS_CONNECT_TIMEOUT	5	/* seconds, at most the total timeout */
@@ -29,7 +30,8 @@ struct websearch_provider {
 };
 
 /* The per-process handle: kept between requests so connections are reused. */
-static CURL	*ws_curl;
+static CURL			*ws_curl;
+static const struct curl_lib	*ws_cl;	/* set by a provider before its first call */
 
 /* A response body read into memory, capped at WEBSEARCH_RESPONSE_MAX. */
 struct ws_body {
@@ -104,37 +106,37 @@ ws_get(struct ws_body *body, const char *url, struct curl_slist *headers, unsign
 	long		 status = 0, ctimeout;
 	CURLcode	 cc;
 
-	if (ws_curl == NULL && (ws_curl = curl_easy_init()) == NULL)
+	if (ws_curl == NULL && (ws_curl = ws_cl->easy_init()) == NULL)
 		return err_set(e, ERR_NOMEM, "out of memory");
-	curl_easy_reset(ws_curl);	/* keeps live connections and the DNS cache */
+	ws_cl->easy_reset(ws_curl);	/* keeps live connections and the DNS cache */
 	ebuf[0] = '\0';
 	ctimeout = timeout < WS_CONNECT_TIMEOUT ? (long)timeout : WS_CONNECT_TIMEOUT;
-	if (curl_easy_setopt(ws_curl, CURLOPT_URL, url) != CURLE_OK ||
-	    curl_easy_setopt(ws_curl, CURLOPT_HTTPGET, 1L) != CURLE_OK ||
-	    curl_easy_setopt(ws_curl, CURLOPT_HTTPHEADER, headers) != CURLE_OK ||
+	if (ws_cl->easy_setopt(ws_curl, CURLOPT_URL, url) != CURLE_OK ||
+	    ws_cl->easy_setopt(ws_curl, CURLOPT_HTTPGET, 1L) != CURLE_OK ||
+	    ws_cl->easy_setopt(ws_curl, CURLOPT_HTTPHEADER, headers) != CURLE_OK ||
 #if LIBCURL_VERSION_NUM >= 0x075500
-	    curl_easy_setopt(ws_curl, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK ||
+	    ws_cl->easy_setopt(ws_curl, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK ||
 #else
-	    curl_easy_setopt(ws_curl, CURLOPT_PROTOCOLS,
+	    ws_cl->easy_setopt(ws_curl, CURLOPT_PROTOCOLS,
 		(long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)) != CURLE_OK ||
 #endif
-	    curl_easy_setopt(ws_curl, CURLOPT_FOLLOWLOCATION, 0L) != CURLE_OK ||
-	    curl_easy_setopt(ws_curl, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
-	    curl_easy_setopt(ws_curl, CURLOPT_CONNECTTIMEOUT, ctimeout) != CURLE_OK ||
-	    curl_easy_setopt(ws_curl, CURLOPT_TIMEOUT, (long)timeout) != CURLE_OK ||
-	    curl_easy_setopt(ws_curl, CURLOPT_MAXFILESIZE_LARGE,
+	    ws_cl->easy_setopt(ws_curl, CURLOPT_FOLLOWLOCATION, 0L) != CURLE_OK ||
+	    ws_cl->easy_setopt(ws_curl, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
+	    ws_cl->easy_setopt(ws_curl, CURLOPT_CONNECTTIMEOUT, ctimeout) != CURLE_OK ||
+	    ws_cl->easy_setopt(ws_curl, CURLOPT_TIMEOUT, (long)timeout) != CURLE_OK ||
+	    ws_cl->easy_setopt(ws_curl, CURLOPT_MAXFILESIZE_LARGE,
 		(curl_off_t)WEBSEARCH_RESPONSE_MAX) != CURLE_OK ||
-	    curl_easy_setopt(ws_curl, CURLOPT_ACCEPT_ENCODING, "") != CURLE_OK ||
-	    curl_easy_setopt(ws_curl, CURLOPT_USERAGENT, "forgemcp/" PACKAGE_VERSION) != CURLE_OK ||
-	    curl_easy_setopt(ws_curl, CURLOPT_ERRORBUFFER, ebuf) != CURLE_OK ||
-	    curl_easy_setopt(ws_curl, CURLOPT_WRITEFUNCTION, ws_write) != CURLE_OK ||
-	    curl_easy_setopt(ws_curl, CURLOPT_WRITEDATA, body) != CURLE_OK)
+	    ws_cl->easy_setopt(ws_curl, CURLOPT_ACCEPT_ENCODING, "") != CURLE_OK ||
+	    ws_cl->easy_setopt(ws_curl, CURLOPT_USERAGENT, "forgemcp/" PACKAGE_VERSION) != CURLE_OK ||
+	    ws_cl->easy_setopt(ws_curl, CURLOPT_ERRORBUFFER, ebuf) != CURLE_OK ||
+	    ws_cl->easy_setopt(ws_curl, CURLOPT_WRITEFUNCTION, ws_write) != CURLE_OK ||
+	    ws_cl->easy_setopt(ws_curl, CURLOPT_WRITEDATA, body) != CURLE_OK)
 		return err_set(e, ERR_INTERNAL, "web search: cannot set up the HTTP client");
-	cc = curl_easy_perform(ws_curl);
+	cc = ws_cl->easy_perform(ws_curl);
 	/* The handle must not keep pointers into this frame or the caller's list. */
-	curl_easy_setopt(ws_curl, CURLOPT_ERRORBUFFER, NULL);
-	curl_easy_setopt(ws_curl, CURLOPT_HTTPHEADER, NULL);
-	curl_easy_setopt(ws_curl, CURLOPT_WRITEDATA, NULL);
+	ws_cl->easy_setopt(ws_curl, CURLOPT_ERRORBUFFER, NULL);
+	ws_cl->easy_setopt(ws_curl, CURLOPT_HTTPHEADER, NULL);
+	ws_cl->easy_setopt(ws_curl, CURLOPT_WRITEDATA, NULL);
 	if (body->nomem)
 		return err_set(e, ERR_NOMEM, "out of memory");
 	if (body->too_big || cc == CURLE_FILESIZE_EXCEEDED)
@@ -142,16 +144,16 @@ ws_get(struct ws_body *body, const char *url, struct curl_slist *headers, unsign
 		    "search provider sent a response larger than %d bytes; try again with a "
 		    "smaller count", WEBSEARCH_RESPONSE_MAX);
 	if (cc != CURLE_OK) {
-		log_warn("web search: %s: %s", curl_easy_strerror(cc), ebuf);
+		log_warn("web search: %s: %s", ws_cl->easy_strerror(cc), ebuf);
 		if (cc == CURLE_OPERATION_TIMEDOUT)
 			return err_set(e, WEBSEARCH_ERR_UPSTREAM,
 			    "search provider did not answer within %u second%s; try again later",
 			    timeout, timeout == 1 ? "" : "s");
 		return err_set(e, WEBSEARCH_ERR_UPSTREAM,
 		    "search provider could not be reached (%s); try again later",
-		    curl_easy_strerror(cc));
+		    ws_cl->easy_strerror(cc));
 	}
-	curl_easy_getinfo(ws_curl, CURLINFO_RESPONSE_CODE, &status);
+	ws_cl->easy_getinfo(ws_curl, CURLINFO_RESPONSE_CODE, &status);
 	if (status != 200) {
 		log_warn("web search: provider answered HTTP %ld", status);
 		if (status == 401 || status == 403)
@@ -253,12 +255,14 @@ brave_search(struct websearch_result **out, size_t *n, const struct config *cfg,
 	size_t			 alen;
 	int			 rc = 0;
 
+	if ((ws_cl = curl_lib(e)) == NULL)
+		return e->code;
 	if (has_ctl(cfg->brave_api_key)) {
 		rc = err_set(e, ERR_CONFIG, "web search is misconfigured: BRAVE_SEARCH_API_KEY "
 		    "holds control characters; the operator must fix it");
 		goto done;
 	}
-	if ((q = curl_easy_escape(NULL, query, 0)) == NULL ||
+	if ((q = ws_cl->easy_escape(NULL, query, 0)) == NULL ||
 	    (url = malloc(WS_URL_MAX)) == NULL) {
 		rc = err_set(e, ERR_NOMEM, "out of memory");
 		goto done;
@@ -274,12 +278,12 @@ brave_search(struct websearch_result **out, size_t *n, const struct config *cfg,
 		goto done;
 	}
 	snprintf(auth, alen, "X-Subscription-Token: %s", cfg->brave_api_key);
-	if ((h = curl_slist_append(headers, "Accept: application/json")) == NULL) {
+	if ((h = ws_cl->slist_append(headers, "Accept: application/json")) == NULL) {
 		rc = err_set(e, ERR_NOMEM, "out of memory");
 		goto done;
 	}
 	headers = h;
-	if ((h = curl_slist_append(headers, auth)) == NULL) {
+	if ((h = ws_cl->slist_append(headers, auth)) == NULL) {
 		rc = err_set(e, ERR_NOMEM, "out of memory");
 		goto done;
 	}
@@ -292,8 +296,8 @@ done:
 		memset(auth, 0, strlen(auth));
 		free(auth);
 	}
-	curl_slist_free_all(headers);
-	curl_free(q);
+	ws_cl->slist_free_all(headers);
+	ws_cl->free(q);
 	free(url);
 	free(body.buf);
 	return rc;

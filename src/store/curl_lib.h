@@ -1,0 +1,44 @@
+/*
+ * curl_lib: libcurl, loaded the first time a process needs it.
+ *
+ * Linking libcurl would load it, and the thirty-odd libraries it depends on
+ * (TLS, LDAP, SSH, IDN, ...), into every process that starts: each CGI
+ * request, each CLI command, each worker.  That is about 8 ms of dynamic
+ * loading on every start, for the few processes that speak HTTP out (a
+ * web_search call, forgemcp call).  So the library configure found is
+ * opened by its SONAME (LIBCURL_SONAME) on first use instead, and called
+ * through this table.
+ */
+#ifndef FM_CURL_LIB_H
+#define FM_CURL_LIB_H
+
+#include <curl/curl.h>
+
+#include "err.h"
+
+/* The libcurl functions forgemcp calls, named as in libcurl without "curl_". */
+struct curl_lib {
+	CURLcode		 (*global_init)(long flags);
+	void			 (*global_cleanup)(void);
+	CURL			*(*easy_init)(void);
+	CURLcode		 (*easy_setopt)(CURL *curl, CURLoption option, ...);
+	CURLcode		 (*easy_perform)(CURL *curl);
+	CURLcode		 (*easy_getinfo)(CURL *curl, CURLINFO info, ...);
+	void			 (*easy_reset)(CURL *curl);
+	void			 (*easy_cleanup)(CURL *curl);
+	const char		*(*easy_strerror)(CURLcode code);
+	char			*(*easy_escape)(CURL *curl, const char *s, int len);
+	void			 (*free)(void *p);
+	struct curl_slist	*(*slist_append)(struct curl_slist *list, const char *s);
+	void			 (*slist_free_all)(struct curl_slist *list);
+};
+
+/*
+ * The loaded library; NULL and ERR_CONFIG in *e, naming the library and
+ * the loader's reason, when it cannot be opened or lacks a function (an
+ * installation to mend: retrying does not help).
+ * A failure is remembered: the next call answers the same without trying.
+ */
+const struct curl_lib	*curl_lib(struct err *e);
+
+#endif
