@@ -101,28 +101,23 @@ done:
 
 int
 checks_get(struct db *db, struct repo_cache *repos, struct service_checks *out,
-    uint64_t user_id, const char *owner, const char *name, int64_t number, struct err *e)
+    uint64_t user_id, const struct db_repo *repo, int64_t number, struct err *e)
 {
-	struct db_repo		 repo;
 	struct forge_item	 pr;
 	int			 rc;
 
 	memset(out, 0, sizeof *out);
-	memset(&repo, 0, sizeof repo);
 	memset(&pr, 0, sizeof pr);
-	if ((rc = db_repo_find_visible(db, &repo, user_id, owner, name, e)) != 0)
+	if ((rc = service_find_pull(db, &pr, repo, number, "issues have no checks", e)) != 0)
 		goto done;
-	if ((rc = service_find_pull(db, &pr, &repo, number, "issues have no checks", e)) != 0)
+	if ((rc = pull_revision_current(db, repos, repo, &pr, &out->rev, e)) != 0)
 		goto done;
-	if ((rc = pull_revision_current(db, repos, &repo, &pr, &out->rev, e)) != 0)
-		goto done;
-	if ((rc = checks_build(db, repo.id, pr.id, &out->rev, &out->v, &out->n, &out->passing,
+	if ((rc = checks_build(db, repo->id, pr.id, &out->rev, &out->v, &out->n, &out->passing,
 	    e)) != 0)
 		goto done;
 	rc = forge_check_approval_get(db, &out->approval, pr.id, out->rev.version, e);
 done:
 	forge_item_release(&pr);
-	db_repo_release(&repo);
 	return rc;
 }
 
@@ -151,42 +146,32 @@ approve_tx(struct db *db, void *arg, struct err *e)
 
 int
 checks_approve(struct db *db, struct repo_cache *repos, struct service_approval *out,
-    uint64_t user_id, const char *owner, const char *name, int64_t number, int64_t version,
+    uint64_t user_id, const struct db_repo *repo, int64_t number, int64_t version,
     struct err *e)
 {
-	struct db_repo		 repo;
 	struct forge_item	 pr;
 	struct pull_revision	 rev;
 	struct approve_tx	 t;
-	char			 action[80];
 	int			 rc;
 
 	memset(out, 0, sizeof *out);
-	memset(&repo, 0, sizeof repo);
 	memset(&pr, 0, sizeof pr);
 	memset(&rev, 0, sizeof rev);
-	if ((rc = db_repo_find_visible(db, &repo, user_id, owner, name, e)) != 0)
-		goto done;
-	snprintf(action, sizeof action, "approve the checks of pull request #%lld",
-	    (long long)number);
-	if ((rc = service_need_role(db, &repo, user_id, FORGE_ROLE_MANAGER, action, NULL,
-	    e)) != 0)
-		goto done;
-	if ((rc = service_find_pull(db, &pr, &repo, number, "issues have no checks", e)) != 0)
+	if ((rc = service_find_pull(db, &pr, repo, number, "issues have no checks", e)) != 0)
 		goto done;
 	if (strcmp(pr.state, "open") != 0) {
 		rc = err_set(e, ERR_INVALID, "pull request #%lld of %s/%s is %s: only the checks "
-		    "of an open pull request can be approved", (long long)number, repo.owner,
-		    repo.name, pr.state);
+		    "of an open pull request can be approved", (long long)number, repo->owner,
+		    repo->name, pr.state);
 		goto done;
 	}
-	if ((rc = pull_revision_current(db, repos, &repo, &pr, &rev, e)) != 0)
+	if ((rc = pull_revision_current(db, repos, repo, &pr, &rev, e)) != 0)
 		goto done;
 	if (version != 0 && version != rev.version) {
 		rc = err_set(e, ERR_CONFLICT, "pull request #%lld of %s/%s is at revision %lld, "
 		    "not the revision %lld you passed: reload its checks with "
 		    "get_pull_request_checks and retry with version %lld", (long long)number,
-		    repo.owner, repo.name, (long long)rev.version, (long long)version,
+		    repo->owner, repo->name, (long long)rev.version, (long long)version,
 		    (long long)rev.version);
 		goto done;
 	}
@@ -200,7 +185,6 @@ checks_approve(struct db *db, struct repo_cache *repos, struct service_approval 
 	out->version = rev.version;
 done:
 	forge_item_release(&pr);
-	db_repo_release(&repo);
 	return rc;
 }
 

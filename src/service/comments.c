@@ -38,25 +38,21 @@ comment_tx(struct db *db, void *arg, struct err *e)
 }
 
 int
-comment_add(struct db *db, struct service_created *out, uint64_t user_id, const char *owner,
-    const char *name, int64_t number, const char *body, struct err *e)
+comment_add(struct db *db, struct service_created *out, uint64_t user_id,
+    const struct db_repo *repo, int64_t number, const char *body, struct err *e)
 {
-	struct db_repo		 repo;
 	struct comment_tx	 t;
 	char			 full[170];
 	int			 rc;
 
 	memset(out, 0, sizeof *out);
-	memset(&repo, 0, sizeof repo);
 	memset(&t, 0, sizeof t);
-	if ((rc = db_repo_find_visible(db, &repo, user_id, owner, name, e)) != 0)
-		goto done;
 	if (service_blank(body)) {
 		rc = err_set(e, ERR_INVALID, "body must not be blank: write the comment text");
 		goto done;
 	}
-	snprintf(full, sizeof full, "%s/%s", repo.owner, repo.name);
-	t.repo_id = repo.id;
+	snprintf(full, sizeof full, "%s/%s", repo->owner, repo->name);
+	t.repo_id = repo->id;
 	t.user_id = user_id;
 	t.number = number;
 	t.body = body;
@@ -66,9 +62,8 @@ comment_add(struct db *db, struct service_created *out, uint64_t user_id, const 
 	out->id = t.id;
 	out->number = number;
 	out->kind = t.kind;
-	memcpy(out->owner, repo.owner, sizeof out->owner);
-	memcpy(out->name, repo.name, sizeof out->name);
+	memcpy(out->owner, repo->owner, sizeof out->owner);
+	memcpy(out->name, repo->name, sizeof out->name);
 done:
-	db_repo_release(&repo);
 	return rc;
 }

@@ -80,10 +80,9 @@ anchor_args(const char *path, int64_t line, const char **side, struct err *e)
 
 int
 discussion_create(struct db *db, struct repo_cache *repos, struct service_discussion *out,
-    uint64_t user_id, const char *owner, const char *name, int64_t number, const char *body,
+    uint64_t user_id, const struct db_repo *repo, int64_t number, const char *body,
     const char *path, int64_t line, const char *side, int64_t version, struct err *e)
 {
-	struct db_repo		 repo;
 	struct forge_item	 pr;
 	struct pull_revision	 cur, rev;
 	struct create_tx	 t;
@@ -91,11 +90,8 @@ discussion_create(struct db *db, struct repo_cache *repos, struct service_discus
 	int			 rc;
 
 	memset(out, 0, sizeof *out);
-	memset(&repo, 0, sizeof repo);
 	memset(&pr, 0, sizeof pr);
 	memset(&t, 0, sizeof t);
-	if ((rc = db_repo_find_visible(db, &repo, user_id, owner, name, e)) != 0)
-		goto done;
 	if (service_blank(body)) {
 		rc = err_set(e, ERR_INVALID, "body must not be blank: write what the discussion "
 		    "is about");
@@ -103,11 +99,11 @@ discussion_create(struct db *db, struct repo_cache *repos, struct service_discus
 	}
 	if ((rc = anchor_args(path, line, &side, e)) != 0)
 		goto done;
-	if ((rc = service_find_pull(db, &pr, &repo, number,
+	if ((rc = service_find_pull(db, &pr, repo, number,
 	    "discussions belong to pull requests", e)) != 0)
 		goto done;
 	/* the current revision first, so a push since the last read is recorded */
-	if ((rc = pull_revision_current(db, repos, &repo, &pr, &cur, e)) != 0)
+	if ((rc = pull_revision_current(db, repos, repo, &pr, &cur, e)) != 0)
 		goto done;
 	rev = cur;
 	if (version != 0 && version != cur.version &&
@@ -116,12 +112,12 @@ discussion_create(struct db *db, struct repo_cache *repos, struct service_discus
 	if (path != NULL) {
 		snprintf(what, sizeof what, "revision %lld of pull request #%lld",
 		    (long long)rev.version, (long long)number);
-		if ((rc = repo_diff_anchor(repos, &context, repo.owner, repo.name, rev.merge_base,
+		if ((rc = repo_diff_anchor(repos, &context, repo->owner, repo->name, rev.merge_base,
 		    rev.head_commit, path, strcmp(side, "new") == 0, (size_t)line,
 		    DISCUSSION_CONTEXT_LINES, what, e)) != 0)
 			goto done;
 	}
-	t.repo = &repo;
+	t.repo = repo;
 	t.pr = &pr;
 	t.user_id = user_id;
 	t.version = rev.version;
@@ -132,7 +128,7 @@ discussion_create(struct db *db, struct repo_cache *repos, struct service_discus
 	t.body = body;
 	if ((rc = service_transaction(db, create_tx, &t, e)) != 0)
 		goto done;
-	disc_result(out, &repo, &pr);
+	disc_result(out, repo, &pr);
 	out->id = t.id;
 	out->version = rev.version;
 	out->state_version = 1;
@@ -140,7 +136,6 @@ discussion_create(struct db *db, struct repo_cache *repos, struct service_discus
 done:
 	free(context);
 	forge_item_release(&pr);
-	db_repo_release(&repo);
 	return rc;
 }
 
@@ -226,26 +221,22 @@ state_tx(struct db *db, void *arg, struct err *e)
 /* The steps shared by reply and resolve/reopen: find, run fn, fill *out. */
 static int
 thread_run(struct db *db, struct service_discussion *out, service_tx_fn fn,
-    struct thread_tx *t, uint64_t user_id, const char *owner, const char *name,
+    struct thread_tx *t, uint64_t user_id, const struct db_repo *repo,
     int64_t number, struct err *e)
 {
-	struct db_repo		 repo;
 	struct forge_item	 pr;
 	int			 rc;
 
 	memset(out, 0, sizeof *out);
-	memset(&repo, 0, sizeof repo);
 	memset(&pr, 0, sizeof pr);
-	if ((rc = db_repo_find_visible(db, &repo, user_id, owner, name, e)) != 0)
-		goto done;
 	if (t->body != NULL && service_blank(t->body)) {
 		rc = err_set(e, ERR_INVALID, "body must not be blank: write the reply text");
 		goto done;
 	}
-	if ((rc = service_find_pull(db, &pr, &repo, number,
+	if ((rc = service_find_pull(db, &pr, repo, number,
 	    "discussions belong to pull requests", e)) != 0)
 		goto done;
-	t->repo = &repo;
+	t->repo = repo;
 	t->pr = &pr;
 	t->user_id = user_id;
 	if ((rc = service_transaction(db, fn, t, e)) != 0)
@@ -254,11 +245,11 @@ thread_run(struct db *db, struct service_discussion *out, service_tx_fn fn,
 		rc = err_set(e, ERR_CONFLICT, "discussion %llu of pull request #%lld of %s/%s has "
 		    "changed since you read it (state_version is now %lld, you passed %lld): "
 		    "reload it with list_pull_request_discussions and retry",
-		    (unsigned long long)t->id, (long long)number, repo.owner, repo.name,
+		    (unsigned long long)t->id, (long long)number, repo->owner, repo->name,
 		    (long long)t->d.state_version, (long long)t->expect);
 		goto done;
 	}
-	disc_result(out, &repo, &pr);
+	disc_result(out, repo, &pr);
 	out->id = t->id;
 	out->reply_id = t->reply_id;
 	out->version = t->d.version;
@@ -268,13 +259,12 @@ thread_run(struct db *db, struct service_discussion *out, service_tx_fn fn,
 done:
 	forge_discussion_release(&t->d);
 	forge_item_release(&pr);
-	db_repo_release(&repo);
 	return rc;
 }
 
 int
 discussion_reply(struct db *db, struct service_discussion *out, uint64_t user_id,
-    const char *owner, const char *name, int64_t number, uint64_t id, const char *body,
+    const struct db_repo *repo, int64_t number, uint64_t id, const char *body,
     struct err *e)
 {
 	struct thread_tx	 t;
@@ -282,12 +272,12 @@ discussion_reply(struct db *db, struct service_discussion *out, uint64_t user_id
 	memset(&t, 0, sizeof t);
 	t.id = id;
 	t.body = body != NULL ? body : "";
-	return thread_run(db, out, reply_tx, &t, user_id, owner, name, number, e);
+	return thread_run(db, out, reply_tx, &t, user_id, repo, number, e);
 }
 
 static int
 discussion_state(struct db *db, struct service_discussion *out, uint64_t user_id,
-    const char *owner, const char *name, int64_t number, uint64_t id, int64_t state_version,
+    const struct db_repo *repo, int64_t number, uint64_t id, int64_t state_version,
     int resolve, struct err *e)
 {
 	struct thread_tx	 t;
@@ -296,21 +286,21 @@ discussion_state(struct db *db, struct service_discussion *out, uint64_t user_id
 	t.id = id;
 	t.resolve = resolve;
 	t.expect = state_version;
-	return thread_run(db, out, state_tx, &t, user_id, owner, name, number, e);
+	return thread_run(db, out, state_tx, &t, user_id, repo, number, e);
 }
 
 int
 discussion_resolve(struct db *db, struct service_discussion *out, uint64_t user_id,
-    const char *owner, const char *name, int64_t number, uint64_t id, int64_t state_version,
+    const struct db_repo *repo, int64_t number, uint64_t id, int64_t state_version,
     struct err *e)
 {
-	return discussion_state(db, out, user_id, owner, name, number, id, state_version, 1, e);
+	return discussion_state(db, out, user_id, repo, number, id, state_version, 1, e);
 }
 
 int
 discussion_reopen(struct db *db, struct service_discussion *out, uint64_t user_id,
-    const char *owner, const char *name, int64_t number, uint64_t id, int64_t state_version,
+    const struct db_repo *repo, int64_t number, uint64_t id, int64_t state_version,
     struct err *e)
 {
-	return discussion_state(db, out, user_id, owner, name, number, id, state_version, 0, e);
+	return discussion_state(db, out, user_id, repo, number, id, state_version, 0, e);
 }

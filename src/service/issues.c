@@ -32,22 +32,18 @@ issue_tx(struct db *db, void *arg, struct err *e)
 }
 
 int
-issue_create(struct db *db, struct service_created *out, uint64_t user_id, const char *owner,
-    const char *name, const char *title, const char *body, struct err *e)
+issue_create(struct db *db, struct service_created *out, uint64_t user_id,
+    const struct db_repo *repo, const char *title, const char *body, struct err *e)
 {
-	struct db_repo	 repo;
 	struct issue_tx	 t;
 	char		*clean = NULL;
 	int		 rc;
 
 	memset(out, 0, sizeof *out);
-	memset(&repo, 0, sizeof repo);
 	memset(&t, 0, sizeof t);
-	if ((rc = db_repo_find_visible(db, &repo, user_id, owner, name, e)) != 0)
-		goto done;
 	if ((rc = service_title(title, FORGE_KIND_ISSUE, &clean, e)) != 0)
 		goto done;
-	t.repo_id = repo.id;
+	t.repo_id = repo->id;
 	t.user_id = user_id;
 	t.title = clean;
 	t.body = body;
@@ -56,10 +52,9 @@ issue_create(struct db *db, struct service_created *out, uint64_t user_id, const
 	out->id = t.id;
 	out->number = t.number;
 	out->kind = FORGE_KIND_ISSUE;
-	memcpy(out->owner, repo.owner, sizeof out->owner);
-	memcpy(out->name, repo.name, sizeof out->name);
+	memcpy(out->owner, repo->owner, sizeof out->owner);
+	memcpy(out->name, repo->name, sizeof out->name);
 done:
 	free(clean);
-	db_repo_release(&repo);
 	return rc;
 }

@@ -127,27 +127,23 @@ life_result(struct service_issue *out, const struct life_tx *t, const char *titl
 }
 
 int
-issue_edit(struct db *db, struct service_issue *out, uint64_t user_id, const char *owner,
-    const char *name, int64_t number, int64_t edit_version, const char *title,
+issue_edit(struct db *db, struct service_issue *out, uint64_t user_id, const struct db_repo *repo,
+    int64_t number, int64_t edit_version, const char *title,
     const char *body, struct err *e)
 {
-	struct db_repo	 repo;
 	struct life_tx	 t;
 	char		*clean = NULL;
 	int		 rc;
 
 	memset(out, 0, sizeof *out);
-	memset(&repo, 0, sizeof repo);
 	memset(&t, 0, sizeof t);
-	if ((rc = db_repo_find_visible(db, &repo, user_id, owner, name, e)) != 0)
-		goto done;
 	if (title == NULL && body == NULL) {
 		rc = err_set(e, ERR_INVALID, "nothing to edit: give title, body or both");
 		goto done;
 	}
 	if (title != NULL && (rc = service_title(title, FORGE_KIND_ISSUE, &clean, e)) != 0)
 		goto done;
-	t.repo = &repo;
+	t.repo = repo;
 	t.user_id = user_id;
 	t.number = number;
 	t.verb = "edit";
@@ -159,7 +155,7 @@ issue_edit(struct db *db, struct service_issue *out, uint64_t user_id, const cha
 	if (t.stale) {
 		rc = err_set(e, ERR_CONFLICT, "issue #%lld of %s/%s has changed since you read "
 		    "it (edit_version is now %lld, you passed %lld): reload it with get_issue "
-		    "and retry", (long long)number, repo.owner, repo.name,
+		    "and retry", (long long)number, repo->owner, repo->name,
 		    (long long)t.it.edit_version, (long long)edit_version);
 		goto done;
 	}
@@ -167,25 +163,20 @@ issue_edit(struct db *db, struct service_issue *out, uint64_t user_id, const cha
 done:
 	forge_item_release(&t.it);
 	free(clean);
-	db_repo_release(&repo);
 	return rc;
 }
 
 /* issue_close and issue_reopen. */
 static int
-issue_state(struct db *db, struct service_issue *out, uint64_t user_id, const char *owner,
-    const char *name, int64_t number, int close, struct err *e)
+issue_state(struct db *db, struct service_issue *out, uint64_t user_id, const struct db_repo *repo,
+    int64_t number, int close, struct err *e)
 {
-	struct db_repo	 repo;
 	struct life_tx	 t;
 	int		 rc;
 
 	memset(out, 0, sizeof *out);
-	memset(&repo, 0, sizeof repo);
 	memset(&t, 0, sizeof t);
-	if ((rc = db_repo_find_visible(db, &repo, user_id, owner, name, e)) != 0)
-		goto done;
-	t.repo = &repo;
+	t.repo = repo;
 	t.user_id = user_id;
 	t.number = number;
 	t.verb = close ? "close" : "reopen";
@@ -195,20 +186,19 @@ issue_state(struct db *db, struct service_issue *out, uint64_t user_id, const ch
 	rc = life_result(out, &t, t.it.title, e);
 done:
 	forge_item_release(&t.it);
-	db_repo_release(&repo);
 	return rc;
 }
 
 int
-issue_close(struct db *db, struct service_issue *out, uint64_t user_id, const char *owner,
-    const char *name, int64_t number, struct err *e)
+issue_close(struct db *db, struct service_issue *out, uint64_t user_id, const struct db_repo *repo,
+    int64_t number, struct err *e)
 {
-	return issue_state(db, out, user_id, owner, name, number, 1, e);
+	return issue_state(db, out, user_id, repo, number, 1, e);
 }
 
 int
-issue_reopen(struct db *db, struct service_issue *out, uint64_t user_id, const char *owner,
-    const char *name, int64_t number, struct err *e)
+issue_reopen(struct db *db, struct service_issue *out, uint64_t user_id,
+    const struct db_repo *repo, int64_t number, struct err *e)
 {
-	return issue_state(db, out, user_id, owner, name, number, 0, e);
+	return issue_state(db, out, user_id, repo, number, 0, e);
 }

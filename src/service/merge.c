@@ -139,19 +139,17 @@ closing_refusal(const struct db_repo *repo, const struct forge_item *it, int64_t
 
 int
 merge_queue(struct db *db, struct repo_cache *repos, struct service_merge_queued *out,
-    uint64_t user_id, const char *owner, const char *name, int64_t number,
+    uint64_t user_id, const struct db_repo *repo, int64_t number,
     int64_t version, int64_t edit_version, const char *strategy, struct err *e)
 {
-	struct db_repo		 repo;
 	struct forge_item	 pr;
 	struct forge_pull_status st;
 	struct pull_revision	 rev;
 	struct queue_tx		 t;
-	char			 action[64], why[300], *failing = NULL;
+	char			 why[300], *failing = NULL;
 	int			 rc, ok = 0;
 
 	memset(out, 0, sizeof *out);
-	memset(&repo, 0, sizeof repo);
 	memset(&pr, 0, sizeof pr);
 	memset(&t, 0, sizeof t);
 	if (strategy == NULL)
@@ -160,25 +158,19 @@ merge_queue(struct db *db, struct repo_cache *repos, struct service_merge_queued
 	    strcmp(strategy, "fast_forward") != 0)
 		return err_set(e, ERR_INVALID, "strategy '%s' is not one of merge, squash, "
 		    "fast_forward", strategy);
-	if ((rc = db_repo_find_visible(db, &repo, user_id, owner, name, e)) != 0)
-		goto done;
-	snprintf(action, sizeof action, "merge pull request #%lld", (long long)number);
-	if ((rc = service_need_role(db, &repo, user_id, FORGE_ROLE_MANAGER, action, NULL,
-	    e)) != 0)
-		goto done;
-	rc = forge_item_get(db, &pr, FORGE_KIND_PULL, repo.id, number, e);
+	rc = forge_item_get(db, &pr, FORGE_KIND_PULL, repo->id, number, e);
 	if (rc == ERR_NOTFOUND)
-		rc = service_not_found(db, &repo, FORGE_KIND_PULL, number,
+		rc = service_not_found(db, repo, FORGE_KIND_PULL, number,
 		    "only pull requests are merged", e);
 	if (rc != 0)
 		goto done;
 	if ((rc = forge_pull_status_get(db, &st, pr.id, e)) != 0)
 		goto done;
-	if (queue_refusal(why, sizeof why, &repo, &pr, &st) != NULL) {
+	if (queue_refusal(why, sizeof why, repo, &pr, &st) != NULL) {
 		rc = err_set(e, ERR_INVALID, "%s", why);
 		goto done;
 	}
-	if ((rc = pull_revision_current(db, repos, &repo, &pr, &rev, e)) != 0)
+	if ((rc = pull_revision_current(db, repos, repo, &pr, &rev, e)) != 0)
 		goto done;
 	if (rev.head_gone || rev.base_gone) {
 		rc = err_set(e, ERR_INVALID, "the %s branch '%s' of pull request #%lld no longer "
@@ -187,19 +179,19 @@ merge_queue(struct db *db, struct repo_cache *repos, struct service_merge_queued
 		goto done;
 	}
 	if (rev.version != version) {
-		rc = stale_version(&repo, number, rev.version, version, e);
+		rc = stale_version(repo, number, rev.version, version, e);
 		goto done;
 	}
-	if ((rc = closing_refusal(&repo, &pr, edit_version, e)) != 0)
+	if ((rc = closing_refusal(repo, &pr, edit_version, e)) != 0)
 		goto done;
-	if ((rc = pull_checks_passing(db, &repo, &pr, &rev, &ok, &failing, e)) != 0)
+	if ((rc = pull_checks_passing(db, repo, &pr, &rev, &ok, &failing, e)) != 0)
 		goto done;
 	if (!ok) {
 		rc = err_set(e, ERR_INVALID, "cannot merge: %s", failing != NULL ? failing :
 		    "the required checks have not passed");
 		goto done;
 	}
-	t.repo = &repo;
+	t.repo = repo;
 	t.user_id = user_id;
 	t.number = number;
 	t.version = version;
@@ -212,11 +204,11 @@ merge_queue(struct db *db, struct repo_cache *repos, struct service_merge_queued
 		goto done;
 	}
 	if (t.stale == 1) {
-		rc = stale_version(&repo, number, t.st.version, version, e);
+		rc = stale_version(repo, number, t.st.version, version, e);
 		goto done;
 	}
 	if (t.stale == 2) {
-		rc = closing_refusal(&repo, &t.it, edit_version, e);
+		rc = closing_refusal(repo, &t.it, edit_version, e);
 		goto done;
 	}
 	out->merge_id = t.merge_id;
@@ -225,13 +217,12 @@ merge_queue(struct db *db, struct repo_cache *repos, struct service_merge_queued
 	snprintf(out->strategy, sizeof out->strategy, "%s", strategy);
 	snprintf(out->closing, sizeof out->closing, "%s", t.it.closing != NULL ?
 	    t.it.closing : "");
-	memcpy(out->owner, repo.owner, sizeof out->owner);
-	memcpy(out->name, repo.name, sizeof out->name);
+	memcpy(out->owner, repo->owner, sizeof out->owner);
+	memcpy(out->name, repo->name, sizeof out->name);
 done:
 	free(failing);
 	forge_item_release(&t.it);
 	forge_item_release(&pr);
-	db_repo_release(&repo);
 	return rc;
 }
 

@@ -86,28 +86,24 @@ pstate_tx(struct db *db, void *arg, struct err *e)
 /* pull_close and pull_reopen. */
 static int
 pull_state(struct db *db, struct repo_cache *repos, struct service_pull_state *out,
-    uint64_t user_id, const char *owner, const char *name, int64_t number, int close,
+    uint64_t user_id, const struct db_repo *repo, int64_t number, int close,
     struct err *e)
 {
-	struct db_repo		 repo;
 	struct forge_item	 pr;
 	struct pstate_tx	 t;
 	int			 rc;
 
 	memset(out, 0, sizeof *out);
-	memset(&repo, 0, sizeof repo);
 	memset(&pr, 0, sizeof pr);
 	memset(&t, 0, sizeof t);
-	if ((rc = db_repo_find_visible(db, &repo, user_id, owner, name, e)) != 0)
-		goto done;
-	if ((rc = service_find_pull(db, &pr, &repo, number, close ? "close_issue closes "
+	if ((rc = service_find_pull(db, &pr, repo, number, close ? "close_issue closes "
 	    "issues" : "reopen_issue reopens issues", e)) != 0)
 		goto done;
 	/* The head branch of a pull request never changes: read it outside the lock. */
-	if (!close && (rc = repo_branch_exists(repos, &t.head_exists, repo.owner, repo.name,
+	if (!close && (rc = repo_branch_exists(repos, &t.head_exists, repo->owner, repo->name,
 	    pr.head, e)) != 0)
 		goto done;
-	t.repo = &repo;
+	t.repo = repo;
 	t.user_id = user_id;
 	t.number = number;
 	t.close = close;
@@ -116,25 +112,24 @@ pull_state(struct db *db, struct repo_cache *repos, struct service_pull_state *o
 	out->number = number;
 	snprintf(out->state, sizeof out->state, "%s", t.it.state);
 	out->changed = t.changed;
-	memcpy(out->owner, repo.owner, sizeof out->owner);
-	memcpy(out->name, repo.name, sizeof out->name);
+	memcpy(out->owner, repo->owner, sizeof out->owner);
+	memcpy(out->name, repo->name, sizeof out->name);
 done:
 	forge_item_release(&t.it);
 	forge_item_release(&pr);
-	db_repo_release(&repo);
 	return rc;
 }
 
 int
 pull_close(struct db *db, struct repo_cache *repos, struct service_pull_state *out,
-    uint64_t user_id, const char *owner, const char *name, int64_t number, struct err *e)
+    uint64_t user_id, const struct db_repo *repo, int64_t number, struct err *e)
 {
-	return pull_state(db, repos, out, user_id, owner, name, number, 1, e);
+	return pull_state(db, repos, out, user_id, repo, number, 1, e);
 }
 
 int
 pull_reopen(struct db *db, struct repo_cache *repos, struct service_pull_state *out,
-    uint64_t user_id, const char *owner, const char *name, int64_t number, struct err *e)
+    uint64_t user_id, const struct db_repo *repo, int64_t number, struct err *e)
 {
-	return pull_state(db, repos, out, user_id, owner, name, number, 0, e);
+	return pull_state(db, repos, out, user_id, repo, number, 0, e);
 }

@@ -91,23 +91,16 @@ linked_issue_check(struct db *db, const struct db_repo *repo, int64_t number, st
 
 int
 pull_create(struct db *db, struct repo_cache *repos, struct service_created *out,
-    uint64_t user_id, const char *owner, const char *name, const char *title, const char *body,
+    uint64_t user_id, const struct db_repo *repo, const char *title, const char *body,
     const char *head, const char *base, int draft, int64_t issue, struct err *e)
 {
-	struct db_repo		 repo;
 	struct pull_tx		 t;
 	struct closing_list	 decl;
 	char			*clean = NULL, closing[CLOSING_TEXT_MAX];
 	int			 rc, gone = 0;
 
 	memset(out, 0, sizeof *out);
-	memset(&repo, 0, sizeof repo);
 	memset(&t, 0, sizeof t);
-	if ((rc = db_repo_find_visible(db, &repo, user_id, owner, name, e)) != 0)
-		goto done;
-	if ((rc = service_need_role(db, &repo, user_id, FORGE_ROLE_WRITER,
-	    "open a pull request", NULL, e)) != 0)
-		goto done;
 	if ((rc = service_title(title, FORGE_KIND_PULL, &clean, e)) != 0)
 		goto done;
 	if (service_blank(head) || service_blank(base)) {
@@ -119,16 +112,16 @@ pull_create(struct db *db, struct repo_cache *repos, struct service_created *out
 		    "the branch with the changes, base the branch to merge them into", head);
 		goto done;
 	}
-	if ((rc = branch_check(repos, &repo, "head", head, e)) != 0 ||
-	    (rc = branch_check(repos, &repo, "base", base, e)) != 0)
+	if ((rc = branch_check(repos, repo, "head", head, e)) != 0 ||
+	    (rc = branch_check(repos, repo, "base", base, e)) != 0)
 		goto done;
-	if (issue != 0 && (rc = linked_issue_check(db, &repo, issue, e)) != 0)
+	if (issue != 0 && (rc = linked_issue_check(db, repo, issue, e)) != 0)
 		goto done;
 	if (closing_parse(&decl, body, body != NULL ? strlen(body) : 0) != 0) {
 		rc = err_set(e, ERR_NOMEM, "out of memory");
 		goto done;
 	}
-	t.repo_id = repo.id;
+	t.repo_id = repo->id;
 	t.user_id = user_id;
 	t.title = clean;
 	t.body = body;
@@ -137,7 +130,7 @@ pull_create(struct db *db, struct repo_cache *repos, struct service_created *out
 	t.draft = draft != 0;
 	t.issue = issue;
 	t.closing = closing_format(closing, sizeof closing, &decl);
-	if ((rc = pull_revision_resolve(repos, &repo, head, base, &t.rev, &gone, e)) != 0)
+	if ((rc = pull_revision_resolve(repos, repo, head, base, &t.rev, &gone, e)) != 0)
 		goto done;
 	if (gone == 0) {
 		t.rev.version = 1;
@@ -148,10 +141,9 @@ pull_create(struct db *db, struct repo_cache *repos, struct service_created *out
 	out->id = t.id;
 	out->number = t.number;
 	out->kind = FORGE_KIND_PULL;
-	memcpy(out->owner, repo.owner, sizeof out->owner);
-	memcpy(out->name, repo.name, sizeof out->name);
+	memcpy(out->owner, repo->owner, sizeof out->owner);
+	memcpy(out->name, repo->name, sizeof out->name);
 done:
 	free(clean);
-	db_repo_release(&repo);
 	return rc;
 }

@@ -279,11 +279,10 @@ edit_tx(struct db *db, void *arg, struct err *e)
 
 int
 pull_edit(struct db *db, struct repo_cache *repos, struct service_pull *out,
-    uint64_t user_id, const char *owner, const char *name, int64_t number,
+    uint64_t user_id, const struct db_repo *repo, int64_t number,
     int64_t edit_version, const char *title, const char *body, const char *target,
     struct err *e)
 {
-	struct db_repo		 repo;
 	struct edit_tx		 t;
 	struct forge_item	 pre;
 	struct forge_revision	 now;
@@ -293,11 +292,8 @@ pull_edit(struct db *db, struct repo_cache *repos, struct service_pull *out,
 	struct err		 local;
 
 	memset(out, 0, sizeof *out);
-	memset(&repo, 0, sizeof repo);
 	memset(&t, 0, sizeof t);
 	memset(&pre, 0, sizeof pre);
-	if ((rc = db_repo_find_visible(db, &repo, user_id, owner, name, e)) != 0)
-		goto done;
 	if (title == NULL && body == NULL && target == NULL) {
 		rc = err_set(e, ERR_INVALID, "nothing to edit: give title, description, target "
 		    "or several of them");
@@ -305,7 +301,7 @@ pull_edit(struct db *db, struct repo_cache *repos, struct service_pull *out,
 	}
 	if (title != NULL && (rc = service_title(title, FORGE_KIND_PULL, &clean, e)) != 0)
 		goto done;
-	t.repo = &repo;
+	t.repo = repo;
 	t.user_id = user_id;
 	t.number = number;
 	t.expect = edit_version;
@@ -321,11 +317,12 @@ pull_edit(struct db *db, struct repo_cache *repos, struct service_pull *out,
 	}
 	if (target != NULL) {
 		err_clear(&local);
-		rc = repo_branch_exists(repos, &exists, repo.owner, repo.name, target, &local);
+		rc = repo_branch_exists(repos, &exists, repo->owner, repo->name, target, &local);
 		if (rc == ERR_INVALID || (rc == 0 && !exists) || rc == ERR_NOTFOUND) {
 			rc = err_set(e, rc == ERR_INVALID ? ERR_INVALID : ERR_NOTFOUND,
 			    rc == ERR_INVALID ? "target branch name '%s' is not valid" :
-			    "target branch '%s' not found in %s/%s", target, repo.owner, repo.name);
+			    "target branch '%s' not found in %s/%s", target, repo->owner,
+			    repo->name);
 			goto done;
 		}
 		if (rc != 0) {
@@ -333,14 +330,14 @@ pull_edit(struct db *db, struct repo_cache *repos, struct service_pull *out,
 			goto done;
 		}
 		/* The branches of the revision a new target makes, read before the row lock. */
-		rc = forge_item_get(db, &pre, FORGE_KIND_PULL, repo.id, number, e);
+		rc = forge_item_get(db, &pre, FORGE_KIND_PULL, repo->id, number, e);
 		if (rc == ERR_NOTFOUND)
 			rc = service_not_found(db, t.repo, FORGE_KIND_PULL, t.number,
 			    "edit it with edit_issue", e);
 		if (rc != 0)
 			goto done;
 		if (strcmp(pre.head, target) != 0 && strcmp(pre.base, target) != 0) {
-			if ((rc = pull_revision_resolve(repos, &repo, pre.head, target, &now, &gone,
+			if ((rc = pull_revision_resolve(repos, repo, pre.head, target, &now, &gone,
 			    e)) != 0)
 				goto done;
 			if (gone == 0)
@@ -352,7 +349,7 @@ pull_edit(struct db *db, struct repo_cache *repos, struct service_pull *out,
 	if (t.stale) {
 		rc = err_set(e, ERR_CONFLICT, "pull request #%lld of %s/%s has changed since you "
 		    "read it (edit_version is now %lld, you passed %lld): reload it with "
-		    "get_pull_request and retry", (long long)number, repo.owner, repo.name,
+		    "get_pull_request and retry", (long long)number, repo->owner, repo->name,
 		    (long long)t.it.edit_version, (long long)edit_version);
 		goto done;
 	}
@@ -361,12 +358,11 @@ pull_edit(struct db *db, struct repo_cache *repos, struct service_pull *out,
 	out->version = t.st.version;
 	out->changed = t.changed;
 	out->target_changed = t.target_changed;
-	memcpy(out->owner, repo.owner, sizeof out->owner);
-	memcpy(out->name, repo.name, sizeof out->name);
+	memcpy(out->owner, repo->owner, sizeof out->owner);
+	memcpy(out->name, repo->name, sizeof out->name);
 done:
 	forge_item_release(&pre);
 	forge_item_release(&t.it);
 	free(clean);
-	db_repo_release(&repo);
 	return rc;
 }

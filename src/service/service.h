@@ -7,6 +7,7 @@
 #include "store/forge.h"
 
 struct db;
+struct db_repo;
 struct err;
 struct repo_cache;
 
@@ -29,20 +30,19 @@ struct service_created {
 };
 
 /*
- * Opens an issue on owner/name as user_id (spec: create_issue).  Anyone
- * who can see the repository may.  title must not be blank (surrounding
+ * Opens an issue on repo as user_id (spec: create_issue).  title must not be blank (surrounding
  * blanks are dropped); body may be NULL.  The number comes from the
  * repository's shared counter in the same transaction.  Returns 0,
  * ERR_NOTFOUND, ERR_INVALID, or ERR_DB/ERR_UNAVAILABLE/ERR_NOMEM.
  */
 int	issue_create(struct db *db, struct service_created *out, uint64_t user_id,
-	    const char *owner, const char *name, const char *title, const char *body,
+	    const struct db_repo *repo, const char *title, const char *body,
 	    struct err *e);
 
 /*
  * Opens a pull request from branch head into branch base (spec:
- * create_pull_request).  Needs write access: the owner or a collaborator
- * with the writer role or more (else ERR_DENIED).  Both branches must
+ * create_pull_request) on repo, whose writer role the caller (the tool
+ * gate) has checked.  Both branches must
  * exist and differ, the title must not be blank, and no other open pull
  * request may have the same head and base (ERR_EXISTS names it).  draft
  * marks a draft.  issue (0 for none) links an existing issue of the
@@ -51,18 +51,18 @@ int	issue_create(struct db *db, struct service_created *out, uint64_t user_id,
  * pull request, for a merge to close.
  */
 int	pull_create(struct db *db, struct repo_cache *repos, struct service_created *out,
-	    uint64_t user_id, const char *owner, const char *name, const char *title,
+	    uint64_t user_id, const struct db_repo *repo, const char *title,
 	    const char *body, const char *head, const char *base, int draft, int64_t issue,
 	    struct err *e);
 
 /*
- * Comments on the issue or pull request number of owner/name (spec:
- * add_issue_comment); the number resolves to exactly one of them.  Anyone
- * who can see the repository may.  body must not be blank.  ERR_NOTFOUND
+ * Comments on the issue or pull request number of repo (spec:
+ * add_issue_comment); the number resolves to exactly one of them.  body
+ * must not be blank.  ERR_NOTFOUND
  * when nothing has that number.
  */
 int	comment_add(struct db *db, struct service_created *out, uint64_t user_id,
-	    const char *owner, const char *name, int64_t number, const char *body,
+	    const struct db_repo *repo, int64_t number, const char *body,
 	    struct err *e);
 
 /* ---- repository variables ---- */
@@ -72,26 +72,25 @@ int	comment_add(struct db *db, struct service_created *out, uint64_t user_id,
 #define SERVICE_VARIABLES_MAX		100	/* per repository */
 
 /*
- * Creates or replaces the variable var of owner/name (spec: repository
- * variables).  Needs the manager role or more (ERR_DENIED from
- * service_need_role).  var must match [A-Z_][A-Z0-9_]* in at most 64
+ * Creates or replaces the variable var of repo (spec: repository
+ * variables), whose manager role the caller (the tool gate) has
+ * checked.  var must match [A-Z_][A-Z0-9_]* in at most 64
  * characters; value is value_len bytes of text (no NUL) of at most 4096
  * bytes, and may be empty.  A new variable is refused when the repository
  * has 100 already.  *out receives the stored variable (released by the
  * caller with forge_variable_release, also on error) and *created whether
- * it is new.  Returns 0, ERR_NOTFOUND, ERR_DENIED, ERR_INVALID, or
- * ERR_DB/ERR_UNAVAILABLE/ERR_NOMEM.
+ * it is new.  Returns 0, ERR_INVALID, or ERR_DB/ERR_UNAVAILABLE/ERR_NOMEM.
  */
 int	variable_set(struct db *db, struct forge_variable *out, int *created, uint64_t user_id,
-	    const char *owner, const char *name, const char *var, const char *value,
+	    const struct db_repo *repo, const char *var, const char *value,
 	    size_t value_len, struct err *e);
 /*
- * Deletes the variable var of owner/name, with variable_set's role and
- * name rules.  Idempotent: *deleted is 0, and the call succeeds, when
- * there was no such variable.
+ * Deletes the variable var of repo, with variable_set's name rule.
+ * Idempotent: *deleted is 0, and the call succeeds, when there was no
+ * such variable.
  */
-int	variable_delete(struct db *db, int *deleted, uint64_t user_id, const char *owner,
-	    const char *name, const char *var, struct err *e);
+int	variable_delete(struct db *db, int *deleted, const struct db_repo *repo, const char *var,
+	    struct err *e);
 
 /* ---- the issue lifecycle ---- */
 
@@ -110,7 +109,7 @@ void	service_issue_release(struct service_issue *it);
 
 /*
  * Edits the title and/or the body (NULL: keep) of issue number of
- * owner/name as user_id (spec: edit_issue); at least one must be given.
+ * repo as user_id (spec: edit_issue); at least one must be given.
  * Needs the writer role or more, or being the issue's author (else
  * ERR_DENIED from service_need_role).  edit_version is the version the
  * caller read: a stale one is refused with ERR_CONFLICT and a message
@@ -123,19 +122,19 @@ void	service_issue_release(struct service_issue *it);
  * ERR_INVALID, ERR_CONFLICT, or ERR_DB/ERR_UNAVAILABLE/ERR_NOMEM.
  */
 int	issue_edit(struct db *db, struct service_issue *out, uint64_t user_id,
-	    const char *owner, const char *name, int64_t number, int64_t edit_version,
+	    const struct db_repo *repo, int64_t number, int64_t edit_version,
 	    const char *title, const char *body, struct err *e);
 /*
  * Closes (issue_close) or reopens (issue_reopen) issue number of
- * owner/name as user_id, with issue_edit's role rule (spec: close_issue,
+ * repo as user_id, with issue_edit's role rule (spec: close_issue,
  * reopen_issue).  Idempotent: an issue already in that state is left as
  * it is, with changed 0 and no event; a real change records a "closed"
  * or "reopened" event with the actor and cause "user".
  */
 int	issue_close(struct db *db, struct service_issue *out, uint64_t user_id,
-	    const char *owner, const char *name, int64_t number, struct err *e);
+	    const struct db_repo *repo, int64_t number, struct err *e);
 int	issue_reopen(struct db *db, struct service_issue *out, uint64_t user_id,
-	    const char *owner, const char *name, int64_t number, struct err *e);
+	    const struct db_repo *repo, int64_t number, struct err *e);
 
 /* ---- notifications (notify.c) ---- */
 
@@ -275,7 +274,7 @@ struct service_pull {
 };
 
 /*
- * Edits pull request number of owner/name as user_id (spec:
+ * Edits pull request number of repo as user_id (spec:
  * edit_pull_request): title, description and/or target (NULL: keep; at
  * least one given).  Needs the writer role or more, or being its author.
  * A stale edit_version is ERR_CONFLICT ("reload ... and retry").  A new
@@ -285,7 +284,7 @@ struct service_pull {
  * Values equal to the current ones change nothing (changed 0).
  */
 int	pull_edit(struct db *db, struct repo_cache *repos, struct service_pull *out,
-	    uint64_t user_id, const char *owner, const char *name, int64_t number,
+	    uint64_t user_id, const struct db_repo *repo, int64_t number,
 	    int64_t edit_version, const char *title, const char *body, const char *target,
 	    struct err *e);
 
@@ -300,7 +299,7 @@ struct service_pull_state {
 
 /*
  * Closes (pull_close) or reopens (pull_reopen) pull request number of
- * owner/name as user_id (spec: closing an unmerged merge request leaves
+ * repo as user_id (spec: closing an unmerged merge request leaves
  * its issues open).  Needs the writer role or more, or being its author
  * (ERR_DENIED from service_need_role).  Refused with ERR_INVALID and
  * nothing changed: a merged pull request; one with a merge queued or
@@ -313,10 +312,10 @@ struct service_pull_state {
  * ERR_INVALID, ERR_EXISTS, or ERR_DB/ERR_UNAVAILABLE/ERR_NOMEM/ERR_GIT.
  */
 int	pull_close(struct db *db, struct repo_cache *repos, struct service_pull_state *out,
-	    uint64_t user_id, const char *owner, const char *name, int64_t number,
+	    uint64_t user_id, const struct db_repo *repo, int64_t number,
 	    struct err *e);
 int	pull_reopen(struct db *db, struct repo_cache *repos, struct service_pull_state *out,
-	    uint64_t user_id, const char *owner, const char *name, int64_t number,
+	    uint64_t user_id, const struct db_repo *repo, int64_t number,
 	    struct err *e);
 
 /* ---- checks (checks.c) ---- */
@@ -347,18 +346,18 @@ struct service_checks {
 void	service_checks_release(struct service_checks *c);
 
 /*
- * The checks of the current revision of pull request number of
- * owner/name (spec: get_merge_request_checks): for each check the target
+ * The checks of the current revision of pull request number of repo
+ * (spec: get_merge_request_checks): for each check the target
  * branch's rule requires, its status on the head commit ("expected" when
  * unreported), then every other check reported on it (not required);
  * passing; and whether (by whom, when) a manager approved this
- * revision's checks.  Anyone who can read the repository may.  Records a
+ * revision's checks.  Records a
  * new revision when the head branch moved (pull_revision_current).
  * Released with service_checks_release, also on error.  Returns 0,
  * ERR_NOTFOUND, or ERR_DB/ERR_UNAVAILABLE/ERR_NOMEM/ERR_GIT.
  */
 int	checks_get(struct db *db, struct repo_cache *repos, struct service_checks *out,
-	    uint64_t user_id, const char *owner, const char *name, int64_t number,
+	    uint64_t user_id, const struct db_repo *repo, int64_t number,
 	    struct err *e);
 
 /* What checks_approve did. */
@@ -370,18 +369,17 @@ struct service_approval {
 
 /*
  * Approves the checks of the current revision of open pull request
- * number of owner/name as user_id (spec: approve_merge_checks).  Needs
- * the manager role or more (ERR_DENIED from service_need_role; the
- * execute scope is the tool gate's).  version (0: not given) is the
+ * number of repo as user_id (spec: approve_merge_checks), whose manager
+ * role and execute scope the caller (the tool gate) has checked.  version (0: not given) is the
  * revision the caller observed: a stale one is ERR_CONFLICT naming the
  * current one ("reload ... and retry").  Idempotent: approving an
  * approved revision changes nothing (changed 0) and keeps the first
  * approver.  A new revision (a push, a target change) is not approved.
- * Returns 0, ERR_NOTFOUND, ERR_DENIED, ERR_INVALID (not open),
- * ERR_CONFLICT, or ERR_DB/ERR_UNAVAILABLE/ERR_NOMEM/ERR_GIT.
+ * Returns 0, ERR_NOTFOUND, ERR_INVALID (not open), ERR_CONFLICT, or
+ * ERR_DB/ERR_UNAVAILABLE/ERR_NOMEM/ERR_GIT.
  */
 int	checks_approve(struct db *db, struct repo_cache *repos, struct service_approval *out,
-	    uint64_t user_id, const char *owner, const char *name, int64_t number,
+	    uint64_t user_id, const struct db_repo *repo, int64_t number,
 	    int64_t version, struct err *e);
 
 /*
@@ -414,9 +412,9 @@ struct service_discussion {
 };
 
 /*
- * Opens a review discussion on pull request number of owner/name as
- * user_id (spec: create_pull_request_discussion).  Anyone who can read
- * the repository may.  body must not be blank.  path NULL makes a
+ * Opens a review discussion on pull request number of repo as
+ * user_id (spec: create_pull_request_discussion).  body must not be
+ * blank.  path NULL makes a
  * general thread (line must be 0 and side NULL then); otherwise it is
  * anchored to line (from 1) of side "old" or "new" (NULL: "new") of the
  * diff of revision version (0: the current one, pull_revision_current),
@@ -428,18 +426,18 @@ struct service_discussion {
  * ERR_INVALID, or ERR_DB/ERR_GIT/ERR_UNAVAILABLE/ERR_NOMEM.
  */
 int	discussion_create(struct db *db, struct repo_cache *repos, struct service_discussion *out,
-	    uint64_t user_id, const char *owner, const char *name, int64_t number,
+	    uint64_t user_id, const struct db_repo *repo, int64_t number,
 	    const char *body, const char *path, int64_t line, const char *side, int64_t version,
 	    struct err *e);
 /*
- * Replies to discussion id of pull request number of owner/name (spec:
+ * Replies to discussion id of pull request number of repo (spec:
  * reply_pull_request_discussion); anyone who can read the repository
  * may, also in a resolved discussion.  The discussion's author hears of
  * it (reason "reply"), and the people body mentions.  ERR_NOTFOUND when
  * that pull request has no such discussion.
  */
 int	discussion_reply(struct db *db, struct service_discussion *out, uint64_t user_id,
-	    const char *owner, const char *name, int64_t number, uint64_t id, const char *body,
+	    const struct db_repo *repo, int64_t number, uint64_t id, const char *body,
 	    struct err *e);
 /*
  * Resolves (discussion_resolve) or reopens (discussion_reopen) discussion
@@ -451,10 +449,10 @@ int	discussion_reply(struct db *db, struct service_discussion *out, uint64_t use
  * "reload ... and retry", nothing changes), and it advances.
  */
 int	discussion_resolve(struct db *db, struct service_discussion *out, uint64_t user_id,
-	    const char *owner, const char *name, int64_t number, uint64_t id,
+	    const struct db_repo *repo, int64_t number, uint64_t id,
 	    int64_t state_version, struct err *e);
 int	discussion_reopen(struct db *db, struct service_discussion *out, uint64_t user_id,
-	    const char *owner, const char *name, int64_t number, uint64_t id,
+	    const struct db_repo *repo, int64_t number, uint64_t id,
 	    int64_t state_version, struct err *e);
 
 /* ---- the merge queue (merge.c) ---- */
@@ -476,8 +474,9 @@ struct service_merge_queued {
 };
 
 /*
- * Queues the merge of pull request number of owner/name as user_id (spec:
- * merge_merge_request).  Needs the manager role or more.  Refused, with
+ * Queues the merge of pull request number of repo as user_id (spec:
+ * merge_merge_request), whose manager role the caller (the tool gate) has
+ * checked.  Refused, with
  * nothing changed: a pull request that is not open, a draft, one with a
  * merge already queued or running; version not the current revision
  * (pull_revision_current notices a push first; ERR_CONFLICT "reload ...
@@ -489,7 +488,7 @@ struct service_merge_queued {
  * nothing is merged or closed here.
  */
 int	merge_queue(struct db *db, struct repo_cache *repos, struct service_merge_queued *out,
-	    uint64_t user_id, const char *owner, const char *name, int64_t number,
+	    uint64_t user_id, const struct db_repo *repo, int64_t number,
 	    int64_t version, int64_t edit_version, const char *strategy, struct err *e);
 
 /* A merge worker: its connections and who it is. */

@@ -102,86 +102,55 @@ delete_tx(struct db *db, void *arg, struct err *e)
 	return forge_variable_delete(db, &t->done, t->repo->id, t->var, e);
 }
 
-/* The checks both writes share: the repository, the role, the name. */
-static int
-variable_prepare(struct db *db, struct db_repo *repo, uint64_t user_id, const char *owner,
-    const char *name, const char *var, const char *action, struct err *e)
-{
-	int	 rc;
-
-	if ((rc = db_repo_find_visible(db, repo, user_id, owner, name, e)) != 0)
-		return rc;
-	if ((rc = service_need_role(db, repo, user_id, FORGE_ROLE_MANAGER, action, NULL,
-	    e)) != 0)
-		return rc;
-	return name_check(var != NULL ? var : "", e);
-}
-
 int
 variable_set(struct db *db, struct forge_variable *out, int *created, uint64_t user_id,
-    const char *owner, const char *name, const char *var, const char *value, size_t value_len,
+    const struct db_repo *repo, const char *var, const char *value, size_t value_len,
     struct err *e)
 {
-	struct db_repo		 repo;
 	struct variable_tx	 t;
 	int			 rc;
 
 	memset(out, 0, sizeof *out);
-	memset(&repo, 0, sizeof repo);
 	memset(&t, 0, sizeof t);
 	*created = 0;
-	if ((rc = variable_prepare(db, &repo, user_id, owner, name, var,
-	    "set repository variables", e)) != 0)
-		goto done;
-	if (value == NULL) {
-		rc = err_set(e, ERR_INVALID, "value is missing: give the variable a value of at "
+	if ((rc = name_check(var != NULL ? var : "", e)) != 0)
+		return rc;
+	if (value == NULL)
+		return err_set(e, ERR_INVALID, "value is missing: give the variable a value of at "
 		    "most 4096 bytes of text");
-		goto done;
-	}
-	if (memchr(value, '\0', value_len) != NULL) {
-		rc = err_set(e, ERR_INVALID, "the value of %s must not contain NUL bytes", var);
-		goto done;
-	}
-	if (value_len > SERVICE_VARIABLE_VALUE_MAX) {
-		rc = err_set(e, ERR_INVALID, "the value of %s is %zu bytes: a variable value is "
+	if (memchr(value, '\0', value_len) != NULL)
+		return err_set(e, ERR_INVALID, "the value of %s must not contain NUL bytes", var);
+	if (value_len > SERVICE_VARIABLE_VALUE_MAX)
+		return err_set(e, ERR_INVALID, "the value of %s is %zu bytes: a variable value is "
 		    "at most 4096 bytes (4 KiB) of text", var, value_len);
-		goto done;
-	}
-	t.repo = &repo;
+	t.repo = repo;
 	t.user_id = user_id;
 	t.var = var;
 	t.value = value;
 	t.out = out;
 	if ((rc = service_transaction(db, set_tx, &t, e)) != 0) {
 		forge_variable_release(out);
-		goto done;
+		return rc;
 	}
 	*created = t.done;
-done:
-	db_repo_release(&repo);
-	return rc;
+	return 0;
 }
 
 int
-variable_delete(struct db *db, int *deleted, uint64_t user_id, const char *owner,
-    const char *name, const char *var, struct err *e)
+variable_delete(struct db *db, int *deleted, const struct db_repo *repo, const char *var,
+    struct err *e)
 {
-	struct db_repo		 repo;
 	struct variable_tx	 t;
 	int			 rc;
 
-	memset(&repo, 0, sizeof repo);
 	memset(&t, 0, sizeof t);
 	*deleted = 0;
-	if ((rc = variable_prepare(db, &repo, user_id, owner, name, var,
-	    "delete repository variables", e)) != 0)
-		goto done;
-	t.repo = &repo;
+	if ((rc = name_check(var != NULL ? var : "", e)) != 0)
+		return rc;
+	t.repo = repo;
 	t.var = var;
 	if ((rc = service_transaction(db, delete_tx, &t, e)) != 0)
-		goto done;
+		return rc;
 	*deleted = t.done;
-done:
-	db_repo_release(&repo);
-	return rc;
+	return 0;
 }

@@ -33,8 +33,8 @@ add_issue_comment(struct tool_ctx *ctx, struct json_object *args, struct json_ob
 	int			 rc;
 
 	*out = NULL;
-	if ((rc = comment_add(ctx->db, &made, ctx->who->user_id, ctx->repo->owner,
-	    ctx->repo->name, tk_int(args, "number", 0), json_get_str(args, "body"),
+	if ((rc = comment_add(ctx->db, &made, ctx->who->user_id, ctx->repo, tk_int(args, "number",
+	    0), json_get_str(args, "body"),
 	    ctx->err)) != 0)
 		return rc;
 	fout_item_url(url, sizeof url, ctx->cfg->base_url, made.owner, made.name,

@@ -31,8 +31,8 @@ approve_pull_request_checks(struct tool_ctx *ctx, struct json_object *args,
 	int			 rc;
 
 	*out = NULL;
-	if ((rc = checks_approve(ctx->db, ctx->repos, &a, ctx->who->user_id, ctx->repo->owner,
-	    ctx->repo->name, tk_int(args, "number", 0), tk_int(args, "version", 0),
+	if ((rc = checks_approve(ctx->db, ctx->repos, &a, ctx->who->user_id, ctx->repo,
+	    tk_int(args, "number", 0), tk_int(args, "version", 0),
 	    ctx->err)) != 0)
 		return rc;
 	if ((o = json_object_new_object()) == NULL ||

@@ -30,7 +30,7 @@ fout_issue_state(struct tool_ctx *ctx, struct json_object *args, int close,
 
 	*out = NULL;
 	rc = (close ? issue_close : issue_reopen)(ctx->db, &is, ctx->who->user_id,
-	    ctx->repo->owner, ctx->repo->name, tk_int(args, "number", 0), ctx->err);
+	    ctx->repo, tk_int(args, "number", 0), ctx->err);
 	if (rc != 0)
 		goto done;
 	fout_item_url(url, sizeof url, ctx->cfg->base_url, is.owner, is.name,

@@ -30,8 +30,8 @@ create_issue(struct tool_ctx *ctx, struct json_object *args, struct json_object 
 	int			 rc;
 
 	*out = NULL;
-	if ((rc = issue_create(ctx->db, &made, ctx->who->user_id, ctx->repo->owner,
-	    ctx->repo->name, json_get_str(args, "title"), json_get_str(args, "body"),
+	if ((rc = issue_create(ctx->db, &made, ctx->who->user_id, ctx->repo, json_get_str(args,
+	    "title"), json_get_str(args, "body"),
 	    ctx->err)) != 0)
 		return rc;
 	fout_item_url(url, sizeof url, ctx->cfg->base_url, made.owner, made.name,

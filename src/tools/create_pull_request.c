@@ -52,8 +52,8 @@ create_pull_request(struct tool_ctx *ctx, struct json_object *args, struct json_
 		    "the same text under two names");
 	if (body == NULL)
 		body = json_get_str(args, "description");
-	if ((rc = pull_create(ctx->db, ctx->repos, &made, ctx->who->user_id, ctx->repo->owner,
-	    ctx->repo->name, json_get_str(args, "title"), body,
+	if ((rc = pull_create(ctx->db, ctx->repos, &made, ctx->who->user_id, ctx->repo,
+	    json_get_str(args, "title"), body,
 	    json_get_str(args, "head"), json_get_str(args, "base"), tk_bool(args, "draft", 0),
 	    tk_int(args, "issue", 0), ctx->err)) != 0)
 		return rc;

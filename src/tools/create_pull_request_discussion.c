@@ -49,7 +49,7 @@ create_pull_request_discussion(struct tool_ctx *ctx, struct json_object *args,
 	*out = NULL;
 	memset(&d, 0, sizeof d);
 	if ((rc = discussion_create(ctx->db, ctx->repos, &made, ctx->who->user_id,
-	    ctx->repo->owner, ctx->repo->name, tk_int(args, "number", 0),
+	    ctx->repo, tk_int(args, "number", 0),
 	    json_get_str(args, "body"), json_get_str(args, "path"), tk_int(args, "line", 0),
 	    json_get_str(args, "side"), tk_int(args, "version", 0), ctx->err)) != 0)
 		return rc;

@@ -28,8 +28,7 @@ delete_repository_variable(struct tool_ctx *ctx, struct json_object *args,
 	int			 deleted = 0, rc;
 
 	*out = NULL;
-	if ((rc = variable_delete(ctx->db, &deleted, ctx->who->user_id, ctx->repo->owner,
-	    ctx->repo->name, var, ctx->err)) != 0)
+	if ((rc = variable_delete(ctx->db, &deleted, ctx->repo, var, ctx->err)) != 0)
 		return rc;
 	if ((o = json_object_new_object()) == NULL ||
 	    tk_add(o, "name", json_object_new_string(var)) != 0 ||

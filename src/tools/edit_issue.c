@@ -37,7 +37,7 @@ edit_issue(struct tool_ctx *ctx, struct json_object *args, struct json_object **
 	int			 rc;
 
 	*out = NULL;
-	rc = issue_edit(ctx->db, &is, ctx->who->user_id, ctx->repo->owner, ctx->repo->name,
+	rc = issue_edit(ctx->db, &is, ctx->who->user_id, ctx->repo,
 	    tk_int(args, "number", 0), tk_int(args, "edit_version", 0),
 	    json_get_str(args, "title"), json_get_str(args, "body"), ctx->err);
 	if (rc != 0)

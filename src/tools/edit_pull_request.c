@@ -40,8 +40,7 @@ edit_pull_request(struct tool_ctx *ctx, struct json_object *args, struct json_ob
 	int			 rc;
 
 	*out = NULL;
-	rc = pull_edit(ctx->db, ctx->repos, &pr, ctx->who->user_id, ctx->repo->owner,
-	    ctx->repo->name,
+	rc = pull_edit(ctx->db, ctx->repos, &pr, ctx->who->user_id, ctx->repo,
 	    tk_int(args, "number", 0), tk_int(args, "edit_version", 0),
 	    json_get_str(args, "title"), json_get_str(args, "description"),
 	    json_get_str(args, "target"), ctx->err);

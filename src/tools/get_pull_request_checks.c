@@ -47,8 +47,8 @@ get_pull_request_checks(struct tool_ctx *ctx, struct json_object *args,
 	int			 rc;
 
 	*out = NULL;
-	if ((rc = checks_get(ctx->db, ctx->repos, &c, ctx->who->user_id, ctx->repo->owner,
-	    ctx->repo->name, tk_int(args, "number", 0), ctx->err)) != 0)
+	if ((rc = checks_get(ctx->db, ctx->repos, &c, ctx->who->user_id, ctx->repo, tk_int(args,
+	    "number", 0), ctx->err)) != 0)
 		goto done;
 	rc = ERR_NOMEM;
 	if ((o = json_object_new_object()) == NULL || (list = json_object_new_array()) == NULL ||

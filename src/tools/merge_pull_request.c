@@ -43,8 +43,7 @@ merge_pull_request(struct tool_ctx *ctx, struct json_object *args, struct json_o
 	int				 rc;
 
 	*out = NULL;
-	rc = merge_queue(ctx->db, ctx->repos, &q, ctx->who->user_id, ctx->repo->owner,
-	    ctx->repo->name,
+	rc = merge_queue(ctx->db, ctx->repos, &q, ctx->who->user_id, ctx->repo,
 	    tk_int(args, "number", 0), tk_int(args, "version", 0),
 	    tk_int(args, "edit_version", 0), json_get_str(args, "strategy"), ctx->err);
 	if (rc != 0)

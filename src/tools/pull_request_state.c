@@ -31,7 +31,7 @@ pull_state(struct tool_ctx *ctx, struct json_object *args, int close, struct jso
 
 	*out = NULL;
 	rc = (close ? pull_close : pull_reopen)(ctx->db, ctx->repos, &ps, ctx->who->user_id,
-	    ctx->repo->owner, ctx->repo->name, tk_int(args, "number", 0), ctx->err);
+	    ctx->repo, tk_int(args, "number", 0), ctx->err);
 	if (rc != 0)
 		return rc;
 	fout_item_url(url, sizeof url, ctx->cfg->base_url, ps.owner, ps.name, FORGE_KIND_PULL,

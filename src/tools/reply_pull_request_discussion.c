@@ -36,8 +36,7 @@ reply_pull_request_discussion(struct tool_ctx *ctx, struct json_object *args,
 	int				 rc;
 
 	*out = NULL;
-	if ((rc = discussion_reply(ctx->db, &made, ctx->who->user_id, ctx->repo->owner,
-	    ctx->repo->name,
+	if ((rc = discussion_reply(ctx->db, &made, ctx->who->user_id, ctx->repo,
 	    tk_int(args, "number", 0), (uint64_t)tk_int(args, "discussion", 0),
 	    json_get_str(args, "body"), ctx->err)) != 0)
 		return rc;

@@ -24,7 +24,7 @@ fout_discussion_state(struct tool_ctx *ctx, struct json_object *args, int resolv
 
 	*out = NULL;
 	rc = (resolve ? discussion_resolve : discussion_reopen)(ctx->db, &d,
-	    ctx->who->user_id, ctx->repo->owner, ctx->repo->name, tk_int(args, "number", 0),
+	    ctx->who->user_id, ctx->repo, tk_int(args, "number", 0),
 	    (uint64_t)tk_int(args, "discussion", 0), tk_int(args, "state_version", 0), ctx->err);
 	if (rc != 0)
 		return rc;

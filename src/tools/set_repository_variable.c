@@ -30,8 +30,8 @@ set_repository_variable(struct tool_ctx *ctx, struct json_object *args,
 	int			 created = 0, rc;
 
 	*out = NULL;
-	if ((rc = variable_set(ctx->db, &v, &created, ctx->who->user_id, ctx->repo->owner,
-	    ctx->repo->name, json_get_str(args, "name"), json_get_str(args, "value"),
+	if ((rc = variable_set(ctx->db, &v, &created, ctx->who->user_id, ctx->repo,
+	    json_get_str(args, "name"), json_get_str(args, "value"),
 	    value != NULL ? (size_t)json_object_get_string_len(value) : 0, ctx->err)) != 0)
 		goto done;
 	if ((o = json_object_new_object()) == NULL ||
