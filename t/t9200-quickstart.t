@@ -102,13 +102,16 @@ test_expect_success 'the two printed curl calls work as printed' '
 	jq -e ".result.protocolVersion == \"2025-11-25\" and .result.serverInfo.name == \"forgemcp\"" legacy.json
 '
 
-test_expect_success 'env prints FORGEMCP_URL and FORGEMCP_TOKEN for eval' '
+test_expect_success 'env prints FORGEMCP_URL and FORGEMCP_TOKEN for eval, exported' '
 	FORGEMCP_STATE=$QS_STATE "$QS" env >env.out &&
 	test "$(wc -l <env.out)" = 2 &&
 	(
+		unset FORGEMCP_URL FORGEMCP_TOKEN &&
 		eval "$(cat env.out)" &&
 		test "$FORGEMCP_URL" = "http://127.0.0.1:$QS_PORT/mcp" &&
 		test "$FORGEMCP_TOKEN" = "$TOKEN" &&
+		"$FORGEMCP" call get_user >me.json &&
+		jq -e ".structuredContent.login != null" me.json &&
 		curl -s "$FORGEMCP_URL" -H "Authorization: Bearer $FORGEMCP_TOKEN" \
 			-H "Content-Type: application/json" \
 			-d "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}" >ping.json &&
