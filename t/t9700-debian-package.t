@@ -96,7 +96,7 @@ test_expect_success 'dpkg-buildpackage builds the package from a copy of the sou
 	(
 		cd "$PKG/src" &&
 		unset MAKEFLAGS MFLAGS MAKELEVEL &&
-		DEB_BUILD_OPTIONS="nocheck parallel=2" dpkg-buildpackage -us -uc -b
+		DEB_BUILD_OPTIONS="nocheck noautodbgsym parallel=2" dpkg-buildpackage -us -uc -b
 	) >"$PKG/build.log" 2>&1 || { tail -n 40 "$PKG/build.log"; false; } &&
 	DEB=$(ls "$PKG"/forgemcp_*_*.deb) &&
 	test -f "$DEB" &&
