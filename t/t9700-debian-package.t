@@ -17,7 +17,7 @@
 # purges the package on any exit.  A user forgemcp that it caused to be
 # created is removed at the end, leaving the machine as it found it.
 # The package does not depend on the build under test: the ASan pass skips it.
-# About 85 s on a quiet 2-core machine (140 s beside another suite), most of
+# About 75 s on a quiet 2-core machine (140 s beside another suite), most of
 # it the package build, which compiles the whole program once more with the
 # packaging's flags (it cannot reuse the build under test); lintian takes
 # 10 s.  etc/check runs it alone, after the parallel batch.
