@@ -354,6 +354,8 @@ wf_matrix(struct wf_parse *p, struct wf_job *j, const yaml_node_t *n, const char
 	if ((rc = wf_keys(p, n, what, NULL)) != 0)
 		return rc;
 	count = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+	if (count > WF_AXES_MAX)
+		return wf_fail(p, n, "%s has %zu axes: at most %d", what, count, WF_AXES_MAX);
 	if ((j->axes = calloc(count + 1, sizeof *j->axes)) == NULL)
 		return err_set(p->e, ERR_NOMEM, "out of memory");
 	for (pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top; pr++) {
@@ -485,6 +487,8 @@ wf_job(struct wf_parse *p, struct wf_job *j, const yaml_node_t *n)
 	}
 	if (steps == NULL)
 		return wf_fail(p, n, "%s has no steps", what);
+	if (j->name != NULL && strlen(j->name) > 255)
+		return wf_fail(p, n, "%s.name is over 255 bytes", what);
 	if (j->name == NULL && (j->name = strdup(j->id)) == NULL)
 		return err_set(p->e, ERR_NOMEM, "out of memory");
 	return 0;
@@ -654,6 +658,10 @@ workflow_parse(struct workflow *out, const char *path, const char *id, const cha
 			    WF_INSTANCES_MAX);
 			goto done;
 		}
+	}
+	if (out->name != NULL && strlen(out->name) > 255) {
+		rc = wf_fail(&p, root, "name is over 255 bytes");
+		goto done;
 	}
 	if (out->name == NULL && (out->name = strdup(id)) == NULL) {
 		rc = err_set(e, ERR_NOMEM, "out of memory");

@@ -13,6 +13,7 @@ struct err;
 #define WF_CHILDREN_MAX		64		/* matrix children of one job */
 #define WF_INSTANCES_MAX	256		/* job instances of a run */
 #define WF_STEPS_MAX		50		/* steps of one job */
+#define WF_AXES_MAX		8		/* axes of one matrix */
 #define WF_INPUTS_MAX		25		/* input definitions */
 #define WF_SELECT_MAX		16		/* logical jobs a run may name */
 #define WF_TIMEOUT_DEFAULT	30		/* minutes */
