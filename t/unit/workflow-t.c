@@ -114,6 +114,13 @@ test_refusals(void)
 	refused("a: [[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]\n", "nested more than 16 deep",
 	    "nesting over 16");
 	refused("a: [1\n", "not valid YAML", "broken YAML");
+	refused(HEAD "jobs: { a: { matrix: { a: [1], b: [1], c: [1], d: [1], e: [1], f: [1], g: [1], "
+	    "h: [1], i: [1] }, steps: [ { run: x } ] } }\n", "matrix has 9 axes: at most 8",
+	    "nine matrix axes");
+	refused(HEAD "jobs: { a: { matrix: { os: [\"a, b\"] }, steps: [ { run: x } ] } }\n",
+	    "must be 1 to 100 characters without , = ( )", "a matrix value with a comma");
+	refused(HEAD "inputs: { l: { type: choice } }\n" JOB, "type choice needs a non-empty choices",
+	    "a choice without choices");
 
 	/* 51 steps */
 	big = malloc(8192);
