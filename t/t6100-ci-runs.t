@@ -278,6 +278,21 @@ test_expect_success '1.6.9 #17: a read,write token gets HTTP 403 for create_run'
 	test_header WWW-Authenticate "error=\"insufficient_scope\", scope=\"execute\""
 '
 
+test_expect_success 'a failure after the run row was written leaves nothing: one transaction' '
+	# the trigger makes the last job row break a CHECK constraint
+	db_sql "create trigger ci_jobs_fail before insert on ci_jobs for each row
+		set new.timeout_minutes = if(new.job = \"deploy\", 0, new.timeout_minutes)" &&
+	test_when_finished "db_sql \"drop trigger if exists ci_jobs_fail\"" &&
+	run "{\"workflow\":\"ci\",\"ref\":\"v1\",\"inputs\":{\"level\":\"fast\"}}" &&
+	forge_error "^internal error" &&
+	test "$(runs_count)" = "$BEFORE" &&
+	db_sql "drop trigger ci_jobs_fail" &&
+	run "{\"workflow\":\"ci\",\"ref\":\"v1\",\"jobs\":[\"build\"],\"inputs\":{\"level\":\"fast\"}}" && forge_ok &&
+	jq -e ".run == 9" out.json &&
+	db_sql "delete from ci_runs where number = 9" &&
+	test "$(runs_count)" = "$BEFORE"
+'
+
 test_expect_success 'no refusal left a run or a job behind' '
 	test "$(runs_count)" = "$BEFORE"
 '
