@@ -123,6 +123,7 @@ test_expect_success 'tools/list: the ci tools, their scopes in the descriptions 
 
 test_expect_success 'create_run by a writer: run 1, queued, every job and matrix child in order' '
 	run "{\"workflow\":\"ci\",\"inputs\":{\"level\":\"fast\"}}" && forge_ok &&
+	jq -e "keys_unsorted == [\"run\", \"state\", \"commit\", \"workflow\", \"jobs\", \"closure_added\"]" out.json &&
 	jq -e ".run == 1 and .state == \"queued\" and .commit == \"$MAIN1\" and .workflow == \"ci\" and .closure_added == []" out.json &&
 	jq -e ".jobs == [\"build\", \"test (os=debian, cc=gcc)\", \"test (os=debian, cc=clang)\", \"test (os=alpine, cc=gcc)\", \"test (os=alpine, cc=clang)\", \"deploy\"]" out.json
 '

@@ -30,6 +30,19 @@ static const char schema[] =
     "default: every job. Matrix children come with their job.\"}"
     "}}";
 
+/* Appends v to array a, or frees it: ERR_NOMEM. */
+static int
+add_item(struct json_object *a, struct json_object *v)
+{
+	if (v == NULL)
+		return ERR_NOMEM;
+	if (json_object_array_add(a, v) != 0) {
+		json_object_put(v);
+		return ERR_NOMEM;
+	}
+	return 0;
+}
+
 static int
 create_run(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
 {
@@ -53,11 +66,14 @@ create_run(struct tool_ctx *ctx, struct json_object *args, struct json_object **
 		rc = tk_fail(ctx, rc, &local);
 		goto done;
 	}
-	if ((o = json_object_new_object()) == NULL || (a = json_object_new_array()) == NULL)
+	if ((o = json_object_new_object()) == NULL || (a = json_object_new_array()) == NULL ||
+	    tk_add(o, "run", json_object_new_int64(r.number)) != 0 ||
+	    tk_add(o, "state", json_object_new_string(r.state)) != 0 ||
+	    tk_add(o, "commit", json_object_new_string(r.commit)) != 0 ||
+	    tk_add(o, "workflow", json_object_new_string(r.workflow)) != 0)
 		goto nomem;
 	for (i = 0; i < n; i++)
-		if (json_object_array_add(a,
-		    json_object_new_string(jobs[i].job_id)) != 0)
+		if (add_item(a, json_object_new_string(jobs[i].job_id)) != 0)
 			goto nomem;
 	rc = tk_add(o, "jobs", a);
 	a = NULL;
@@ -65,11 +81,7 @@ create_run(struct tool_ctx *ctx, struct json_object *args, struct json_object **
 		goto nomem;
 	rc = tk_add(o, "closure_added", closure);
 	closure = NULL;
-	if (rc != 0 ||
-	    tk_add(o, "run", json_object_new_int64(r.number)) != 0 ||
-	    tk_add(o, "state", json_object_new_string(r.state)) != 0 ||
-	    tk_add(o, "commit", json_object_new_string(r.commit)) != 0 ||
-	    tk_add(o, "workflow", json_object_new_string(r.workflow)) != 0)
+	if (rc != 0)
 		goto nomem;
 	*out = o;
 	o = NULL;
