@@ -17,8 +17,8 @@
 	"(get_file_contents, get_tree, search_code), history (list_commits, " \
 	"list_branches, compare_refs), issues and pull requests. Reads are bounded; a " \
 	"result that was cut says so and names the argument that fetches the rest. " \
-	"The tools come in toolsets: repos, issues, pull_requests, notifications, users " \
-	"and search. A client that needs fewer tools chooses them with the " \
+	"The tools come in toolsets: repos, issues, pull_requests, notifications, users, " \
+	"search and ci (workflow runs). A client that needs fewer tools chooses them with the " \
 	"X-MCP-Toolsets header (\"repos,issues\") or the path /mcp/x/repos,issues, " \
 	"and only the read-only tools with X-MCP-Readonly: true or /mcp/readonly " \
 	"(stdio: --toolsets, --read-only)."

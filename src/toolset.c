@@ -12,6 +12,7 @@ static const char *const toolset_names[TOOLSET__MAX] = {
 	"notifications",	/* TOOLSET_NOTIFICATIONS */
 	"users",		/* TOOLSET_USERS */
 	"search",		/* TOOLSET_SEARCH */
+	"ci",			/* TOOLSET_CI */
 };
 
 int

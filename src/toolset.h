@@ -11,6 +11,7 @@ enum toolset {
 	TOOLSET_NOTIFICATIONS,	/* TOOLSET_NOTIFICATIONS: the caller's inbox */
 	TOOLSET_USERS,		/* TOOLSET_USERS */
 	TOOLSET_SEARCH,		/* TOOLSET_SEARCH: the web */
+	TOOLSET_CI,		/* TOOLSET_CI: workflow runs and their jobs */
 	TOOLSET__MAX
 };
 

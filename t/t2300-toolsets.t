@@ -39,9 +39,9 @@ list_modern () {
 		"$(modern_body tools/list)"
 }
 
-test_expect_success 'the table names six toolsets, each with tools' '
+test_expect_success 'the table names seven toolsets, each with tools' '
 	test "$(awk "{ print \$2 }" toolsets.all | sort -u | tr "\n" " ")" = \
-		"issues notifications pull_requests repos search users " &&
+		"ci issues notifications pull_requests repos search users " &&
 	test "$(wc -l <toolsets.all)" -ge 30
 '
 

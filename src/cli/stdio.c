@@ -28,7 +28,8 @@ stdio_usage(FILE *f)
 	    "working at once. Logs go to stderr.\n"
 	    "\n"
 	    "  --toolsets LIST  serve only these toolsets (comma-separated: repos, issues,\n"
-	    "                   pull_requests, notifications, users, search; default, all)\n"
+	    "                   pull_requests, notifications, users, search, ci; default,\n"
+	    "                   all)\n"
 	    "  --read-only      serve only the tools that change nothing\n");
 }
 

@@ -286,6 +286,26 @@ int	repo_read_lines(struct repo_cache *c, struct repo_lines *out, const char *ow
 	    size_t max_bytes, struct err *e);
 void	repo_lines_release(struct repo_lines *l);
 
+/* ---- whole files (src/store/repo_blob.c) ---- */
+
+struct repo_blob {
+	char	*data;		/* owned; len bytes and a NUL */
+	size_t	 len;
+	size_t	 size;		/* the blob's size, also when over max */
+	char	 id[41];	/* the blob id */
+};
+
+/*
+ * The file path at commit (a ref as in repo_resolve; callers pass the full
+ * commit id they pinned) of owner/name: its bytes and blob id.
+ * ERR_NOTFOUND "File not found: path@commit" when path is missing or not a
+ * file; ERR_TOOBIG when it is over max bytes (out->size, out->id set).
+ * Release with repo_blob_release, also on error.
+ */
+int	repo_blob_read(struct repo_cache *c, struct repo_blob *out, const char *owner,
+	    const char *name, const char *commit, const char *path, size_t max, struct err *e);
+void	repo_blob_release(struct repo_blob *b);
+
 /* ---- merges (src/store/repo_merge.c) ---- */
 
 enum repo_merge_strategy {

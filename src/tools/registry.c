@@ -12,6 +12,7 @@ const struct tool *const tool_table[] = {
 	&tool_create_issue,		/* issues */
 	&tool_create_pull_request,	/* pull_requests */
 	&tool_create_pull_request_discussion,	/* pull_requests */
+	&tool_create_run,		/* ci */
 	&tool_delete_repository_variable,	/* repos */
 	&tool_edit_issue,		/* issues */
 	&tool_edit_pull_request,	/* pull_requests */
@@ -20,6 +21,7 @@ const struct tool *const tool_table[] = {
 	&tool_get_pull_request,		/* pull_requests */
 	&tool_get_pull_request_checks,	/* pull_requests */
 	&tool_get_pull_request_diff,	/* pull_requests */
+	&tool_get_run,			/* ci */
 	&tool_get_tree,			/* repos */
 	&tool_get_user,			/* users */
 	&tool_list_branches,		/* repos */
@@ -30,6 +32,7 @@ const struct tool *const tool_table[] = {
 	&tool_list_pull_requests,	/* pull_requests */
 	&tool_list_repositories,	/* repos */
 	&tool_list_repository_variables,	/* repos */
+	&tool_list_runs,		/* ci */
 	&tool_mark_notification_read,	/* notifications */
 	&tool_merge_pull_request,	/* pull_requests */
 	&tool_reopen_issue,		/* issues */

@@ -42,7 +42,7 @@ main(void)
 
 	is_int(parse("repos,wiki", &sets, msg, sizeof msg), -1, "an unknown name is refused");
 	ok(strstr(msg, "unknown toolset 'wiki'") != NULL, "the message quotes it: %s", msg);
-	ok(strstr(msg, "repos, issues, pull_requests, notifications, users, search") != NULL,
+	ok(strstr(msg, "repos, issues, pull_requests, notifications, users, search, ci") != NULL,
 	    "the message lists the toolsets");
 	is_int(parse("", &sets, msg, sizeof msg), -1, "an empty list is refused");
 	ok(strstr(msg, "empty toolset name") != NULL, "the message says so: %s", msg);
