@@ -52,6 +52,9 @@ declare -A ARGS=(
 	[edit_pull_request]='{"repo":"@REPO@","number":2,"edit_version":@PEV@,"title":"edited @N@"}'
 	[close_pull_request]='{"repo":"@REPO@","number":7}'
 	[reopen_pull_request]='{"repo":"@REPO@","number":7}'
+	[create_run]='{"repo":"@REPO@","workflow":"ci","ref":"ci"}'
+	[list_runs]='{"repo":"@REPO@"}'
+	[get_run]='{"repo":"@REPO@","run":1}'
 )
 # The scope each tool needs (doc/tools.md).
 declare -A SCOPE=(
@@ -69,6 +72,7 @@ declare -A SCOPE=(
 	[reopen_pull_request_discussion]=write [merge_pull_request]=merge
 	[get_pull_request_diff]=read [edit_pull_request]=write
 	[close_pull_request]=write [reopen_pull_request]=write
+	[create_run]=execute [list_runs]=read [get_run]=read
 )
 # What names a repository: "repo" (the repo argument), "listing" (the query
 # of list_repositories), "none" (not about a repository).
@@ -96,6 +100,7 @@ declare -A RULE=(
 	[resolve_pull_request_discussion]=writer [reopen_pull_request_discussion]=writer
 	[merge_pull_request]=manager [edit_pull_request]=writer
 	[close_pull_request]=writer [reopen_pull_request]=writer
+	[create_run]=writer
 )
 # The role ladder: role, repository, token variable.  frank has no role on
 # the public repository; the others are collaborators on the private one.
@@ -166,6 +171,19 @@ setup_access_fixtures () {
 			"$(git --git-dir="$TRASH/repos/$r.git" rev-parse feature)" &&
 		tool_call create_pull_request "{\"repo\":\"$r\",\"title\":\"close 7\",\"head\":\"cr7\",\"base\":\"main\"}" &&
 		test_jq ".result.structuredContent.number == 7" || return 1
+		# branch ci: main and a workflow that may be started by hand; run 1
+		# of it for get_run
+		g=$TRASH/repos/$r.git &&
+		blob=$(printf "name: CI\non:\n  manual: true\njobs:\n  build: { steps: [ { run: make } ] }\n" |
+			git --git-dir="$g" hash-object -w --stdin) &&
+		tree=$(printf "100644 blob %s\tci.yml\n" "$blob" | git --git-dir="$g" mktree) &&
+		tree=$(printf "040000 tree %s\tworkflows\n" "$tree" | git --git-dir="$g" mktree) &&
+		tree=$({ git --git-dir="$g" ls-tree main && printf "040000 tree %s\t.forgemcp\n" "$tree"; } |
+			git --git-dir="$g" mktree) &&
+		commit=$(git --git-dir="$g" commit-tree -p main -m "ci: a workflow" "$tree") &&
+		git --git-dir="$g" update-ref refs/heads/ci "$commit" &&
+		tool_call create_run "{\"repo\":\"$r\",\"workflow\":\"ci\",\"ref\":\"ci\"}" --token "$ALICE_ALL" &&
+		test_jq ".result.structuredContent.run == 1" || return 1
 	done
 }
 declare -A DISC=()
