@@ -94,12 +94,9 @@ list_inbox(struct tool_ctx *ctx, struct json_object *args, struct json_object **
 			goto nomem;
 		}
 	}
-	rc = tk_add(o, "notifications", arr);
+	rc = tk_page(o, "notifications", arr, page, n > INBOX_PAGE);
 	arr = NULL;
-	if (rc != 0 ||
-	    tk_add(o, "page", json_object_new_int64(page)) != 0 ||
-	    tk_add(o, "has_more", json_object_new_boolean(n > INBOX_PAGE)) != 0 ||
-	    tk_add(o, "unread_count", json_object_new_int64(unread)) != 0)
+	if (rc != 0 || tk_add(o, "unread_count", json_object_new_int64(unread)) != 0)
 		goto nomem;
 	*out = o;
 	o = NULL;

@@ -139,11 +139,9 @@ list_page(struct tool_ctx *ctx, const struct db_repo *repo, const struct forge_i
 			goto nomem;
 		}
 	}
-	rc = tk_add(o, "discussions", arr);
+	rc = tk_page(o, "discussions", arr, page, n > FORGE_DISCUSSIONS_PAGE);
 	arr = NULL;
-	if (rc != 0 ||
-	    tk_add(o, "page", json_object_new_int64(page)) != 0 ||
-	    tk_add(o, "has_more", json_object_new_boolean(n > FORGE_DISCUSSIONS_PAGE)) != 0)
+	if (rc != 0)
 		goto nomem;
 	rc = 0;
 	goto done;
@@ -185,11 +183,9 @@ one_page(struct tool_ctx *ctx, const struct db_repo *repo, const struct forge_it
 	if (add_replies(dj, "replies", v, n < FORGE_DISCUSSIONS_PAGE ? n :
 	    FORGE_DISCUSSIONS_PAGE, 0) != 0)
 		goto nomem;
-	rc = tk_add(o, "discussion", dj);
+	rc = tk_page(o, "discussion", dj, page, n > FORGE_DISCUSSIONS_PAGE);
 	dj = NULL;
-	if (rc != 0 ||
-	    tk_add(o, "page", json_object_new_int64(page)) != 0 ||
-	    tk_add(o, "has_more", json_object_new_boolean(n > FORGE_DISCUSSIONS_PAGE)) != 0)
+	if (rc != 0)
 		goto nomem;
 	rc = 0;
 	goto done;

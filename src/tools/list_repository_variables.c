@@ -67,11 +67,9 @@ list_repository_variables(struct tool_ctx *ctx, struct json_object *args,
 	for (i = 0; i < shown; i++)
 		if (add_variable(a, &v[i]) != 0)
 			goto nomem;
-	rc = tk_add(o, "variables", a);
+	rc = tk_page(o, "variables", a, page, n > PAGE_SIZE);
 	a = NULL;
-	if (rc != 0 ||
-	    tk_add(o, "page", json_object_new_int64(page)) != 0 ||
-	    tk_add(o, "has_more", json_object_new_boolean(n > PAGE_SIZE)) != 0)
+	if (rc != 0)
 		goto nomem;
 	*out = o;
 	o = NULL;

@@ -65,11 +65,9 @@ list_runs(struct tool_ctx *ctx, struct json_object *args, struct json_object **o
 		if (rout_run(r, &v[i], 0) != 0)
 			goto nomem;
 	}
-	rc = tk_add(o, "runs", a);
+	rc = tk_page(o, "runs", a, page, n > PAGE_SIZE);
 	a = NULL;
-	if (rc != 0 ||
-	    tk_add(o, "page", json_object_new_int64(page)) != 0 ||
-	    tk_add(o, "has_more", json_object_new_boolean(n > PAGE_SIZE)) != 0)
+	if (rc != 0)
 		goto nomem;
 	*out = o;
 	o = NULL;

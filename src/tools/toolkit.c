@@ -49,6 +49,17 @@ tk_add(struct json_object *o, const char *key, struct json_object *v)
 	return 0;
 }
 
+int
+tk_page(struct json_object *o, const char *key, struct json_object *v, int64_t page,
+    int has_more)
+{
+	if (tk_add(o, key, v) != 0 ||
+	    tk_add(o, "page", json_object_new_int64(page)) != 0 ||
+	    tk_add(o, "has_more", json_object_new_boolean(has_more)) != 0)
+		return ERR_NOMEM;
+	return 0;
+}
+
 const char *
 tk_full(const struct db_repo *r, char *buf, size_t len)
 {

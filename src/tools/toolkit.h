@@ -24,6 +24,12 @@ int64_t	tk_clamp(struct json_object *args, const char *key, int64_t def, int64_t
 int	tk_bool(struct json_object *args, const char *key, int def);
 /* Adds v (taken, may be NULL for an allocation failure) to o; ERR_NOMEM. */
 int	tk_add(struct json_object *o, const char *key, struct json_object *v);
+/*
+ * A paged list's fields: v (taken, may be NULL) under key, then page and
+ * has_more, in that order; ERR_NOMEM.
+ */
+int	tk_page(struct json_object *o, const char *key, struct json_object *v, int64_t page,
+	    int has_more);
 /* "owner/name" of a found repository into buf. */
 const char *tk_full(const struct db_repo *r, char *buf, size_t len);
 /*
