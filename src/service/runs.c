@@ -5,6 +5,7 @@
 #include <json-c/json.h>
 
 #include "err.h"
+#include "service/runs.h"
 #include "service/service.h"
 #include "service/workflow.h"
 #include "store/db.h"

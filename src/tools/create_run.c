@@ -5,7 +5,7 @@
 #include "auth.h"
 #include "err.h"
 #include "json.h"
-#include "service/service.h"
+#include "service/runs.h"
 #include "store/db.h"
 #include "store/db_runs.h"
 #include "tool.h"
