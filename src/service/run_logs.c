@@ -202,7 +202,7 @@ run_log_no_job(struct db *db, const struct forge_run *r, const char *job_id, str
 	for (i = 0; i < n; i++) {
 		len = strlen(jobs[i].job_id);
 		if (at + len + 2 > RUN_LOG_JOBS_LIST) {
-			snprintf(list + at, sizeof list - at, ", \xe2\x80\xa6");
+			snprintf(list + at, sizeof list - at, "%s\xe2\x80\xa6", i ? ", " : "");
 			break;
 		}
 		at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "",
