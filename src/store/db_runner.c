@@ -38,6 +38,8 @@ static const char SQL_LOG_BYTES[] =
 static const char SQL_CANCEL[] =
     "SELECT j.cancel_requested_at IS NOT NULL, u.login FROM ci_jobs j"
     " LEFT JOIN users u ON u.id = j.cancel_requested_by WHERE j.id = ?";
+static const char SQL_RUN_OF[] =
+    "SELECT run_id FROM ci_jobs WHERE id = ?";
 static const char SQL_MINE[] =
     "SELECT run_id FROM ci_jobs WHERE id = ? AND state = 'running' AND claimed_by = ?"
     " FOR UPDATE";
@@ -200,6 +202,25 @@ runner_cancel_asked(struct db *db, uint64_t id, int *asked, char login[65], stru
 	return rc;
 }
 
+/*
+ * Locks the run of job id before the job itself: every transaction that
+ * writes a job's end and its run's jobs takes the run first, so two jobs
+ * of one run ending at once wait for each other instead of deadlocking.
+ */
+static int
+lock_run_of(struct db *db, uint64_t id, struct err *e)
+{
+	struct db_rows	 r = { 0 }, lock = { 0 };
+	int		 rc;
+
+	if ((rc = db_run(db, DB_ONCE, SQL_RUN_OF, &r, NULL, NULL, e, "u", id)) == 0 && r.n > 0)
+		rc = db_run(db, DB_ONCE, SQL_RUN_LOCK, &lock, NULL, NULL, e, "u",
+		    db_to_u64(db_rows_get(&r, 0, 0)));
+	db_rows_release(&lock);
+	db_rows_release(&r);
+	return rc;
+}
+
 /* Ends job id (locked, running) in state with its log's tail, then advances run_id. */
 static int
 end_job(struct db *db, uint64_t id, uint64_t run_id, const char *state, int exit_code,
@@ -226,7 +247,8 @@ runner_finish(struct db *db, uint64_t id, const char *claimed_by, const char *st
 
 	if ((rc = db_begin(db, e)) != 0)
 		return rc;
-	if ((rc = db_run(db, DB_ONCE, SQL_MINE, &r, NULL, NULL, e, "us", id, claimed_by)) == 0 &&
+	if ((rc = lock_run_of(db, id, e)) == 0 &&
+	    (rc = db_run(db, DB_ONCE, SQL_MINE, &r, NULL, NULL, e, "us", id, claimed_by)) == 0 &&
 	    r.n > 0)
 		rc = end_job(db, id, db_to_u64(db_rows_get(&r, 0, 0)), state, exit_code, tail, e);
 	db_rows_release(&r);
@@ -245,7 +267,8 @@ recover_one(struct db *db, uint64_t id, int64_t lost_after, size_t *n, struct er
 
 	if ((rc = db_begin(db, e)) != 0)
 		return rc;
-	if ((rc = db_run(db, DB_ONCE, SQL_LOST_LOCK, &r, NULL, NULL, e, "ui", id,
+	if ((rc = lock_run_of(db, id, e)) == 0 &&
+	    (rc = db_run(db, DB_ONCE, SQL_LOST_LOCK, &r, NULL, NULL, e, "ui", id,
 	    lost_after)) == 0 && r.n > 0) {
 		rc = end_job(db, id, db_to_u64(db_rows_get(&r, 0, 0)), "failure", -1,
 		    "runner lost\n", e);
