@@ -73,10 +73,18 @@ static int
 checkout_cb(const char *root, const git_tree_entry *te, void *arg)
 {
 	struct checkout	*c = arg;
+	const char	*name = git_tree_entry_name(te);
 	char		 path[REPO_PATH_MAX];
 	int		 n;
 
-	n = snprintf(path, sizeof path, "%s%s", root, git_tree_entry_name(te));
+	/* A crafted tree could name an entry so that it lands outside dir. */
+	if (name[0] == '\0' || strchr(name, '/') != NULL || strcmp(name, ".") == 0 ||
+	    strcmp(name, "..") == 0) {
+		c->rc = err_set(c->e, ERR_INVALID, "the commit's tree has an entry named '%.64s'",
+		    name);
+		return -1;
+	}
+	n = snprintf(path, sizeof path, "%s%s", root, name);
 	if (n < 0 || (size_t)n >= sizeof path) {
 		c->rc = err_set(c->e, ERR_TOOBIG, "a path of the commit is too long");
 		return -1;
