@@ -154,15 +154,18 @@ test_expect_success 'the binary, the man pages and the samples are installed' '
 '
 
 test_expect_success 'the units are installed and name /usr/bin/forgemcp' '
-	for u in forgemcp.socket forgemcp.service forgemcp-worker.service; do
+	for u in forgemcp.socket forgemcp.service forgemcp-worker.service forgemcp-runner.service; do
 		test -f /lib/systemd/system/$u || { echo "missing unit $u"; return 1; }
 	done &&
 	grep -x "ExecStart=/usr/bin/forgemcp --config /etc/forgemcp.conf fcgi --workers 4" \
 		/lib/systemd/system/forgemcp.service &&
 	grep -x "ExecStart=/usr/bin/forgemcp --config /etc/forgemcp.conf worker --interval 1" \
 		/lib/systemd/system/forgemcp-worker.service &&
+	grep -x "ExecStart=/usr/bin/forgemcp --config /etc/forgemcp.conf runner --grace 30" \
+		/lib/systemd/system/forgemcp-runner.service &&
 	test_must_fail grep -r /usr/local /lib/systemd/system/forgemcp.socket \
-		/lib/systemd/system/forgemcp.service /lib/systemd/system/forgemcp-worker.service &&
+		/lib/systemd/system/forgemcp.service /lib/systemd/system/forgemcp-worker.service \
+		/lib/systemd/system/forgemcp-runner.service &&
 	test_must_fail ls /usr/share/doc/forgemcp/forgemcp.service
 '
 
@@ -171,7 +174,8 @@ if command -v systemd-analyze >/dev/null && systemd-analyze verify ./probe.servi
 	test_expect_success 'systemd-analyze verify accepts the installed units' '
 		systemd-analyze verify /lib/systemd/system/forgemcp.socket \
 			/lib/systemd/system/forgemcp.service \
-			/lib/systemd/system/forgemcp-worker.service >verify.out 2>&1
+			/lib/systemd/system/forgemcp-worker.service \
+			/lib/systemd/system/forgemcp-runner.service >verify.out 2>&1
 		code=$?
 		cat verify.out
 		test "$code" = 0 &&
@@ -204,7 +208,7 @@ test_expect_success 'the repository directory belongs to forgemcp' '
 
 test_expect_success 'nothing is enabled or started' '
 	test_must_fail ls /etc/systemd/system/*.wants/forgemcp* 2>/dev/null &&
-	for u in forgemcp.socket forgemcp.service forgemcp-worker.service; do
+	for u in forgemcp.socket forgemcp.service forgemcp-worker.service forgemcp-runner.service; do
 		state=$(systemctl is-enabled $u 2>&1)
 		test "$state" = disabled || { echo "$u: $state"; return 1; }
 	done &&
