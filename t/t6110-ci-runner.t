@@ -1,7 +1,8 @@
 #!/bin/bash
 # t6110: `forgemcp runner` executes CI jobs: claims, workspaces at the
 # pinned commit, the job's environment, steps and their logs, needs that
-# unblock or skip, timeouts, cancels, lost runners and a stopped runner.
+# unblock or skip, timeouts, cancel_run, lost runners and a stopped runner;
+# get_run_logs paging a log the runner wrote, and polling a running job.
 . ./test-lib.sh
 . "$TEST_DIRECTORY/lib/fixtures-forge.sh"
 
@@ -15,23 +16,7 @@ P=alice/project
 W=.forgemcp/workflows
 
 # put BRANCH PATH CONTENT...: a commit on BRANCH of the served repository writing each file
-put () {
-	local branch=$1 idx=$TRASH/ci-index.$$ blob tree commit
-	shift
-	rm -f "$idx"
-	GIT_INDEX_FILE=$idx git --git-dir="$PROJECT_GIT" read-tree "$branch" || return 1
-	while test $# -gt 1; do
-		blob=$(printf '%s' "$2" | git --git-dir="$PROJECT_GIT" hash-object -w --stdin) &&
-		GIT_INDEX_FILE=$idx git --git-dir="$PROJECT_GIT" update-index --add \
-			--cacheinfo "100644,$blob,$1" || return 1
-		shift 2
-	done
-	tree=$(GIT_INDEX_FILE=$idx git --git-dir="$PROJECT_GIT" write-tree) &&
-	test_tick &&
-	commit=$(git --git-dir="$PROJECT_GIT" commit-tree -p "$branch" -m "ci: workflows" "$tree") &&
-	git --git-dir="$PROJECT_GIT" update-ref "refs/heads/$branch" "$commit" &&
-	rm -f "$idx"
-}
+put () { repo_put "$PROJECT_GIT" "$@"; }
 
 # run WORKFLOW [EXTRA_JSON]: create_run; RUN receives its number
 run () {
@@ -132,6 +117,21 @@ jobs:
 
   after: { needs: [slow], steps: [ { run: echo after } ] }
 EOF
+cat >"$TRASH/logs.yml" <<'EOF'
+on: { manual: true }
+inputs:
+  flag: { type: string, default: /nonexistent }
+jobs:
+  numbered: { steps: [ { name: count, run: "seq -f 'line %06g of the numbered log' 1 9600" } ] }
+  wait:
+    env: { FLAG: "${{ inputs.flag }}" }
+    steps:
+      - name: wait
+        run: |
+          echo start
+          while test ! -e "$FLAG"; do sleep 0.1; done
+          echo done
+EOF
 cat >"$TRASH/big.yml" <<'EOF'
 on: { manual: true }
 jobs:
@@ -141,6 +141,7 @@ EOF
 test_expect_success 'workflows committed, a repository variable' '
 	put main "$W/ci.yml" "$(cat "$TRASH/ci.yml")" "$W/fail.yml" "$(cat "$TRASH/fail.yml")" \
 		"$W/slow.yml" "$(cat "$TRASH/slow.yml")" "$W/big.yml" "$(cat "$TRASH/big.yml")" \
+		"$W/logs.yml" "$(cat "$TRASH/logs.yml")" \
 		"$W/pin.yml" "on: { manual: true }
 jobs: { p: { steps: [ { run: echo old-step } ] } }
 " &&
@@ -225,20 +226,67 @@ test_expect_success 'a log over 16 MiB stops with a line; the job goes on and su
 	grep -x "log truncated at 16 MiB" last
 '
 
-test_expect_success 'cancel: the step group stopped within seconds, cancelled by the login' '
+test_expect_success 'cancel_run: the step group stopped within seconds, cancelled by the login' '
 	run slow "{\"inputs\":{\"marker\":\"cxl$$\"}}" && R6=$RUN &&
 	runner_bg --once --grace 1 &&
 	test_when_finished "kill $PID 2>/dev/null; true" &&
 	wait_state $R6 slow running &&
 	sleep 0.3 && pgrep -f "marker-cxl$$" &&
-	db_sql "UPDATE ci_jobs j JOIN ci_runs r ON r.id = j.run_id
-		SET j.cancel_requested_by = (SELECT id FROM users WHERE login = \"dave\"),
-		j.cancel_requested_at = UTC_TIMESTAMP(3), r.state = \"cancelled\"
-		WHERE r.number = $R6 AND j.job_id = \"slow\"" &&
+	tool_call cancel_run "{\"repo\":\"$P\",\"run\":$R6}" --token "$DAVE_X" && forge_ok &&
+	jq -e ".changed == true and .state == \"cancelled\" and .cancelled_jobs == [\"slow\", \"after\"]" out.json &&
 	wait_gone $PID &&
-	get $R6 && jq -e ".state == \"cancelled\" and .jobs[0].state == \"cancelled\" and .jobs[1].state == \"blocked\"" out.json &&
+	get $R6 && jq -e ".state == \"cancelled\" and .jobs[0].state == \"cancelled\" and .jobs[1].state == \"cancelled\"" out.json &&
 	job_log $R6 slow >log && grep -x "job cancelled by dave" log &&
-	! pgrep -f "marker-cxl$$"
+	! pgrep -f "marker-cxl$$" &&
+	tool_call cancel_run "{\"repo\":\"$P\",\"run\":$R6}" --token "$DAVE_X" && forge_ok &&
+	jq -e ".changed == false and .state == \"cancelled\" and .cancelled_jobs == []" out.json
+'
+
+# logs RUN JOB [AFTER]: get_run_logs as erin (a reader) into out.json, the text in text.out
+logs () {
+	tool_call get_run_logs "$(jq -nc --arg r "$P" --argjson n "$1" --arg j "$2" --arg c "${3:-}" \
+		'{repo: $r, run: $n, job: $j} + (if $c != "" then {after: $c} else {} end)')" \
+		--token "$ERIN_TOKEN" && forge_ok && jq -j .text out.json >text.out
+}
+
+test_expect_success 'get_run_logs: a 300 KiB log the runner wrote, in 64 KiB pages, byte for byte' '
+	run logs "{\"jobs\":[\"numbered\"]}" && R9=$RUN &&
+	runner --once &&
+	{ echo "==> step 1/1: count"; seq -f "line %06g of the numbered log" 1 9600; } >expect.log &&
+	: >joined && : >flags && cursor= && pages=0 &&
+	while :; do
+		logs $R9 numbered "$cursor" || return 1
+		pages=$((pages + 1)) &&
+		test $(wc -c <text.out) -le 65536 &&
+		cat text.out >>joined &&
+		jq -r "\"\(.has_more) \(.complete)\"" out.json >>flags &&
+		cursor=$(jq -r .next_cursor out.json) || return 1
+		test "$(jq -r .has_more out.json)" = true || break
+		test $pages -lt 20 || return 1
+	done &&
+	test $pages = 5 &&
+	printf "true false\ntrue false\ntrue false\ntrue false\nfalse true\n" >expect.flags &&
+	test_cmp expect.flags flags &&
+	cmp expect.log joined
+'
+
+test_expect_success 'get_run_logs on a running job: nothing more yet, not complete; the same cursor later gets the rest' '
+	rm -f "$TRASH/go.flag" &&
+	run logs "{\"jobs\":[\"wait\"],\"inputs\":{\"flag\":\"$TRASH/go.flag\"}}" && R10=$RUN &&
+	runner_bg --once &&
+	test_when_finished "kill $PID 2>/dev/null; true" &&
+	wait_state $R10 wait running &&
+	i=0 && while logs $R10 wait && ! grep -qx start text.out; do
+		test $i -lt 50 || return 1; sleep 0.1; i=$((i + 1)); done &&
+	jq -e ".has_more == false and .complete == false" out.json &&
+	cursor=$(jq -r .next_cursor out.json) &&
+	logs $R10 wait "$cursor" && test ! -s text.out &&
+	jq -e ".has_more == false and .complete == false and .next_cursor == \"$cursor\"" out.json &&
+	touch "$TRASH/go.flag" &&
+	wait_gone $PID &&
+	logs $R10 wait "$cursor" &&
+	test "$(cat text.out)" = done &&
+	jq -e ".has_more == false and .complete == true" out.json
 '
 
 test_expect_success 'a running job whose runner went away: failure, runner lost' '
