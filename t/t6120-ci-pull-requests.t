@@ -123,7 +123,8 @@ test_expect_success 'opening a pull request makes one run awaiting approval, eve
 	get 1 &&
 	jq -e ".inputs == {level: \"fast\"} and .approval == {required: true, approved: false, by: null, at: null}" out.json &&
 	jq -e "[.jobs[] | .job_id + \"=\" + .state] == [\"build=blocked\", \"test (os=debian)=blocked\", \"test (os=alpine)=blocked\"]" out.json &&
-	test "$(db_sql "select count(*) from ci_runs")" = 1
+	test "$(db_sql "select count(*) from ci_runs")" = 1 &&
+	runs 99 && jq -e ".runs == [] and .has_more == false" out.json
 '
 
 test_expect_success 'its checks are <workflow>/<job>, pending; the required ci/test refuses the merge' '
