@@ -80,6 +80,7 @@ struct tool {
 extern const struct tool tool_add_issue_comment;
 extern const struct tool tool_approve_pull_request_checks;
 extern const struct tool tool_close_issue;
+extern const struct tool tool_cancel_run;
 extern const struct tool tool_close_pull_request;
 extern const struct tool tool_compare_refs;
 extern const struct tool tool_create_issue;
@@ -95,6 +96,7 @@ extern const struct tool tool_get_pull_request;
 extern const struct tool tool_get_pull_request_checks;
 extern const struct tool tool_get_pull_request_diff;
 extern const struct tool tool_get_run;
+extern const struct tool tool_get_run_logs;
 extern const struct tool tool_get_tree;
 extern const struct tool tool_get_user;
 extern const struct tool tool_list_branches;

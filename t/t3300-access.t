@@ -56,6 +56,8 @@ declare -A ARGS=(
 	[list_runs]='{"repo":"@REPO@"}'
 	[get_run]='{"repo":"@REPO@","run":1}'
 	[rerun_run]='{"repo":"@REPO@","run":1}'
+	[get_run_logs]='{"repo":"@REPO@","run":1,"job":"build"}'
+	[cancel_run]='{"repo":"@REPO@","run":2}'
 )
 # The scope each tool needs (doc/tools.md).
 declare -A SCOPE=(
@@ -75,6 +77,7 @@ declare -A SCOPE=(
 	[close_pull_request]=write [reopen_pull_request]=write
 	[create_run]=execute [list_runs]=read [get_run]=read
 	[rerun_run]=execute
+	[get_run_logs]=read [cancel_run]=execute
 )
 # What names a repository: "repo" (the repo argument), "listing" (the query
 # of list_repositories), "none" (not about a repository).
@@ -93,6 +96,8 @@ declare -A TARGET=(
 # request #2) and the pull request are the owner's.  close_pull_request and
 # reopen_pull_request act on pull request #7, the owner's, kept for them:
 # both are idempotent, so every allowed call succeeds whatever the order.
+# cancel_run acts on run 2, the writer's: its actor may cancel it, and so
+# may a manager or more; it is idempotent too.
 declare -A RULE=(
 	[add_issue_comment]=reader [create_issue]=reader [create_pull_request]=writer
 	[edit_issue]=writer [close_issue]=writer [reopen_issue]=writer
@@ -102,7 +107,7 @@ declare -A RULE=(
 	[resolve_pull_request_discussion]=writer [reopen_pull_request_discussion]=writer
 	[merge_pull_request]=manager [edit_pull_request]=writer
 	[close_pull_request]=writer [reopen_pull_request]=writer
-	[create_run]=writer [rerun_run]=writer
+	[create_run]=writer [cancel_run]=writer [rerun_run]=writer
 )
 # The role ladder: role, repository, token variable.  frank has no role on
 # the public repository; the others are collaborators on the private one.
@@ -174,7 +179,7 @@ setup_access_fixtures () {
 		tool_call create_pull_request "{\"repo\":\"$r\",\"title\":\"close 7\",\"head\":\"cr7\",\"base\":\"main\"}" &&
 		test_jq ".result.structuredContent.number == 7" || return 1
 		# branch ci: main and a workflow that may be started by hand; run 1
-		# of it for get_run
+		# of it for get_run, run 2 (the writer's) for cancel_run
 		g=$TRASH/repos/$r.git &&
 		blob=$(printf "name: CI\non:\n  manual: true\njobs:\n  build: { steps: [ { run: make } ] }\n" |
 			git --git-dir="$g" hash-object -w --stdin) &&
@@ -185,7 +190,9 @@ setup_access_fixtures () {
 		commit=$(git --git-dir="$g" commit-tree -p main -m "ci: a workflow" "$tree") &&
 		git --git-dir="$g" update-ref refs/heads/ci "$commit" &&
 		tool_call create_run "{\"repo\":\"$r\",\"workflow\":\"ci\",\"ref\":\"ci\"}" --token "$ALICE_ALL" &&
-		test_jq ".result.structuredContent.run == 1" || return 1
+		test_jq ".result.structuredContent.run == 1" &&
+		tool_call create_run "{\"repo\":\"$r\",\"workflow\":\"ci\",\"ref\":\"ci\"}" --token "$DAVE_ALL" &&
+		test_jq ".result.structuredContent.run == 2" || return 1
 	done
 	# run 1 ended (no runner executes it here), so rerun_run may repeat it
 	db_sql "update ci_runs set state = 'success', finished_at = utc_timestamp(3) where number = 1"

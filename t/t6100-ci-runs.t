@@ -20,30 +20,8 @@ FRANK_X=$(make_token frank read,execute) || { echo "Bail out! fixtures"; exit 1;
 P=alice/project
 W=.forgemcp/workflows
 
-# put BRANCH PATH CONTENT [PATH CONTENT]...: a commit on BRANCH of the served
-# repository writing each file (CONTENT "-" removes it)
-put () {
-	local branch=$1 idx=$TRASH/ci-index.$$ blob tree commit
-	shift
-	rm -f "$idx"
-	GIT_INDEX_FILE=$idx git --git-dir="$PROJECT_GIT" read-tree "$branch" || return 1
-	while test $# -gt 1; do
-		if test "$2" = -; then
-			printf "0 %040d\t%s\n" 0 "$1" |
-			GIT_INDEX_FILE=$idx git --git-dir="$PROJECT_GIT" update-index --index-info || return 1
-		else
-			blob=$(printf '%s' "$2" | git --git-dir="$PROJECT_GIT" hash-object -w --stdin) &&
-			GIT_INDEX_FILE=$idx git --git-dir="$PROJECT_GIT" update-index --add \
-				--cacheinfo "100644,$blob,$1" || return 1
-		fi
-		shift 2
-	done
-	tree=$(GIT_INDEX_FILE=$idx git --git-dir="$PROJECT_GIT" write-tree) &&
-	test_tick &&
-	commit=$(git --git-dir="$PROJECT_GIT" commit-tree -p "$branch" -m "ci: workflows" "$tree") &&
-	git --git-dir="$PROJECT_GIT" update-ref "refs/heads/$branch" "$commit" &&
-	rm -f "$idx"
-}
+# put BRANCH PATH CONTENT [PATH CONTENT]...: a commit on BRANCH of alice/project
+put () { repo_put "$PROJECT_GIT" "$@"; }
 
 CI_YML='name: CI
 on:

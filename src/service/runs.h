@@ -1,4 +1,8 @@
-/* runs: starting CI runs (runs.c); the workflow files themselves are workflow.h's. */
+/*
+ * runs: starting CI runs (runs.c), reading job logs (run_logs.c) and
+ * cancelling runs (run_cancel.c); the workflow files themselves are
+ * workflow.h's.
+ */
 #ifndef FM_RUNS_H
 #define FM_RUNS_H
 #include <stddef.h>
@@ -73,5 +77,58 @@ struct run_check {
  */
 int	run_pr_checks(struct db *db, struct run_check **out, size_t *n, uint64_t pull_id,
 	    int64_t version, struct err *e);
+
+#define RUN_LOG_LIMIT_MAX	65536	/* bytes of log text one get_run_logs answer reads */
+#define RUN_LOG_LIMIT_MIN	16
+#define RUN_LOG_CURSOR_LEN	32	/* characters of a next_cursor */
+
+/* One window of a job's log. */
+struct run_log {
+	char		*text;		/* owned: valid UTF-8 without NUL, text_len bytes */
+	size_t		 text_len;
+	char		 next_cursor[RUN_LOG_CURSOR_LEN + 1];
+	int		 has_more;	/* more stored bytes can be read right now */
+	int		 complete;	/* the job is final and next_cursor is its log's end */
+};
+
+/*
+ * Reads up to limit bytes of the log of job job_id of run number of repo
+ * (spec 1.5 get_run_logs, 1.6.5) from the offset of cursor after (NULL:
+ * 0).  The bytes become text cut only between UTF-8 sequences: invalid
+ * bytes and NUL each become U+FFFD; an incomplete sequence at the window's
+ * end waits for the next call, unless it ends the log of a finished job,
+ * where it becomes one U+FFFD.  The job's state and log_bytes are read
+ * before its chunks, and nothing past them is reported.  Returns 0,
+ * ERR_NOTFOUND (run, job: the message lists the run's jobs), ERR_INVALID
+ * (a cursor of another run or job, damaged, or past the log's end), or
+ * ERR_DB/ERR_UNAVAILABLE/ERR_NOMEM.  Release *out with run_log_release.
+ */
+int	run_log_read(struct db *db, struct run_log *out, const struct db_repo *repo,
+	    int64_t number, const char *job_id, const char *after, int64_t limit,
+	    struct err *e);
+void	run_log_release(struct run_log *l);
+
+/* What cancel_run did. */
+struct run_cancel {
+	char		 state[20];	/* the run's state after the call */
+	int		 changed;
+	char		**jobs;		/* owned: job_ids cancelled or asked to stop */
+	size_t		 n_jobs;
+};
+
+/*
+ * Cancels run number of repo as user_id (spec 1.5 cancel_run, 1.6.4): the
+ * gate checked the writer role; a user other than the run's actor needs
+ * manager (ERR_DENIED, nothing changed).  In one transaction holding the
+ * run's row lock: a final run is left as it is (changed 0); otherwise its
+ * blocked and queued jobs (every unfinished one of an awaiting_approval
+ * run) become cancelled, its running jobs get cancel_requested_by/_at for
+ * the runner to stop them, and the run becomes cancelled.  Returns 0,
+ * ERR_NOTFOUND, ERR_DENIED, or ERR_DB/ERR_UNAVAILABLE/ERR_NOMEM.  Release
+ * *out with run_cancel_release.
+ */
+int	run_cancel(struct db *db, struct run_cancel *out, uint64_t user_id,
+	    const struct db_repo *repo, int64_t number, struct err *e);
+void	run_cancel_release(struct run_cancel *c);
 
 #endif

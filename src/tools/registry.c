@@ -6,6 +6,7 @@
 const struct tool *const tool_table[] = {
 	&tool_add_issue_comment,	/* issues */
 	&tool_approve_pull_request_checks,	/* pull_requests */
+	&tool_cancel_run,		/* ci */
 	&tool_close_issue,		/* issues */
 	&tool_close_pull_request,	/* pull_requests */
 	&tool_compare_refs,		/* repos */
@@ -22,6 +23,7 @@ const struct tool *const tool_table[] = {
 	&tool_get_pull_request_checks,	/* pull_requests */
 	&tool_get_pull_request_diff,	/* pull_requests */
 	&tool_get_run,			/* ci */
+	&tool_get_run_logs,		/* ci */
 	&tool_get_tree,			/* repos */
 	&tool_get_user,			/* users */
 	&tool_list_branches,		/* repos */

@@ -125,3 +125,29 @@ fast_tool () {
 	cat "$4" >>"$RESPONSES_LOG" 2>/dev/null
 	return $code
 }
+
+# repo_put GITDIR BRANCH PATH CONTENT [PATH CONTENT]...: a commit on BRANCH of
+# the bare repository GITDIR writing each file (CONTENT "-" removes it), made
+# with plain git plumbing and test_tick's clock, as a push would leave it.
+repo_put () {
+	local git=$1 branch=$2 idx=$TRASH/put-index.$$ blob tree commit
+	shift 2
+	rm -f "$idx"
+	GIT_INDEX_FILE=$idx git --git-dir="$git" read-tree "$branch" || return 1
+	while test $# -gt 1; do
+		if test "$2" = -; then
+			printf "0 %040d\t%s\n" 0 "$1" |
+			GIT_INDEX_FILE=$idx git --git-dir="$git" update-index --index-info || return 1
+		else
+			blob=$(printf '%s' "$2" | git --git-dir="$git" hash-object -w --stdin) &&
+			GIT_INDEX_FILE=$idx git --git-dir="$git" update-index --add \
+				--cacheinfo "100644,$blob,$1" || return 1
+		fi
+		shift 2
+	done
+	tree=$(GIT_INDEX_FILE=$idx git --git-dir="$git" write-tree) &&
+	test_tick &&
+	commit=$(git --git-dir="$git" commit-tree -p "$branch" -m "repo_put" "$tree") &&
+	git --git-dir="$git" update-ref "refs/heads/$branch" "$commit" &&
+	rm -f "$idx"
+}
