@@ -22,23 +22,9 @@ P=alice/project
 W=.forgemcp/workflows
 G="git --git-dir=$PROJECT_GIT"
 
-# put BRANCH PATH CONTENT [PATH CONTENT]...: a commit on BRANCH of the served
-# repository writing each file
+# put BRANCH PATH CONTENT [PATH CONTENT]...: a commit on BRANCH of the served repository
 put () {
-	local branch=$1 idx=$TRASH/ci-index.$$ blob tree commit
-	shift
-	rm -f "$idx"
-	GIT_INDEX_FILE=$idx $G read-tree "$branch" || return 1
-	while test $# -gt 1; do
-		blob=$(printf '%s' "$2" | $G hash-object -w --stdin) &&
-		GIT_INDEX_FILE=$idx $G update-index --add --cacheinfo "100644,$blob,$1" || return 1
-		shift 2
-	done
-	tree=$(GIT_INDEX_FILE=$idx $G write-tree) &&
-	test_tick &&
-	commit=$($G commit-tree -p "$branch" -m "ci: files" "$tree") &&
-	$G update-ref "refs/heads/$branch" "$commit" &&
-	rm -f "$idx"
+	repo_put "$PROJECT_GIT" "$@"
 }
 
 CI_YML='name: CI
@@ -236,10 +222,19 @@ test_expect_success 'rerun_run after the branch moved: the old commit, same inpu
 	test "$(job_states 4)" = "queued blocked blocked"
 '
 
+test_expect_success 'a cancelled run of a revision not approved: its rerun awaits approval, jobs blocked' '
+	tool_call cancel_run "{\"repo\":\"$P\",\"run\":2}" --token "$MONA_X" && forge_ok &&
+	jq -e ".state == \"cancelled\"" out.json &&
+	rerun "{\"run\":2}" && forge_ok &&
+	jq -e ".run == 5 and .rerun_of == 2 and .state == \"awaiting_approval\" and .commit == \"$TOPIC2\"" out.json &&
+	test "$(job_states 5)" = "blocked blocked blocked" &&
+	get 5 && jq -e ".version == 2 and .approval == {required: true, approved: false, by: null, at: null}" out.json
+'
+
 test_expect_success 'rerun_run of some jobs: their closure joins; a job the run lacks is refused' '
 	rerun "{\"run\":3,\"jobs\":[\"test\"]}" && forge_ok &&
-	jq -e ".run == 5 and .rerun_of == 3 and (.jobs | length) == 3" out.json &&
-	get 5 && jq -e ".selected_jobs == [\"test\"] and .closure_added == [\"build\"]" out.json &&
+	jq -e ".run == 6 and .rerun_of == 3 and (.jobs | length) == 3" out.json &&
+	get 6 && jq -e ".selected_jobs == [\"test\"] and .closure_added == [\"build\"]" out.json &&
 	rerun "{\"run\":3,\"jobs\":[\"deploy\"]}" &&
 	forge_error "^job .deploy. is not a job of run 3: name logical jobs of that run \(see get_run\)$"
 '
