@@ -58,6 +58,7 @@ static const struct config_key config_keys[] = {
 	{ "rate_window", CK_SECONDS, F(rate_window), 0 },
 	{ "repo_root", CK_STR, F(repo_root), 0 },
 	{ "request_timeout", CK_SECONDS, F(request_timeout), 0 },
+	{ "runner_dir", CK_STR, F(runner_dir), 0 },
 	{ "search_base_url", CK_URL, F(search_base_url), 0 },
 	{ "search_hourly_limit", CK_COUNT, F(search_hourly_limit), 0 },
 	{ "search_provider", CK_STR, F(search_provider), 0 },
@@ -445,6 +446,7 @@ config_release(struct config *c)
 	free(c->db_password);
 	free(c->db_name);
 	free(c->repo_root);
+	free(c->runner_dir);
 	free(c->endpoint);
 	free(c->base_url);
 	free(c->authorization_server);

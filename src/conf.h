@@ -23,6 +23,7 @@ struct config {
 	char	*db_password;		/* db_password (default empty) */
 	char	*db_name;		/* db_name (default forgemcp) */
 	char	*repo_root;		/* repo_root: bare repositories live at <root>/<owner>/<name>.git */
+	char	*runner_dir;		/* runner_dir: CI job workspaces (default: "runner" beside repo_root) */
 	char	*endpoint;		/* endpoint: the MCP path (default /mcp) */
 	char	*base_url;		/* base_url: public URL prefix used in links (default http://localhost) */
 	char	*allowed_origins[CONFIG_MAX_LIST];	/* allowed_origins: comma-separated exact origins */

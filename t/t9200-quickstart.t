@@ -55,7 +55,7 @@ test_expect_success 'a first run builds nothing, starts the instance and explain
 	grep "as demo/forgemcp (public)" first.out &&
 	test -s "$QS_STATE/token" &&
 	TOKEN=$(cat "$QS_STATE/token") &&
-	grep -F "token:     in $QS_STATE/token (user demo, scopes read,write)" first.out &&
+	grep -F "token:     in $QS_STATE/token (user demo, scopes read,write,execute)" first.out &&
 	grep -xF "claude mcp add --transport http --scope project forge http://127.0.0.1:$QS_PORT/mcp --header '"'"'Authorization: Bearer \${FORGEMCP_TOKEN}'"'"'" first.out
 '
 TOKEN=$(cat "$QS_STATE/token" 2>/dev/null)
@@ -90,9 +90,10 @@ test_expect_success 'the printed .mcp.json, its variable set as printed, reaches
 	jq -e ".id == 5 and .result == {}" ping5.json
 '
 
-test_expect_success 'the two printed curl calls work as printed' '
+test_expect_success 'the three printed curl calls work as printed' '
 	printed_curls first.out &&
-	test -f curl.1 && test -f curl.2 && test ! -f curl.3 &&
+	test -f curl.1 && test -f curl.2 && test -f curl.3 && test ! -f curl.4 &&
+	grep -F "Mcp-Name: create_run" curl.2 && mv curl.2 create_run.sh && mv curl.3 curl.2 &&
 	grep -F "MCP-Protocol-Version: 2026-07-28" curl.1 &&
 	bash curl.1 >modern.json &&
 	jq -e ".result.structuredContent | map(.full_name) | sort == [\"demo/forgemcp\",\"demo/notes\"]" modern.json &&
@@ -100,6 +101,18 @@ test_expect_success 'the two printed curl calls work as printed' '
 	test_must_fail grep -F "MCP-Protocol-Version" curl.2 &&
 	bash curl.2 >legacy.json &&
 	jq -e ".result.protocolVersion == \"2025-11-25\" and .result.serverInfo.name == \"forgemcp\"" legacy.json
+'
+
+test_expect_success 'the printed create_run starts demo/notes CI; the runner runs it to success' '
+	bash create_run.sh >run.json &&
+	jq -e ".result.structuredContent.run == 1 and .result.structuredContent.jobs == [\"hello\", \"files\"]" run.json &&
+	sed "s/create_run/get_run/g; s/\"workflow\":\"ci\"/\"run\":1/" create_run.sh >get_run.sh &&
+	i=0 &&
+	while bash get_run.sh >got.json && ! jq -e ".result.structuredContent.state == \"success\"" got.json >/dev/null; do
+		test $i -lt 150 || { cat got.json; false; } &&
+		sleep 0.1 && i=$((i + 1))
+	done &&
+	jq -e "[.result.structuredContent.jobs[] | .state] == [\"success\", \"success\"]" got.json
 '
 
 test_expect_success 'env prints FORGEMCP_URL and FORGEMCP_TOKEN for eval, exported' '
@@ -145,6 +158,7 @@ test_expect_success 'status says what runs' '
 	grep -E "^  mariadb +running" status.out &&
 	grep -E "^  fcgi +running" status.out &&
 	grep -E "^  worker +running" status.out &&
+	grep -E "^  runner +running" status.out &&
 	grep -E "^  nginx +running" status.out &&
 	grep "answers" status.out
 '

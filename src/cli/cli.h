@@ -26,6 +26,7 @@ int	cli_stdio(struct cli *cli, int argc, char **argv);
 int	cli_branch_rule(struct cli *cli, int argc, char **argv);	/* set | list */
 int	cli_check(struct cli *cli, int argc, char **argv);		/* report */
 int	cli_worker(struct cli *cli, int argc, char **argv);		/* the merge queue */
+int	cli_runner(struct cli *cli, int argc, char **argv);		/* CI jobs */
 int	cli_call(struct cli *cli, int argc, char **argv);		/* a tool, over HTTP */
 
 /*

@@ -38,6 +38,7 @@ usage(FILE *f)
 	    "  branch-rule   set or list the checks a branch requires\n"
 	    "  check         report a check result on a commit\n"
 	    "  worker        do the queued merges (a long-running process)\n"
+	    "  runner        execute the jobs of CI runs (a long-running process)\n"
 	    "  call          call one tool of an endpoint over HTTP (for scripts and runbooks)\n"
 	    "\n"
 	    "Run with no command under a FastCGI socket (spawn-fcgi, systemd, Apache) it\n"
@@ -136,6 +137,7 @@ static const struct {
 	{ "token", cli_token },
 	{ "user", cli_user },
 	{ "worker", cli_worker },
+	{ "runner", cli_runner },
 };
 
 int

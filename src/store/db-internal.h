@@ -53,8 +53,8 @@ void		 db_rows_release(struct db_rows *r);
 const char	*db_rows_get(const struct db_rows *r, size_t row, size_t col);
 /*
  * Runs one prepared (and cached: sql must be a static string) statement
- * with parameters typed by types: 's' const char * (NULL for NULL), 'i'
- * int64_t, 'u' uint64_t.  rows receives the result set as strings;
+ * with parameters typed by types: 's' const char * (NULL for NULL), 'b'
+ * const char * then size_t (bytes that may hold NULs), 'i' int64_t, 'u' uint64_t.  rows receives the result set as strings;
  * affected and insert_id the write counts (each may be NULL).  DB_RETRY
  * statements are re-run once on a new connection after a lost one; use
  * DB_ONCE inside a transaction.  A duplicate key returns ERR_EXISTS with

@@ -161,7 +161,10 @@ struct db_params {
 	size_t			 n;
 };
 
-/* Binds "s" (const char *, NULL for NULL), "i" (int64_t) and "u" (uint64_t) arguments. */
+/*
+ * Binds "s" (const char *, NULL for NULL), "b" (const char *, size_t: bytes),
+ * "i" (int64_t) and "u" (uint64_t) arguments.
+ */
 static int
 params_bind(struct db_params *p, const char *types, va_list ap)
 {
@@ -185,6 +188,17 @@ params_bind(struct db_params *p, const char *types, va_list ap)
 			}
 			b->buffer = (void *)(uintptr_t)s;
 			p->len[i] = strlen(s);
+			b->buffer_length = p->len[i];
+			b->length = &p->len[i];
+			break;
+		}
+		case 'b': {
+			/* Bytes that may hold NULs: a pointer, then a size_t length. */
+			const char *s = va_arg(ap, const char *);
+
+			b->buffer_type = MYSQL_TYPE_BLOB;
+			b->buffer = (void *)(uintptr_t)s;
+			p->len[i] = va_arg(ap, size_t);
 			b->buffer_length = p->len[i];
 			b->length = &p->len[i];
 			break;

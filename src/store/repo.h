@@ -312,6 +312,22 @@ int	repo_blob_read_id(struct repo_cache *c, struct repo_blob *out, const char *o
 	    const char *name, const char *id, size_t max, struct err *e);
 void	repo_blob_release(struct repo_blob *b);
 
+/* ---- the CI runner's checkouts (src/store/repo_checkout.c) ---- */
+
+/*
+ * Blob id (40 hex digits) of owner/name, as repo_blob_read returns a file:
+ * ERR_NOTFOUND when there is none, ERR_TOOBIG over max bytes.
+ */
+int	repo_blob_by_id(struct repo_cache *c, struct repo_blob *out, const char *owner,
+	    const char *name, const char *id, size_t max, struct err *e);
+/*
+ * Writes the files of commit (a full commit id) of owner/name into the
+ * existing empty directory dir: files with their executable bit, links
+ * as links, no .git and no submodules.
+ */
+int	repo_checkout(struct repo_cache *c, const char *owner, const char *name,
+	    const char *commit, const char *dir, struct err *e);
+
 /* ---- merges (src/store/repo_merge.c) ---- */
 
 enum repo_merge_strategy {

@@ -1,0 +1,81 @@
+/*
+ * runner: what `forgemcp runner` does with one claimed CI job: its
+ * workspace, environment and steps, its log, timeout and cancel (spec
+ * 1.6.8).  runner.c prepares and finishes a job, runner_exec.c runs its
+ * steps.
+ */
+#ifndef FM_RUNNER_H
+#define FM_RUNNER_H
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct config;
+struct db;
+struct runner_job;
+struct wf_job;
+
+#define RUNNER_LOG_MAX		(16 * 1024 * 1024)	/* bytes of a job's log */
+#define RUNNER_KILL_AFTER	10	/* seconds from SIGTERM to SIGKILL */
+#define RUNNER_BEAT_EVERY	5	/* seconds between heartbeats */
+
+struct runner {
+	const struct config		*cfg;
+	const char			*dir;		/* workspaces: <dir>/<job row id> */
+	char				 claimed_by[300];	/* "host:pid" */
+	int				 grace;		/* seconds a stopping runner's jobs have */
+	int				 minute;	/* seconds of a timeout minute: 60 */
+	volatile sig_atomic_t		*stopping;	/* set by SIGTERM/SIGINT */
+};
+
+/* Sets r up; claimed_by is this host and process. */
+void	runner_init(struct runner *r, const struct config *cfg, const char *dir, int grace,
+	    volatile sig_atomic_t *stopping);
+/*
+ * Runs claimed job j to its end and records it (in a process of its own:
+ * it opens its own database connection and repositories).  Returns 0, or
+ * -1 when not even the end could be recorded (the job is then left to the
+ * lost-runner recovery).
+ */
+int	runner_job(const struct runner *r, const struct runner_job *j);
+
+/* ---- runner_exec.c: steps, logs, timeout, cancel ---- */
+
+enum runner_end {
+	RUNNER_END_DONE,	/* the steps ran: success or failure */
+	RUNNER_END_TIMEOUT,	/* timeout_minutes passed */
+	RUNNER_END_CANCEL,	/* cancel_run asked */
+	RUNNER_END_STOP,	/* the runner stopped and the grace passed */
+};
+
+struct runner_exec {
+	const struct runner	*r;
+	struct db		*db;
+	uint64_t		 id;		/* ci_jobs.id */
+	char			 buf[16384];	/* log bytes not yet written */
+	size_t			 len;
+	int64_t			 logged;	/* bytes of the log so far */
+	int			 truncated;
+	double			 flushed, beat, polled;	/* monotonic times */
+	double			 deadline;	/* the job's timeout */
+	double			 stop_at;	/* the grace's end once stopping; 0 */
+	enum runner_end		 end;
+	char			 cancel_by[65];
+	int			 exit_code;	/* the last step's status */
+};
+
+/* Appends n bytes to the log (buffered; stops at RUNNER_LOG_MAX). */
+void	runner_log(struct runner_exec *x, const char *p, size_t n);
+/* Writes what is buffered. */
+void	runner_log_flush(struct runner_exec *x);
+/*
+ * Runs the steps of job in order in cwd with envp, each `/bin/sh -e -c`;
+ * returns 0 when all succeeded, 1 when one failed or the job ended early
+ * (x->end says why).
+ */
+int	runner_steps(struct runner_exec *x, const struct wf_job *job, char *const *envp,
+	    const char *cwd);
+/* Seconds on the monotonic clock. */
+double	runner_now(void);
+
+#endif

@@ -1,0 +1,245 @@
+/* runner_exec: a CI job's steps as processes: their output into the log, timeout, cancel and stop. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "log.h"
+#include "service/runner.h"
+#include "service/workflow.h"
+#include "store/db_runner.h"
+
+#define TRUNCATED_LINE	"log truncated at 16 MiB\n"
+
+double
+runner_now(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Writes p as one chunk; a failure is logged and the bytes dropped, the job goes on. */
+static void
+log_write(struct runner_exec *x, const char *p, size_t n)
+{
+	struct err	 e;
+
+	err_clear(&e);
+	if (n > 0 && runner_log_append(x->db, x->id, p, n, &e) != 0)
+		log_warn("runner: job %llu: writing its log: %s", (unsigned long long)x->id,
+		    e.msg);
+	x->logged += (int64_t)n;
+}
+
+void
+runner_log_flush(struct runner_exec *x)
+{
+	log_write(x, x->buf, x->len);
+	x->len = 0;
+	x->flushed = runner_now();
+}
+
+void
+runner_log(struct runner_exec *x, const char *p, size_t n)
+{
+	size_t	 take;
+
+	while (n > 0 && !x->truncated) {
+		if (x->logged + (int64_t)x->len >= RUNNER_LOG_MAX) {
+			/* The output goes on being read, so the step is not blocked on the pipe. */
+			runner_log_flush(x);
+			log_write(x, TRUNCATED_LINE, strlen(TRUNCATED_LINE));
+			x->truncated = 1;
+			break;
+		}
+		take = sizeof x->buf - x->len;
+		if ((int64_t)take > RUNNER_LOG_MAX - x->logged - (int64_t)x->len)
+			take = (size_t)(RUNNER_LOG_MAX - x->logged - (int64_t)x->len);
+		if (take > n)
+			take = n;
+		memcpy(x->buf + x->len, p, take);
+		x->len += take;
+		p += take;
+		n -= take;
+		if (x->len == sizeof x->buf)
+			runner_log_flush(x);
+	}
+}
+
+/* The step's process: its own group, stdin /dev/null, stdout and stderr into the pipe. */
+static void
+step_child(int out, const char *run, char *const *envp, const char *cwd)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGCHLD, SIGPIPE, SIGHUP, SIGUSR1 };
+	sigset_t	 none;
+	long		 fd, max;
+	size_t		 i;
+	int		 in;
+
+	setpgid(0, 0);
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		signal(sigs[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if ((in = open("/dev/null", O_RDONLY)) < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
+	    dup2(out, 2) < 0 || chdir(cwd) != 0)
+		_exit(127);
+	/* Nothing of the runner (its database connection) is left to the step. */
+	max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (fd = 3; fd < max; fd++)
+		close((int)fd);
+	execle("/bin/sh", "sh", "-e", "-c", run, (char *)NULL, envp);
+	_exit(127);
+}
+
+/* Asks the step's group to end (SIGTERM), then, RUNNER_KILL_AFTER seconds on, makes it. */
+static void
+step_stop(pid_t pg, double now, double *kill_at)
+{
+	if (*kill_at == 0) {
+		kill(-pg, SIGTERM);
+		*kill_at = now + RUNNER_KILL_AFTER;
+	} else if (now >= *kill_at) {
+		kill(-pg, SIGKILL);
+		*kill_at = now + 3600;
+	}
+}
+
+/* The periodic work while a step runs: flush, heartbeat, cancel, timeout, stop. */
+static void
+step_tick(struct runner_exec *x, double now)
+{
+	struct err	 e;
+	int		 asked = 0;
+
+	if (x->len > 0 && now - x->flushed >= 1.0)
+		runner_log_flush(x);
+	err_clear(&e);
+	if (now - x->beat >= RUNNER_BEAT_EVERY) {
+		if (runner_heartbeat(x->db, x->id, &e) != 0)
+			log_warn("runner: job %llu: heartbeat: %s", (unsigned long long)x->id, e.msg);
+		x->beat = now;
+	}
+	if (x->end != RUNNER_END_DONE)
+		return;
+	if (now - x->polled >= 0.5) {
+		x->polled = now;
+		if (runner_cancel_asked(x->db, x->id, &asked, x->cancel_by, &e) == 0 && asked)
+			x->end = RUNNER_END_CANCEL;
+	}
+	if (x->end == RUNNER_END_DONE && now >= x->deadline)
+		x->end = RUNNER_END_TIMEOUT;
+	if (*x->r->stopping && x->stop_at == 0)
+		x->stop_at = now + x->r->grace;
+	if (x->end == RUNNER_END_DONE && x->stop_at != 0 && now >= x->stop_at)
+		x->end = RUNNER_END_STOP;
+}
+
+/* Reads what the step wrote; returns 0 at end of file. */
+static int
+step_read(struct runner_exec *x, int fd)
+{
+	char	 buf[65536];
+	ssize_t	 n;
+
+	n = read(fd, buf, sizeof buf);
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN ? 1 : 0;
+	if (n > 0)
+		runner_log(x, buf, (size_t)n);
+	return n > 0;
+}
+
+/*
+ * Runs one step until it exits, reading its output; when the job must end
+ * early the step's group is stopped.  Returns the shell's status as an exit
+ * code (128 + signal when killed).
+ */
+static int
+step_run(struct runner_exec *x, const char *run, char *const *envp, const char *cwd)
+{
+	struct pollfd	 p;
+	double		 now, kill_at = 0, drain_until = 0;
+	pid_t		 pid, w;
+	int		 fds[2], status = 0, open_ = 1, running = 1;
+
+	if (pipe(fds) != 0)
+		return 127;
+	if ((pid = fork()) < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return 127;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		step_child(fds[1], run, envp, cwd);
+	}
+	setpgid(pid, pid);
+	close(fds[1]);
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	while (open_ || running) {
+		now = runner_now();
+		if (running) {
+			step_tick(x, now);
+			if (x->end != RUNNER_END_DONE)
+				step_stop(pid, now, &kill_at);
+			if ((w = waitpid(pid, &status, WNOHANG)) == pid) {
+				running = 0;
+				/* What the step left behind in its group goes with it. */
+				kill(-pid, SIGKILL);
+				drain_until = now + 2;
+			}
+		} else if (now >= drain_until)
+			break;
+		if (open_) {
+			p.fd = fds[0];
+			p.events = POLLIN;
+			if (poll(&p, 1, 100) > 0)
+				open_ = step_read(x, fds[0]);
+		} else
+			poll(NULL, 0, 50);
+	}
+	close(fds[0]);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 127;
+}
+
+int
+runner_steps(struct runner_exec *x, const struct wf_job *job, char *const *envp,
+    const char *cwd)
+{
+	char	 head[160];
+	size_t	 i;
+	int	 n;
+
+	for (i = 0; i < job->n_steps; i++) {
+		if (job->steps[i].name != NULL)
+			n = snprintf(head, sizeof head, "==> step %zu/%zu: %.100s\n", i + 1,
+			    job->n_steps, job->steps[i].name);
+		else
+			n = snprintf(head, sizeof head, "==> step %zu/%zu: %.*s\n", i + 1,
+			    job->n_steps, (int)strcspn(job->steps[i].run, "\n") > 100 ? 100 :
+			    (int)strcspn(job->steps[i].run, "\n"), job->steps[i].run);
+		if (n < 0)
+			n = 0;
+		else if ((size_t)n >= sizeof head)
+			n = (int)sizeof head - 1;
+		runner_log(x, head, (size_t)n);
+		x->exit_code = step_run(x, job->steps[i].run, envp, cwd);
+		if (x->end != RUNNER_END_DONE || x->exit_code != 0)
+			return 1;
+	}
+	return 0;
+}
