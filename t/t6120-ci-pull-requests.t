@@ -10,6 +10,7 @@
 start_all
 mcp_client_start
 setup_forge_fixtures || { echo "Bail out! fixtures"; exit 1; }
+config_set runner_dir "$TRASH/runner"
 # On alice/project: alice owns it, mona manages, dave writes and authors the
 # pull request.  The *_X tokens carry the execute scope, MONA_M the merge one.
 make_user mona &&
@@ -53,6 +54,16 @@ jobs: { pack: { steps: [ { run: tar } ] } }
 BROKEN_YML='on: { pull_request: {} }
 jobs:
   build: { steps: [ { run: make } ], nedds: [x] }
+'
+
+# The same jobs with steps that succeed, for the runner.
+GREEN_YML='on: { pull_request: { branches: [main] } }
+jobs:
+  build: { steps: [ { run: "true" } ] }
+  test:
+    needs: [build]
+    matrix: { os: [debian, alpine] }
+    steps: [ { run: "true" } ]
 '
 
 # checks N: get_pull_request_checks of #N; the answer goes to out.json
@@ -237,6 +248,29 @@ test_expect_success 'rerun_run of some jobs: their closure joins; a job the run 
 	get 6 && jq -e ".selected_jobs == [\"test\"] and .closure_added == [\"build\"]" out.json &&
 	rerun "{\"run\":3,\"jobs\":[\"deploy\"]}" &&
 	forge_error "^job .deploy. is not a job of run 3: name logical jobs of that run \(see get_run\)$"
+'
+
+# runner: `forgemcp runner --once`, everything runnable now and what it unblocks
+runner () {
+	"$FORGEMCP" runner --once --interval 0.1 >>"$TRASH/runner.log" 2>&1
+}
+
+test_expect_success 'the runner: nothing of a run awaiting approval; approve, run, checks success, merged' '
+	$G update-ref refs/heads/green "$($G rev-parse main)" &&
+	put green "$W/ci.yml" "$GREEN_YML" &&
+	tool_call create_pull_request "{\"repo\":\"$P\",\"title\":\"Green\",\"head\":\"green\",\"base\":\"main\"}" \
+		--token "$DAVE_TOKEN" && forge_ok && M=$(jq -r .number out.json) &&
+	runs $M && R=$(jq -r ".runs[0].run" out.json) &&
+	jq -e ".runs | length == 1 and .[0].state == \"awaiting_approval\"" out.json &&
+	runner &&
+	test "$(job_states $R)" = "blocked blocked blocked" &&
+	checks $M && test "$(ci_status)" = "ci/test=pending ci/build=pending" &&
+	approve $M 1 && forge_ok && jq -e ".runs_started == [$R]" out.json &&
+	runner &&
+	get $R && jq -e ".state == \"success\" and ([.jobs[] | .state] | unique) == [\"success\"]" out.json &&
+	checks $M && test "$(ci_status)" = "ci/test=success ci/build=success" &&
+	jq -e ".required_passing == true" out.json &&
+	merge $M 1 && forge_ok && jq -e ".queued == true and .version == 1" out.json
 '
 
 test_done
