@@ -98,7 +98,7 @@ run_rerun(struct db *db, struct repo_cache *repos, int64_t *number, uint64_t use
 	if (r.pull_request_id != 0 && (rc = service_need_role(db, repo, user_id,
 	    FORGE_ROLE_MANAGER, "rerun a pull request's run", NULL, e)) != 0)
 		goto done;
-	if ((rc = repo_blob_read_id(repos, &p.blob, repo->owner, repo->name, r.workflow_blob,
+	if ((rc = repo_blob_by_id(repos, &p.blob, repo->owner, repo->name, r.workflow_blob,
 	    WF_FILE_MAX, e)) != 0)
 		goto done;
 	snprintf(p.commit, sizeof p.commit, "%s", r.commit);

@@ -304,12 +304,6 @@ struct repo_blob {
  */
 int	repo_blob_read(struct repo_cache *c, struct repo_blob *out, const char *owner,
 	    const char *name, const char *commit, const char *path, size_t max, struct err *e);
-/*
- * The blob id (40 hex digits) of owner/name, as repo_blob_read gives it:
- * ERR_NOTFOUND "blob <id> not found" when the repository has no such blob.
- */
-int	repo_blob_read_id(struct repo_cache *c, struct repo_blob *out, const char *owner,
-	    const char *name, const char *id, size_t max, struct err *e);
 void	repo_blob_release(struct repo_blob *b);
 
 /* ---- the CI runner's checkouts (src/store/repo_checkout.c) ---- */

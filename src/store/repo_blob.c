@@ -65,44 +65,6 @@ done:
 	return rc;
 }
 
-int
-repo_blob_read_id(struct repo_cache *c, struct repo_blob *out, const char *owner,
-    const char *name, const char *id, size_t max, struct err *e)
-{
-	git_repository	*r;
-	git_blob	*blob = NULL;
-	git_oid		 oid;
-	size_t		 n;
-	int		 rc;
-
-	memset(out, 0, sizeof *out);
-	if (strlen(id) != GIT_OID_HEXSZ || git_oid_fromstr(&oid, id) < 0)
-		return err_set(e, ERR_INVALID, "'%.64s' is not a blob id", id);
-	if ((rc = repo_open(c, &r, owner, name, e)) != 0)
-		return rc;
-	if (git_blob_lookup(&blob, r, &oid) < 0) {
-		rc = err_set(e, ERR_NOTFOUND, "blob %s not found", id);
-		goto done;
-	}
-	git_oid_tostr(out->id, sizeof out->id, &oid);
-	n = (size_t)git_blob_rawsize(blob);
-	out->size = n;
-	if (n > max) {
-		rc = err_set(e, ERR_TOOBIG, "blob %s has %zu bytes: at most %zu", id, n, max);
-		goto done;
-	}
-	if ((out->data = malloc(n + 1)) == NULL) {
-		rc = err_set(e, ERR_NOMEM, "out of memory");
-		goto done;
-	}
-	memcpy(out->data, git_blob_rawcontent(blob), n);
-	out->data[n] = '\0';
-	out->len = n;
-done:
-	git_blob_free(blob);
-	return rc;
-}
-
 void
 repo_blob_release(struct repo_blob *b)
 {
