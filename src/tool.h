@@ -108,6 +108,7 @@ extern const struct tool tool_list_pull_requests;
 extern const struct tool tool_list_repositories;
 extern const struct tool tool_list_repository_variables;
 extern const struct tool tool_list_runs;
+extern const struct tool tool_rerun_run;
 extern const struct tool tool_mark_notification_read;
 extern const struct tool tool_merge_pull_request;
 extern const struct tool tool_reopen_issue;

@@ -55,6 +55,7 @@ declare -A ARGS=(
 	[create_run]='{"repo":"@REPO@","workflow":"ci","ref":"ci"}'
 	[list_runs]='{"repo":"@REPO@"}'
 	[get_run]='{"repo":"@REPO@","run":1}'
+	[rerun_run]='{"repo":"@REPO@","run":1}'
 	[get_run_logs]='{"repo":"@REPO@","run":1,"job":"build"}'
 	[cancel_run]='{"repo":"@REPO@","run":2}'
 )
@@ -75,6 +76,7 @@ declare -A SCOPE=(
 	[get_pull_request_diff]=read [edit_pull_request]=write
 	[close_pull_request]=write [reopen_pull_request]=write
 	[create_run]=execute [list_runs]=read [get_run]=read
+	[rerun_run]=execute
 	[get_run_logs]=read [cancel_run]=execute
 )
 # What names a repository: "repo" (the repo argument), "listing" (the query
@@ -105,7 +107,7 @@ declare -A RULE=(
 	[resolve_pull_request_discussion]=writer [reopen_pull_request_discussion]=writer
 	[merge_pull_request]=manager [edit_pull_request]=writer
 	[close_pull_request]=writer [reopen_pull_request]=writer
-	[create_run]=writer [cancel_run]=writer
+	[create_run]=writer [cancel_run]=writer [rerun_run]=writer
 )
 # The role ladder: role, repository, token variable.  frank has no role on
 # the public repository; the others are collaborators on the private one.
@@ -192,6 +194,8 @@ setup_access_fixtures () {
 		tool_call create_run "{\"repo\":\"$r\",\"workflow\":\"ci\",\"ref\":\"ci\"}" --token "$DAVE_ALL" &&
 		test_jq ".result.structuredContent.run == 2" || return 1
 	done
+	# run 1 ended (no runner executes it here), so rerun_run may repeat it
+	db_sql "update ci_runs set state = 'success', finished_at = utc_timestamp(3) where number = 1"
 }
 declare -A DISC=()
 setup_access_fixtures >"$TRASH/setup.out" 2>&1 ||

@@ -134,7 +134,7 @@ test_expect_success 'approval: a manager approves the version it read' '
 	approve 1 "$MONA_X" 1 && forge_ok &&
 	jq -e ".version == 1 and .approved == true and .by == \"mona\" and .changed == true" out.json &&
 	jq -e ".at | test(\"$DATE\")" out.json &&
-	jq -e "keys == [\"approved\", \"at\", \"by\", \"changed\", \"version\"]" out.json &&
+	jq -e "keys == [\"approved\", \"at\", \"by\", \"changed\", \"runs_started\", \"version\"]" out.json &&
 	at=$(jq -r .at out.json) &&
 	test "$(approvals)" = "$(printf "1\t1\tmona")" &&
 	checks 1 &&

@@ -5,7 +5,9 @@
 
 #include "buf.h"
 #include "err.h"
+#include "service/runs.h"
 #include "service/service.h"
+#include "store/db_runs.h"
 #include "store/db.h"
 #include "store/forge.h"
 
@@ -27,8 +29,9 @@ service_checks_release(struct service_checks *c)
  * The checks of rev of pull request pull_request_id: the required ones of
  * its target branch by name (status "expected" when unreported for this
  * revision: a result reported before the target last changed does not
- * count), then the other reported ones.
- * *v is freed like service_checks_release frees it.
+ * count; a CI check of the revision's runs, run_pr_checks, counts over a
+ * reported result of its name), then the other CI checks, then the other
+ * reported ones.  *v is freed like service_checks_release frees it.
  */
 static int
 checks_build(struct db *db, uint64_t repo_id, uint64_t pull_request_id,
@@ -36,9 +39,10 @@ checks_build(struct db *db, uint64_t repo_id, uint64_t pull_request_id,
 {
 	struct forge_branch_rule	*rules = NULL;
 	struct forge_check		*rep = NULL;
+	struct run_check		*ci = NULL;
 	struct service_check		*v = NULL, *c;
-	unsigned char			*used = NULL;
-	size_t				 n_rules = 0, n_rep = 0, k = 0, i, j;
+	unsigned char			*used = NULL, *ci_used = NULL;
+	size_t				 n_rules = 0, n_rep = 0, n_ci = 0, k = 0, i, j;
 	int				 rc;
 
 	*out = NULL;
@@ -49,10 +53,12 @@ checks_build(struct db *db, uint64_t repo_id, uint64_t pull_request_id,
 	if ((rc = forge_check_list(db, &rep, &n_rep, repo_id, rev->head_commit,
 	    pull_request_id, rev->version, e)) != 0)
 		goto done;
-	if (n_rules + n_rep == 0)
+	if ((rc = run_pr_checks(db, &ci, &n_ci, pull_request_id, rev->version, e)) != 0)
 		goto done;
-	if ((v = calloc(n_rules + n_rep, sizeof *v)) == NULL ||
-	    (used = calloc(n_rep + 1, 1)) == NULL) {
+	if (n_rules + n_rep + n_ci == 0)
+		goto done;
+	if ((v = calloc(n_rules + n_rep + n_ci, sizeof *v)) == NULL ||
+	    (used = calloc(n_rep + 1, 1)) == NULL || (ci_used = calloc(n_ci + 1, 1)) == NULL) {
 		rc = err_set(e, ERR_NOMEM, "out of memory");
 		goto done;
 	}
@@ -61,6 +67,16 @@ checks_build(struct db *db, uint64_t repo_id, uint64_t pull_request_id,
 		snprintf(c->name, sizeof c->name, "%s", rules[i].check_name);
 		c->required = 1;
 		snprintf(c->status, sizeof c->status, "expected");
+		/* A CI check of the revision's runs counts over a reported one of its name. */
+		for (j = 0; j < n_ci && strcmp(ci[j].name, c->name) != 0; j++)
+			;
+		if (j < n_ci) {
+			ci_used[j] = 1;
+			snprintf(c->status, sizeof c->status, "%s", ci[j].status);
+			if (strcmp(c->status, "success") != 0)
+				*passing = 0;
+			continue;
+		}
 		for (j = 0; j < n_rep; j++)
 			if (!used[j] && strcmp(rep[j].name, c->name) == 0)
 				break;
@@ -74,8 +90,17 @@ checks_build(struct db *db, uint64_t repo_id, uint64_t pull_request_id,
 		if (strcmp(c->status, "success") != 0)
 			*passing = 0;
 	}
+	for (j = 0; j < n_ci; j++) {
+		if (ci_used[j])
+			continue;
+		c = &v[k++];
+		snprintf(c->name, sizeof c->name, "%s", ci[j].name);
+		snprintf(c->status, sizeof c->status, "%s", ci[j].status);
+	}
 	for (j = 0; j < n_rep; j++) {
-		if (used[j])
+		for (i = 0; i < n_ci && strcmp(ci[i].name, rep[j].name) != 0; i++)
+			;
+		if (used[j] || i < n_ci)
 			continue;
 		c = &v[k++];
 		snprintf(c->name, sizeof c->name, "%s", rep[j].name);
@@ -89,11 +114,13 @@ checks_build(struct db *db, uint64_t repo_id, uint64_t pull_request_id,
 	v = NULL;
 done:
 	if (v != NULL) {
-		for (i = 0; i < n_rules + n_rep; i++)
+		for (i = 0; i < n_rules + n_rep + n_ci; i++)
 			free(v[i].details);
 		free(v);
 	}
 	free(used);
+	free(ci_used);
+	free(ci);
 	free(rules);
 	forge_check_list_free(rep, n_rep);
 	return rc;
@@ -141,7 +168,12 @@ approve_tx(struct db *db, void *arg, struct err *e)
 		return rc;
 	if (!t->out->approval.approved)
 		return err_set(e, ERR_INTERNAL, "the approval vanished after it was recorded");
-	return 0;
+	/* The revision's runs start with the approval, or not at all. */
+	free(t->out->runs_started);
+	t->out->runs_started = NULL;
+	t->out->n_started = 0;
+	return forge_run_start_pull(db, &t->out->runs_started, &t->out->n_started,
+	    t->pull_request_id, t->version, e);
 }
 
 int

@@ -5,12 +5,15 @@
 
 #include "err.h"
 #include "service/closing.h"
+#include "service/runs.h"
 #include "service/service.h"
 #include "store/db.h"
 #include "store/forge.h"
 #include "store/repo.h"
 
 struct pull_tx {
+	const struct db_repo *repo;
+	struct repo_cache *repos;
 	uint64_t	 repo_id, user_id;
 	const char	*title, *body, *head, *base;
 	int		 draft;
@@ -40,7 +43,9 @@ pull_tx(struct db *db, void *arg, struct err *e)
 	if ((rc = forge_pull_insert(db, &t->id, t->repo_id, t->number, t->user_id, t->title,
 	    t->body, t->head, t->base, t->draft, t->issue, t->closing, e)) != 0)
 		return rc;
-	if (t->rev.version == 1 && (rc = forge_revision_insert(db, t->id, &t->rev, e)) != 0)
+	if (t->rev.version == 1 && ((rc = forge_revision_insert(db, t->id, &t->rev, e)) != 0 ||
+	    (rc = run_pr_create(db, t->repos, t->repo, t->id, t->user_id, t->head, &t->rev,
+	    e)) != 0))
 		return rc;
 	if ((rc = forge_event_insert(db, FORGE_KIND_PULL, t->id, t->user_id, FORGE_EVENT_OPENED,
 	    FORGE_CAUSE_USER, 0, 0, e)) != 0)
@@ -121,6 +126,8 @@ pull_create(struct db *db, struct repo_cache *repos, struct service_created *out
 		rc = err_set(e, ERR_NOMEM, "out of memory");
 		goto done;
 	}
+	t.repo = repo;
+	t.repos = repos;
 	t.repo_id = repo->id;
 	t.user_id = user_id;
 	t.title = clean;

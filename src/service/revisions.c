@@ -5,6 +5,7 @@
 
 #include "err.h"
 #include "service/closing.h"
+#include "service/runs.h"
 #include "service/service.h"
 #include "store/db.h"
 #include "store/forge.h"
@@ -64,6 +65,9 @@ revision_out(struct pull_revision *out, const struct forge_revision *r)
 }
 
 struct current_tx {
+	struct repo_cache	*repos;
+	const struct db_repo	*repo;
+	const struct forge_item	*pr;
 	uint64_t		 pull_id;
 	struct forge_revision	 now;		/* the branches as they are */
 	struct forge_revision	 latest;	/* out: the current revision */
@@ -89,6 +93,10 @@ current_tx(struct db *db, void *arg, struct err *e)
 	snprintf(t->now.reason, sizeof t->now.reason, "%s", rc == 0 ? "push" : "opened");
 	if ((rc = forge_revision_insert(db, t->pull_id, &t->now, e)) != 0)
 		return rc;
+	/* A push noticed makes runs of the new head, awaiting approval like the first. */
+	if ((rc = run_pr_create(db, t->repos, t->repo, t->pull_id, t->pr->author_id,
+	    t->pr->head, &t->now, e)) != 0)
+		return rc;
 	return forge_revision_get(db, &t->latest, t->pull_id, t->now.version, e);
 }
 
@@ -102,6 +110,9 @@ pull_revision_current(struct db *db, struct repo_cache *repos, const struct db_r
 	memset(out, 0, sizeof *out);
 	memset(&t, 0, sizeof t);
 	t.pull_id = pr->id;
+	t.repos = repos;
+	t.repo = repo;
+	t.pr = pr;
 	rc = forge_revision_get(db, &t.latest, pr->id, 0, e);
 	if (rc != 0 && rc != ERR_NOTFOUND)
 		return rc;
@@ -157,6 +168,7 @@ pull_revision_get(struct db *db, uint64_t pull_request_id, int64_t version,
 /* ---- edit_pull_request ---- */
 
 struct edit_tx {
+	struct repo_cache	*repos;
 	const struct db_repo	*repo;
 	uint64_t		 user_id;
 	int64_t			 number;
@@ -257,6 +269,10 @@ edit_tx(struct db *db, void *arg, struct err *e)
 		snprintf(rev.reason, sizeof rev.reason, "target");
 		if ((rc = forge_revision_insert(db, t->it.id, &rev, e)) != 0)
 			return rc;
+		/* The new target's runs; editing approves nothing. */
+		if ((rc = run_pr_create(db, t->repos, t->repo, t->it.id, t->user_id, t->it.head,
+		    &rev, e)) != 0)
+			return rc;
 		t->st.version = rev.version;
 		t->target_changed = 1;
 	}
@@ -301,6 +317,7 @@ pull_edit(struct db *db, struct repo_cache *repos, struct service_pull *out,
 	}
 	if (title != NULL && (rc = service_title(title, FORGE_KIND_PULL, &clean, e)) != 0)
 		goto done;
+	t.repos = repos;
 	t.repo = repo;
 	t.user_id = user_id;
 	t.number = number;

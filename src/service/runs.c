@@ -1,4 +1,4 @@
-/* runs: starting a CI run by hand: the workflow read at a pinned commit, inputs, job selection (spec 1.5 create_run, 1.6.1-1.6.4). */
+/* runs: planning a CI run (the workflow read at a pinned commit, inputs, job selection) and starting one by hand (spec 1.5 create_run, 1.6.1-1.6.4). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +6,7 @@
 
 #include "err.h"
 #include "service/runs.h"
+#include "service/runs-int.h"
 #include "service/service.h"
 #include "service/workflow.h"
 #include "store/db.h"
@@ -200,35 +201,56 @@ done:
 	return rc;
 }
 
-/* What one run insert needs, kept for a retried transaction. */
-struct run_tx {
-	struct forge_run_new	 run;
-	const struct workflow	*w;
-	const struct wf_instance *v;
-	size_t			 n;
-	char			**matrix, **needs;	/* per instance, JSON text */
-	uint64_t		 id;
-	int64_t			 number;
-};
-
-static int
-run_tx(struct db *db, void *arg, struct err *e)
+void
+run_plan_init(struct run_plan *p)
 {
-	struct run_tx		*t = arg;
-	const struct wf_job	*j;
-	size_t			 i;
-	int			 rc;
+	memset(p, 0, sizeof *p);
+}
 
-	if ((rc = forge_run_insert(db, &t->id, &t->number, &t->run, e)) != 0)
-		return rc;
-	for (i = 0; i < t->n; i++) {
-		j = &t->w->jobs[t->v[i].job];
-		if ((rc = forge_job_insert(db, t->id, (int64_t)i, t->v[i].job_id, j->id, j->name,
-		    t->matrix[i], t->needs[i], j->needs.n > 0 ? "blocked" : "queued",
-		    j->timeout_minutes, e)) != 0)
-			return rc;
+void
+run_plan_release(struct run_plan *p)
+{
+	size_t	 i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->n; i++) {
+		if (p->matrix != NULL)
+			free(p->matrix[i]);
+		if (p->needs != NULL)
+			free(p->needs[i]);
 	}
-	return 0;
+	free(p->matrix);
+	free(p->needs);
+	json_object_put(p->inputs);
+	json_object_put(p->selected);
+	json_object_put(p->closure);
+	workflow_instances_free(p->v, p->n);
+	workflow_release(&p->w);
+	repo_blob_release(&p->blob);
+	run_plan_init(p);
+}
+
+int
+run_plan_parse(struct run_plan *p, const char *id, const char *path, struct err *e)
+{
+	snprintf(p->id, sizeof p->id, "%s", id);
+	snprintf(p->path, sizeof p->path, "%s", path);
+	return workflow_parse(&p->w, p->path, p->id, p->blob.data, p->blob.len, e);
+}
+
+int
+run_plan_load(struct repo_cache *repos, struct run_plan *p, const struct db_repo *repo,
+    const char *id, const char *ref, const char *commit, struct err *e)
+{
+	char	 path[128];
+	int	 rc;
+
+	snprintf(p->commit, sizeof p->commit, "%s", commit);
+	if ((rc = run_read_workflow(repos, &p->blob, path, sizeof path, repo, id, ref, commit,
+	    e)) != 0)
+		return rc;
+	return run_plan_parse(p, id, path, e);
 }
 
 /* The JSON texts of instance i: its matrix values and its needs. */
@@ -260,24 +282,106 @@ done:
 }
 
 int
+run_plan_jobs(struct run_plan *p, struct json_object *inputs, const char *const *names,
+    size_t n_names, struct err *e)
+{
+	unsigned char	 in[WF_JOBS_MAX];
+	size_t		 i;
+	int		 rc;
+
+	if ((rc = run_inputs(&p->inputs, &p->w, p->id, inputs, e)) != 0)
+		return rc;
+	if ((rc = workflow_select(&p->w, p->id, names, n_names, in, e)) != 0)
+		return rc;
+	if ((rc = workflow_expand(&p->w, in, &p->v, &p->n, e)) != 0)
+		return rc;
+	if ((p->closure = json_object_new_array()) == NULL)
+		goto nomem;
+	for (i = 0; i < p->w.n_jobs; i++)
+		if (in[i] == 2 && json_object_array_add(p->closure, json_object_new_string(
+		    p->w.jobs[i].id)) != 0)
+			goto nomem;
+	if (names != NULL) {
+		if ((p->selected = json_object_new_array()) == NULL)
+			goto nomem;
+		for (i = 0; i < n_names; i++)
+			if (json_object_array_add(p->selected, json_object_new_string(
+			    names[i])) != 0)
+				goto nomem;
+	}
+	if ((p->matrix = calloc(p->n + 1, sizeof *p->matrix)) == NULL ||
+	    (p->needs = calloc(p->n + 1, sizeof *p->needs)) == NULL)
+		goto nomem;
+	for (i = 0; i < p->n; i++)
+		if (run_instance_json(&p->w, &p->v[i], &p->matrix[i], &p->needs[i]) != 0)
+			goto nomem;
+	p->run.workflow = p->id;
+	p->run.workflow_name = p->w.name;
+	p->run.workflow_path = p->path;
+	p->run.workflow_blob = p->blob.id;
+	p->run.commit = p->commit;
+	p->run.inputs = json_object_to_json_string_ext(p->inputs, JSON_C_TO_STRING_PLAIN);
+	p->run.selected_jobs = p->selected != NULL ?
+	    json_object_to_json_string_ext(p->selected, JSON_C_TO_STRING_PLAIN) : NULL;
+	p->run.closure_added = json_object_to_json_string_ext(p->closure,
+	    JSON_C_TO_STRING_PLAIN);
+	return 0;
+nomem:
+	return err_set(e, ERR_NOMEM, "out of memory");
+}
+
+int
+run_plan_insert(struct db *db, struct run_plan *p, uint64_t *id, int64_t *number,
+    struct err *e)
+{
+	const struct wf_job	*j;
+	const char		*state;
+	int			 waiting = strcmp(p->run.state, "awaiting_approval") == 0;
+	size_t			 i;
+	int			 rc;
+
+	if ((rc = forge_run_insert(db, id, number, &p->run, e)) != 0)
+		return rc;
+	for (i = 0; i < p->n; i++) {
+		j = &p->w.jobs[p->v[i].job];
+		/* Nothing of a run awaiting approval may be claimed by a runner. */
+		state = waiting || j->needs.n > 0 ? "blocked" : "queued";
+		if ((rc = forge_job_insert(db, *id, (int64_t)i, p->v[i].job_id, j->id, j->name,
+		    p->matrix[i], p->needs[i], state, j->timeout_minutes, e)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* A run insert kept for a retried transaction. */
+struct run_tx {
+	struct run_plan	*p;
+	uint64_t	 id;
+	int64_t		 number;
+};
+
+static int
+run_tx(struct db *db, void *arg, struct err *e)
+{
+	struct run_tx	*t = arg;
+
+	return run_plan_insert(db, t->p, &t->id, &t->number, e);
+}
+
+int
 run_create(struct db *db, struct repo_cache *repos, int64_t *number, uint64_t user_id,
     const struct db_repo *repo, const char *id, const char *ref, struct json_object *inputs,
     struct json_object *jobs, struct err *e)
 {
-	struct repo_blob	 blob;
-	struct workflow		 w;
-	struct wf_instance	*v = NULL;
-	struct run_tx		 t;
-	struct json_object	*eff = NULL, *closure = NULL;
-	const char		**names = NULL;
-	unsigned char		 in[WF_JOBS_MAX];
-	char			 commit[41], path[128];
-	size_t			 i, n = 0, n_names = 0;
-	int			 rc;
+	struct run_plan	 p;
+	struct run_tx	 t;
+	const char	**names = NULL;
+	char		 commit[41];
+	size_t		 i, n_names = 0;
+	int		 rc;
 
 	*number = 0;
-	memset(&blob, 0, sizeof blob);
-	memset(&w, 0, sizeof w);
+	run_plan_init(&p);
 	memset(&t, 0, sizeof t);
 	if (!workflow_id_ok(id))
 		return err_set(e, ERR_INVALID, "workflow '%.64s' is not a workflow id: ids match "
@@ -286,12 +390,9 @@ run_create(struct db *db, struct repo_cache *repos, int64_t *number, uint64_t us
 		ref = repo->default_branch;
 	if ((rc = repo_resolve(repos, commit, repo->owner, repo->name, ref, e)) != 0)
 		goto done;
-	if ((rc = run_read_workflow(repos, &blob, path, sizeof path, repo, id, ref, commit,
-	    e)) != 0)
+	if ((rc = run_plan_load(repos, &p, repo, id, ref, commit, e)) != 0)
 		goto done;
-	if ((rc = workflow_parse(&w, path, id, blob.data, blob.len, e)) != 0)
-		goto done;
-	if (workflow_pr_only(&w)) {
+	if (workflow_pr_only(&p.w)) {
 		if (jobs == NULL) {
 			rc = err_set(e, ERR_INVALID, "workflow '%s' runs only for pull requests: a "
 			    "manager may start it by naming jobs", id);
@@ -300,13 +401,11 @@ run_create(struct db *db, struct repo_cache *repos, int64_t *number, uint64_t us
 		if ((rc = service_need_role(db, repo, user_id, FORGE_ROLE_MANAGER, "start runs",
 		    NULL, e)) != 0)
 			goto done;
-	} else if (!w.on_manual) {
+	} else if (!p.w.on_manual) {
 		rc = err_set(e, ERR_INVALID, "workflow '%s' cannot be started by hand: its on has "
 		    "no manual: true", id);
 		goto done;
 	}
-	if ((rc = run_inputs(&eff, &w, id, inputs, e)) != 0)
-		goto done;
 	if (jobs != NULL) {
 		n_names = json_object_array_length(jobs);
 		if ((names = calloc(n_names + 1, sizeof *names)) == NULL) {
@@ -316,59 +415,19 @@ run_create(struct db *db, struct repo_cache *repos, int64_t *number, uint64_t us
 		for (i = 0; i < n_names; i++)
 			names[i] = json_object_get_string(json_object_array_get_idx(jobs, i));
 	}
-	if ((rc = workflow_select(&w, id, jobs != NULL ? names : NULL, n_names, in, e)) != 0)
+	if ((rc = run_plan_jobs(&p, inputs, names, n_names, e)) != 0)
 		goto done;
-	if ((rc = workflow_expand(&w, in, &v, &n, e)) != 0)
-		goto done;
-	if ((closure = json_object_new_array()) == NULL)
-		goto nomem;
-	for (i = 0; i < w.n_jobs; i++)
-		if (in[i] == 2 && json_object_array_add(closure, json_object_new_string(
-		    w.jobs[i].id)) != 0)
-			goto nomem;
-	if ((t.matrix = calloc(n + 1, sizeof *t.matrix)) == NULL ||
-	    (t.needs = calloc(n + 1, sizeof *t.needs)) == NULL)
-		goto nomem;
-	for (i = 0; i < n; i++)
-		if (run_instance_json(&w, &v[i], &t.matrix[i], &t.needs[i]) != 0)
-			goto nomem;
-	t.run.repo_id = repo->id;
-	t.run.actor_id = user_id;
-	t.run.workflow = id;
-	t.run.workflow_name = w.name;
-	t.run.workflow_path = path;
-	t.run.workflow_blob = blob.id;
-	t.run.event = "manual";
-	t.run.ref = ref;
-	t.run.commit = commit;
-	t.run.state = "queued";
-	t.run.inputs = json_object_to_json_string_ext(eff, JSON_C_TO_STRING_PLAIN);
-	t.run.selected_jobs = jobs != NULL ?
-	    json_object_to_json_string_ext(jobs, JSON_C_TO_STRING_PLAIN) : NULL;
-	t.run.closure_added = json_object_to_json_string_ext(closure, JSON_C_TO_STRING_PLAIN);
-	t.w = &w;
-	t.v = v;
-	t.n = n;
+	p.run.repo_id = repo->id;
+	p.run.actor_id = user_id;
+	p.run.event = "manual";
+	p.run.ref = ref;
+	p.run.state = "queued";
+	t.p = &p;
 	if ((rc = service_transaction(db, run_tx, &t, e)) != 0)
 		goto done;
 	*number = t.number;
-	goto done;
-nomem:
-	rc = err_set(e, ERR_NOMEM, "out of memory");
 done:
-	for (i = 0; i < n; i++) {
-		if (t.matrix != NULL)
-			free(t.matrix[i]);
-		if (t.needs != NULL)
-			free(t.needs[i]);
-	}
-	free(t.matrix);
-	free(t.needs);
 	free(names);
-	json_object_put(eff);
-	json_object_put(closure);
-	workflow_instances_free(v, n);
-	workflow_release(&w);
-	repo_blob_release(&blob);
+	run_plan_release(&p);
 	return rc;
 }

@@ -327,7 +327,7 @@ int	pull_reopen(struct db *db, struct repo_cache *repos, struct service_pull_sta
  * success, failure or cancelled.
  */
 struct service_check {
-	char		 name[FORGE_CHECK_NAME_MAX + 1];
+	char		 name[FORGE_CHECK_NAME_MAX + 32];	/* "<workflow>/<job>" fits */
 	char		 status[12];
 	int		 required;	/* named by the target branch's rule */
 	char		*details;	/* owned, may be NULL */
@@ -365,6 +365,8 @@ struct service_approval {
 	int64_t				 version;	/* the revision approved */
 	int				 changed;	/* 0: it was approved already */
 	struct forge_check_approval	 approval;	/* who approved it first, and when */
+	int64_t				*runs_started;	/* owned (free()): the runs it queued */
+	size_t				 n_started;
 };
 
 /*

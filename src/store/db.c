@@ -14,7 +14,7 @@
 #include "store/migrations.h"
 #include "store/db-internal.h"
 
-#define DB_MAX_PARAMS		16
+#define DB_MAX_PARAMS		24
 #define DB_CELL_INIT		256
 
 void

@@ -15,7 +15,7 @@
     DB_DATE("r.started_at") ", " DB_DATE("r.finished_at") "," \
     " (SELECT COUNT(*) FROM ci_jobs j WHERE j.run_id = r.id)," \
     " (SELECT COUNT(*) FROM ci_jobs j WHERE j.run_id = r.id AND j.state NOT IN" \
-    " ('blocked', 'queued', 'running'))" \
+    " ('blocked', 'queued', 'running')), r.pull_request_id" \
     " FROM ci_runs r JOIN users u ON u.id = r.actor_id" \
     " LEFT JOIN pull_requests p ON p.id = r.pull_request_id "
 
@@ -26,13 +26,15 @@ static const char SQL_RUN_NEXT[] =
 static const char SQL_RUN_INSERT[] =
     "INSERT INTO ci_runs (repo_id, number, workflow, workflow_name, workflow_path,"
     " workflow_blob, event, ref, commit_id, state, actor_id, inputs, selected_jobs,"
-    " closure_added) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    " closure_added, pull_request_id, pull_version, rerun_of)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, 0), NULLIF(?, 0),"
+    " NULLIF(?, 0))";
 static const char SQL_JOB_INSERT[] =
     "INSERT INTO ci_jobs (run_id, seq, job_id, job, name, matrix, needs, state,"
     " timeout_minutes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
 static const char SQL_RUN_LIST[] =
     RUN_COLS "WHERE r.repo_id = ? AND (? IS NULL OR r.workflow = ?) AND"
-    " (? IS NULL OR r.ref = ?) AND (? IS NULL OR r.state = ?)"
+    " (? IS NULL OR r.ref = ?) AND (? IS NULL OR r.state = ?) AND (? = 0 OR p.number = ?)"
     " ORDER BY r.number DESC LIMIT ? OFFSET ?";
 static const char SQL_RUN_GET[] =
     RUN_COLS "WHERE r.repo_id = ? AND r.number = ?";
@@ -64,6 +66,7 @@ static const struct db_col run_cols[] = {
 	DB_CHARS(struct forge_run, finished_at),
 	DB_I64(struct forge_run, jobs_total),
 	DB_I64(struct forge_run, jobs_finished),
+	DB_U64(struct forge_run, pull_request_id),
 };
 static const struct db_shape run_shape = DB_SHAPE(struct forge_run, run_cols);
 
@@ -101,10 +104,11 @@ forge_run_insert(struct db *db, uint64_t *id, int64_t *number, const struct forg
 	if ((rc = db_run(db, DB_ONCE, SQL_RUN_NEXT, &rows, NULL, NULL, e, "u", r->repo_id)) != 0)
 		goto done;
 	*number = rows.n > 0 ? (int64_t)db_to_u64(db_rows_get(&rows, 0, 0)) : 1;
-	rc = db_run(db, DB_ONCE, SQL_RUN_INSERT, NULL, NULL, id, e, "uissssssssusss", r->repo_id,
-	    *number, r->workflow, r->workflow_name, r->workflow_path, r->workflow_blob, r->event,
-	    r->ref, r->commit, r->state, r->actor_id, r->inputs, r->selected_jobs,
-	    r->closure_added);
+	rc = db_run(db, DB_ONCE, SQL_RUN_INSERT, NULL, NULL, id, e, "uissssssssusssuii",
+	    r->repo_id, *number, r->workflow, r->workflow_name, r->workflow_path,
+	    r->workflow_blob, r->event, r->ref, r->commit, r->state, r->actor_id, r->inputs,
+	    r->selected_jobs, r->closure_added, r->pull_request_id, r->pull_version,
+	    r->rerun_of);
 	if (rc == ERR_EXISTS)
 		rc = err_set(e, ERR_INTERNAL, "duplicate run number");
 done:
@@ -126,16 +130,17 @@ forge_job_insert(struct db *db, uint64_t run_id, int64_t seq, const char *job_id
 
 int
 forge_run_list(struct db *db, struct forge_run **out, size_t *n, uint64_t repo_id,
-    const char *workflow, const char *ref, const char *state, int64_t offset, int limit,
-    struct err *e)
+    const char *workflow, const char *ref, const char *state, int64_t pull_request,
+    int64_t offset, int limit, struct err *e)
 {
 	void	*v = NULL;
 	int	 rc;
 
 	if (offset < 0)
 		offset = 0;
-	rc = db_map(db, DB_RETRY, SQL_RUN_LIST, &run_shape, &v, n, e, "ussssssii", repo_id,
-	    workflow, workflow, ref, ref, state, state, (int64_t)limit, offset);
+	rc = db_map(db, DB_RETRY, SQL_RUN_LIST, &run_shape, &v, n, e, "ussssssiiii", repo_id,
+	    workflow, workflow, ref, ref, state, state, pull_request, pull_request,
+	    (int64_t)limit, offset);
 	*out = v;
 	return rc;
 }
@@ -190,4 +195,76 @@ void
 forge_job_list_free(struct forge_job *v, size_t n)
 {
 	db_map_free(&job_shape, v, n);
+}
+
+static const char SQL_RUN_AWAITING[] =
+    "SELECT id, number FROM ci_runs WHERE pull_request_id = ? AND pull_version = ? AND"
+    " state = 'awaiting_approval' ORDER BY number FOR UPDATE";
+static const char SQL_RUN_QUEUE[] =
+    "UPDATE ci_runs SET state = 'queued' WHERE id = ? AND state = 'awaiting_approval'";
+static const char SQL_JOB_QUEUE[] =
+    "UPDATE ci_jobs SET state = 'queued' WHERE run_id = ? AND state = 'blocked' AND"
+    " needs = '[]'";
+static const char SQL_RUN_CHECKS[] =
+    "SELECT r.workflow, j.job, r.number, r.state, j.state FROM ci_runs r"
+    " JOIN ci_jobs j ON j.run_id = r.id WHERE r.pull_request_id = ? AND r.pull_version = ?"
+    " ORDER BY r.workflow, j.job, r.number DESC, j.seq";
+
+static const struct db_col check_cols[] = {
+	DB_CHARS(struct forge_run_check, workflow),
+	DB_CHARS(struct forge_run_check, job),
+	DB_I64(struct forge_run_check, number),
+	DB_CHARS(struct forge_run_check, run_state),
+	DB_CHARS(struct forge_run_check, state),
+};
+static const struct db_shape check_shape = DB_SHAPE(struct forge_run_check, check_cols);
+
+int
+forge_run_start_pull(struct db *db, int64_t **numbers, size_t *n, uint64_t pull_id,
+    int64_t version, struct err *e)
+{
+	struct db_rows	 rows = { 0 };
+	int64_t		*v = NULL;
+	size_t		 i;
+	int		 rc;
+
+	*numbers = NULL;
+	*n = 0;
+	if ((rc = db_run(db, DB_ONCE, SQL_RUN_AWAITING, &rows, NULL, NULL, e, "ui", pull_id,
+	    version)) != 0)
+		goto done;
+	if (rows.n == 0)
+		goto done;
+	if ((v = calloc(rows.n, sizeof *v)) == NULL) {
+		rc = err_set(e, ERR_NOMEM, "out of memory");
+		goto done;
+	}
+	for (i = 0; i < rows.n; i++) {
+		if ((rc = db_run(db, DB_ONCE, SQL_RUN_QUEUE, NULL, NULL, NULL, e, "u",
+		    db_to_u64(db_rows_get(&rows, i, 0)))) != 0 ||
+		    (rc = db_run(db, DB_ONCE, SQL_JOB_QUEUE, NULL, NULL, NULL, e, "u",
+		    db_to_u64(db_rows_get(&rows, i, 0)))) != 0)
+			goto done;
+		v[i] = (int64_t)db_to_u64(db_rows_get(&rows, i, 1));
+	}
+	*numbers = v;
+	*n = rows.n;
+	v = NULL;
+done:
+	free(v);
+	db_rows_release(&rows);
+	return rc;
+}
+
+int
+forge_run_checks(struct db *db, struct forge_run_check **out, size_t *n, uint64_t pull_id,
+    int64_t version, struct err *e)
+{
+	void	*v = NULL;
+	int	 rc;
+
+	rc = db_map(db, DB_RETRY, SQL_RUN_CHECKS, &check_shape, &v, n, e, "ui", pull_id,
+	    version);
+	*out = v;
+	return rc;
 }

@@ -31,6 +31,7 @@ struct forge_run {
 	int64_t		 rerun_of;	/* a run number; 0: none */
 	char		 created_at[32], started_at[32], finished_at[32];
 	int64_t		 jobs_total, jobs_finished;
+	uint64_t	 pull_request_id;	/* its row id; 0: none */
 };
 
 struct forge_job {
@@ -52,6 +53,9 @@ struct forge_run_new {
 	const char	*workflow, *workflow_name, *workflow_path, *workflow_blob;
 	const char	*event, *ref, *commit, *state;
 	const char	*inputs, *selected_jobs, *closure_added;	/* selected_jobs may be NULL */
+	uint64_t	 pull_request_id;	/* 0: not a pull request's run */
+	int64_t		 pull_version;		/* the pull request's revision; 0: none */
+	int64_t		 rerun_of;		/* the run it repeats; 0: none */
 };
 
 /*
@@ -68,12 +72,13 @@ int	forge_job_insert(struct db *db, uint64_t run_id, int64_t seq, const char *jo
 
 /*
  * The runs of repo_id, newest number first, filtered by workflow, ref and
- * state (each NULL: any), skipping offset and returning at most limit;
+ * state (each NULL: any) and pull request number (0: any), skipping
+ * offset and returning at most limit;
  * free with forge_run_list_free.
  */
 int	forge_run_list(struct db *db, struct forge_run **out, size_t *n, uint64_t repo_id,
-	    const char *workflow, const char *ref, const char *state, int64_t offset, int limit,
-	    struct err *e);
+	    const char *workflow, const char *ref, const char *state, int64_t pull_request,
+	    int64_t offset, int limit, struct err *e);
 void	forge_run_list_free(struct forge_run *v, size_t n);
 /* Run number of repo_id; ERR_NOTFOUND (no message) when it has none by that number. */
 int	forge_run_get(struct db *db, struct forge_run *out, uint64_t repo_id, int64_t number,
@@ -83,5 +88,31 @@ void	forge_run_release(struct forge_run *r);
 int	forge_job_list(struct db *db, struct forge_job **out, size_t *n, uint64_t run_id,
 	    struct err *e);
 void	forge_job_list_free(struct forge_job *v, size_t n);
+
+/*
+ * Starts the runs of revision version of pull request pull_id that await
+ * approval (call inside the approval's transaction): they become queued
+ * and their jobs without needs queued.  *numbers (freed with free(),
+ * NULL when none) receives their numbers, ascending, and *n how many.
+ */
+int	forge_run_start_pull(struct db *db, int64_t **numbers, size_t *n, uint64_t pull_id,
+	    int64_t version, struct err *e);
+
+/* The state of one job instance of a pull request's revision, for its checks. */
+struct forge_run_check {
+	char		 workflow[65];
+	char		 job[65];	/* the logical job */
+	int64_t		 number;	/* the run */
+	char		 run_state[20];
+	char		 state[16];	/* the instance's */
+};
+
+/*
+ * The job instances of every run of revision version of pull request
+ * pull_id, ordered by workflow, logical job, then run number newest
+ * first; *out is freed with free().
+ */
+int	forge_run_checks(struct db *db, struct forge_run_check **out, size_t *n,
+	    uint64_t pull_id, int64_t version, struct err *e);
 
 #endif

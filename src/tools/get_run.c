@@ -6,8 +6,10 @@
 #include "err.h"
 #include "json.h"
 #include "store/db.h"
+#include "store/db_checks.h"
 #include "store/db_runs.h"
 #include "tool.h"
+#include "tools/forge_out.h"
 #include "tools/run_out.h"
 #include "tools/toolkit.h"
 
@@ -24,6 +26,7 @@ static int
 get_run(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
 {
 	struct forge_run	 r;
+	struct forge_check_approval ap;
 	struct forge_job	*jobs = NULL;
 	struct json_object	*o = NULL, *a = NULL, *j;
 	struct err		 local;
@@ -45,6 +48,21 @@ get_run(struct tool_ctx *ctx, struct json_object *args, struct json_object **out
 	if ((o = json_object_new_object()) == NULL || (a = json_object_new_array()) == NULL ||
 	    rout_run(o, &r, 1) != 0)
 		goto nomem;
+	if (r.pull_request_id != 0) {
+		if ((rc = forge_check_approval_get(ctx->db, &ap, r.pull_request_id, r.version,
+		    &local)) != 0) {
+			rc = tk_fail(ctx, rc, &local);
+			goto done;
+		}
+		if ((j = json_object_new_object()) == NULL)
+			goto nomem;
+		if (tk_add(o, "approval", j) != 0 ||
+		    tk_add(j, "required", json_object_new_boolean(1)) != 0 ||
+		    tk_add(j, "approved", json_object_new_boolean(ap.approved)) != 0 ||
+		    fout_add_str_or_null(j, "by", ap.by) != 0 ||
+		    fout_add_str_or_null(j, "at", ap.at) != 0)
+			goto nomem;
+	}
 	for (i = 0; i < n; i++) {
 		if ((j = rout_job(&jobs[i])) == NULL)
 			goto nomem;
@@ -76,7 +94,8 @@ const struct tool tool_get_run = {
 	.description =
 	    "Read one CI run: the fields of list_runs plus workflow_name, inputs (the values "
 	    "after defaults), selected_jobs (what create_run named, or null), closure_added "
-	    "(jobs the needs brought in), approval, workflow_path and workflow_blob (the file "
+	    "(jobs the needs brought in), approval ({required, approved, by, at} for a pull "
+	    "request's run, else null), workflow_path and workflow_blob (the file "
 	    "and blob the run is pinned to), and jobs: [{job_id, job, name, matrix, needs, "
 	    "state, exit_code, timeout_minutes, started_at, finished_at, timed_out, "
 	    "log_bytes}]. Job states: blocked (waiting for needs), queued, running, success, "

@@ -26,6 +26,8 @@ static const char schema[] =
     "\"state\":{\"type\":\"string\",\"enum\":[\"awaiting_approval\",\"queued\",\"running\","
     "\"success\",\"failure\",\"cancelled\",\"all\"],\"default\":\"all\","
     "\"description\":\"Only runs in this state (default all).\"},"
+    "\"pull_request\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,"
+    "\"description\":\"Only runs of this pull request number.\"},"
     "\"page\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2147483647,\"default\":1,"
     "\"description\":\"Page of 50 runs, from 1; ask for the next while has_more is "
     "true.\"}"
@@ -48,7 +50,8 @@ list_runs(struct tool_ctx *ctx, struct json_object *args, struct json_object **o
 		state = NULL;
 	offset = page - 1 > INT32_MAX ? (int64_t)INT32_MAX * PAGE_SIZE : (page - 1) * PAGE_SIZE;
 	if ((rc = forge_run_list(ctx->db, &v, &n, ctx->repo->id, json_get_str(args, "workflow"),
-	    json_get_str(args, "ref"), state, offset, PAGE_SIZE + 1, &local)) != 0) {
+	    json_get_str(args, "ref"), state, tk_int(args, "pull_request", 0), offset,
+	    PAGE_SIZE + 1, &local)) != 0) {
 		rc = tk_fail(ctx, rc, &local);
 		goto done;
 	}
@@ -87,7 +90,8 @@ const struct tool tool_list_runs = {
 	.title = "List runs",
 	.description =
 	    "List the CI runs of a repository, newest first, 50 a page, optionally of one "
-	    "workflow, ref or state. Returns {runs: [{run, workflow, event, ref, commit, "
+	    "workflow, ref, state or pull request. Returns {runs: [{run, workflow, event, ref, "
+	    "commit, "
 	    "pull_request, version, state, actor, created_at, started_at, finished_at, "
 	    "rerun_of, jobs_total, jobs_finished}], page, has_more}. Read one with get_run.",
 	.input_schema = schema,

@@ -41,6 +41,7 @@ const struct tool *const tool_table[] = {
 	&tool_reopen_pull_request,	/* pull_requests */
 	&tool_reopen_pull_request_discussion,	/* pull_requests */
 	&tool_reply_pull_request_discussion,	/* pull_requests */
+	&tool_rerun_run,		/* ci */
 	&tool_resolve_pull_request_discussion,	/* pull_requests */
 	&tool_search_code,		/* repos */
 	&tool_set_repository_variable,	/* repos */
