@@ -31,7 +31,7 @@ static const char runner_usage[] =
     "  --once                 run what is runnable now, and what that unblocks, then\n"
     "                         exit (tests, cron)\n"
     "  --concurrency N        jobs at once (default: half the CPUs, at least 1)\n"
-    "  --interval SECONDS     how long to sleep when nothing is queued (default 1)\n"
+    "  --interval SECONDS     how long to sleep when nothing is queued (default 0.25)\n"
     "  --lost-after SECONDS   a running job without a heartbeat for this long ends\n"
     "                         failure, \"runner lost\" (default 60)\n"
     "  --grace SECONDS        on SIGTERM or SIGINT, how long running jobs may go on\n"
@@ -223,7 +223,7 @@ cli_runner(struct cli *cli, int argc, char **argv)
 	struct db		*db = NULL;
 	struct err		 e;
 	char			 dir[4096];
-	double			 interval = 1.0, lost_after = 60, grace = 30, conc;
+	double			 interval = 0.25, lost_after = 60, grace = 30, conc;
 	long			 ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int			 c, once = 0, rc = 0;
 
