@@ -305,6 +305,8 @@ run_git "git grep -P -i" "git -C $repo_large grep -P -i -n foobar(needle|pin)x m
 run_git "git diff base...head" "git -C $repo_large diff main...feature" get_pull_request
 run_git "git log -50" "git -C $repo_large log -50 --format=%H%x00%an%x00%ae%x00%aI%x00%s main" list_commits-50
 run_git "git ls-tree" "git -C $repo_large ls-tree -l main" get_tree-root
+# shellcheck source=bench-ci.sh
+. "$perf_dir/bench-ci.sh"
 
 # --- memory and start-up ------------------------------------------------------------
 rss_of_workers () {
@@ -412,7 +414,7 @@ fi
 machine="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)"
 machine="${machine:-unknown CPU}, $(nproc) cores, $(uname -sr)"
 jq -s --arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg rss "$RSS_AFTER" --arg rss_idle "$RSS_IDLE" --argjson soak "$SOAK_JSON" \
-	--arg startup "$STARTUP" --arg secs "$SECS" --arg host "$machine" \
+	--arg startup "$STARTUP" --arg ci_start "$CI_START" --arg secs "$SECS" --arg host "$machine" \
 	--arg issues "$issues_made" --argjson files "$large_files" --argjson commits "$large_commits" \
 	--argjson pack "$pack_mb" -f "$perf_dir/table.jq" "$RESULTS" >"$STATE/bench.json" ||
 	die "cannot build bench.json"
@@ -425,6 +427,7 @@ awk -F'\t' 'BEGIN { printf "| %-36s | %5s | %9s | %9s | %9s | %-22s | %6s |\n", 
 	{ printf "| %-36s | %5s | %9.1f | %9.2f | %9.2f | %-22s | %6s |%s\n", $1, $2, $3, $4, $5, $6, ($7 == "" ? "-" : $7), ($8 == "" ? "" : " " $8) }'
 jq -r '"worker RSS after the run (pid:kB): \(.rss_after_run_kb); idle 2 s later: \(.rss_idle_kb)",
 	"worker start-up, exec to first answer, 1 worker (median of 9): \(.startup_ms) ms",
+	"CI: approve_pull_request_checks to the first job running, idle runner (median of 5): \(.ci_start_ms) ms",
 	"create_issue: \(.issues_created) issues created",
 	"large repository: \(.large_repo.files) files, \(.large_repo.commits) commits, \(.large_repo.pack_mb) MB packed",
 	(if .soak then "soak RSS: \(.soak)" else "soak: not run (BENCH_SOAK=1)" end),

@@ -12,6 +12,7 @@ def ceil_of($r):
   elif $r.case == "get_pull_request" and $r.conns == 1 then ["git diff base...head"]
   elif $r.case == "list_commits-50" and $r.conns == 1 then ["git log -50"]
   elif $r.case == "get_tree-root" and $r.conns == 1 then ["git ls-tree"]
+  elif $r.case == "get_run_logs-16MiB" then ["get_file_contents-64KiB"]
   else [] end;
 def r2: . * 100 | round / 100;
 def paired($r): map(select(.paired != null and .case == $r.case and .conns == $r.conns)) | first;
@@ -35,5 +36,6 @@ def paired($r): map(select(.paired != null and .case == $r.case and .conns == $r
   rss_idle_kb: $rss_idle,
   soak: $soak,
   startup_ms: ($startup | tonumber? // null),
+  ci_start_ms: ($ci_start | tonumber? // null),
   issues_created: ($issues | tonumber? // null)
 }
