@@ -26,7 +26,9 @@
 #                   get_file_contents"): measure only those, with their
 #                   ceilings; the words "limit" and "start-up" ask for
 #                   the limiter pair and the start-up time, "catalogue" the
-#                   size of the tools/list catalogue in bytes
+#                   size of the tools/list catalogue in bytes, "ci" the CI
+#                   cases of t/perf/bench-ci.sh (create_run,
+#                   get_run_logs-16MiB, ci-start)
 #   FORGEMCP_BENCH_BIN  an already built forgemcp to measure
 #
 # Needs (Debian): wrk hyperfine libfcgi-dev libfcgi-bin nginx-light
