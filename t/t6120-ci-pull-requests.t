@@ -225,8 +225,8 @@ test_expect_success 'rerun_run after the branch moved: the old commit, same inpu
 	BEFORE=$(db_sql "select count(*) from ci_runs") &&
 	put topic src/topic.c "int topic = 3;" &&
 	rerun "{\"run\":3}" && forge_ok &&
-	jq -e ". == {run: 4, rerun_of: 3, state: \"queued\", commit: \"$TOPIC2\",
-		jobs: [\"build\", \"test (os=debian)\", \"test (os=alpine)\"]}" out.json &&
+	jq -e ". == {run: 4, rerun_of: 3, state: \"queued\", commit: \"$TOPIC2\", workflow: \"ci\",
+		jobs: [\"build\", \"test (os=debian)\", \"test (os=alpine)\"], closure_added: []}" out.json &&
 	get 4 &&
 	jq -e ".event == \"rerun\" and .ref == \"topic\" and .version == 3 and .pull_request == $N and .inputs == {level: \"fast\"} and .actor == \"mona\"" out.json &&
 	jq -e ".workflow_blob == \"$($G rev-parse "$TOPIC2:$W/ci.yml")\" and .approval.approved == true" out.json &&

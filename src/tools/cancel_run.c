@@ -7,6 +7,7 @@
 #include "json.h"
 #include "service/runs.h"
 #include "tool.h"
+#include "tools/run_out.h"
 #include "tools/toolkit.h"
 
 static const char schema[] =
@@ -22,27 +23,19 @@ static int
 cancel_run(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
 {
 	struct run_cancel	 c;
-	struct json_object	*o = NULL, *a = NULL, *v;
+	struct json_object	*o = NULL, *a = NULL;
 	int64_t			 number = tk_int(args, "run", 0);
-	size_t			 i;
 	int			 rc;
 
 	*out = NULL;
 	if ((rc = run_cancel(ctx->db, &c, ctx->who->user_id, ctx->repo, number, ctx->err)) != 0)
 		return rc;
-	if ((o = json_object_new_object()) == NULL || (a = json_object_new_array()) == NULL ||
+	if ((o = json_object_new_object()) == NULL ||
 	    tk_add(o, "run", json_object_new_int64(number)) != 0 ||
 	    tk_add(o, "state", json_object_new_string(c.state)) != 0 ||
-	    tk_add(o, "changed", json_object_new_boolean(c.changed)) != 0)
+	    tk_add(o, "changed", json_object_new_boolean(c.changed)) != 0 ||
+	    (a = rout_strings(c.jobs, c.n_jobs)) == NULL)
 		goto nomem;
-	for (i = 0; i < c.n_jobs; i++) {
-		if ((v = json_object_new_string(c.jobs[i])) == NULL)
-			goto nomem;
-		if (json_object_array_add(a, v) != 0) {
-			json_object_put(v);
-			goto nomem;
-		}
-	}
 	rc = tk_add(o, "cancelled_jobs", a);
 	a = NULL;
 	if (rc != 0)

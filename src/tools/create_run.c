@@ -30,72 +30,18 @@ static const char schema[] =
     "default: every job. Matrix children come with their job.\"}"
     "}}";
 
-/* Appends v to array a, or frees it: ERR_NOMEM. */
-static int
-add_item(struct json_object *a, struct json_object *v)
-{
-	if (v == NULL)
-		return ERR_NOMEM;
-	if (json_object_array_add(a, v) != 0) {
-		json_object_put(v);
-		return ERR_NOMEM;
-	}
-	return 0;
-}
-
 static int
 create_run(struct tool_ctx *ctx, struct json_object *args, struct json_object **out)
 {
-	struct forge_run	 r;
-	struct forge_job	*jobs = NULL;
-	struct json_object	*o = NULL, *a = NULL, *closure = NULL;
-	struct err		 local;
-	int64_t			 number;
-	size_t			 n = 0, i;
-	int			 rc;
+	int64_t	 number;
+	int	 rc;
 
 	*out = NULL;
-	memset(&r, 0, sizeof r);
 	if ((rc = run_create(ctx->db, ctx->repos, &number, ctx->who->user_id, ctx->repo,
 	    json_get_str(args, "workflow"), json_get_str(args, "ref"), json_get(args, "inputs"),
 	    json_get(args, "jobs"), ctx->err)) != 0)
 		return rc;
-	err_clear(&local);
-	if ((rc = forge_run_get(ctx->db, &r, ctx->repo->id, number, &local)) != 0 ||
-	    (rc = forge_job_list(ctx->db, &jobs, &n, r.id, &local)) != 0) {
-		rc = tk_fail(ctx, rc, &local);
-		goto done;
-	}
-	if ((o = json_object_new_object()) == NULL || (a = json_object_new_array()) == NULL ||
-	    tk_add(o, "run", json_object_new_int64(r.number)) != 0 ||
-	    tk_add(o, "state", json_object_new_string(r.state)) != 0 ||
-	    tk_add(o, "commit", json_object_new_string(r.commit)) != 0 ||
-	    tk_add(o, "workflow", json_object_new_string(r.workflow)) != 0)
-		goto nomem;
-	for (i = 0; i < n; i++)
-		if (add_item(a, json_object_new_string(jobs[i].job_id)) != 0)
-			goto nomem;
-	rc = tk_add(o, "jobs", a);
-	a = NULL;
-	if (rc != 0 || (closure = json_tokener_parse(r.closure_added)) == NULL)
-		goto nomem;
-	rc = tk_add(o, "closure_added", closure);
-	closure = NULL;
-	if (rc != 0)
-		goto nomem;
-	*out = o;
-	o = NULL;
-	rc = 0;
-	goto done;
-nomem:
-	rc = err_set(ctx->err, ERR_NOMEM, "out of memory");
-done:
-	json_object_put(a);
-	json_object_put(closure);
-	json_object_put(o);
-	forge_job_list_free(jobs, n);
-	forge_run_release(&r);
-	return rc;
+	return rout_started(ctx, number, out);
 }
 
 const struct tool tool_create_run = {

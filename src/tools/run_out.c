@@ -3,7 +3,10 @@
 #include <string.h>
 #include <json-c/json.h>
 
+#include "err.h"
+#include "store/db.h"
 #include "store/db_runs.h"
+#include "tool.h"
 #include "tools/forge_out.h"
 #include "tools/run_out.h"
 #include "tools/toolkit.h"
@@ -83,4 +86,68 @@ rout_job(const struct forge_job *j)
 		return NULL;
 	}
 	return o;
+}
+
+/* An array of the n strings v, a new object; NULL when out of memory. */
+struct json_object *
+rout_strings(char *const *v, size_t n)
+{
+	struct json_object	*a, *s;
+	size_t			 i;
+
+	if ((a = json_object_new_array()) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if ((s = json_object_new_string(v[i])) == NULL ||
+		    json_object_array_add(a, s) != 0) {
+			json_object_put(s);
+			json_object_put(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+int
+rout_started(struct tool_ctx *ctx, int64_t number, struct json_object **out)
+{
+	struct forge_run	 r;
+	struct forge_job	*jobs = NULL;
+	struct json_object	*o = NULL, *a;
+	struct err		 local;
+	char			**ids = NULL;
+	size_t			 n = 0, i;
+	int			 rc;
+
+	*out = NULL;
+	memset(&r, 0, sizeof r);
+	err_clear(&local);
+	if ((rc = forge_run_get(ctx->db, &r, ctx->repo->id, number, &local)) != 0 ||
+	    (rc = forge_job_list(ctx->db, &jobs, &n, r.id, &local)) != 0) {
+		rc = tk_fail(ctx, rc, &local);
+		goto done;
+	}
+	rc = err_set(ctx->err, ERR_NOMEM, "out of memory");
+	if (n > 0 && (ids = calloc(n, sizeof *ids)) == NULL)
+		goto done;
+	for (i = 0; i < n; i++)
+		ids[i] = jobs[i].job_id;
+	if ((o = json_object_new_object()) == NULL ||
+	    tk_add(o, "run", json_object_new_int64(r.number)) != 0 ||
+	    (r.rerun_of != 0 && tk_add(o, "rerun_of", json_object_new_int64(r.rerun_of)) != 0) ||
+	    tk_add(o, "state", json_object_new_string(r.state)) != 0 ||
+	    tk_add(o, "commit", json_object_new_string(r.commit)) != 0 ||
+	    tk_add(o, "workflow", json_object_new_string(r.workflow)) != 0 ||
+	    (a = rout_strings(ids, n)) == NULL || tk_add(o, "jobs", a) != 0 ||
+	    rout_json(o, "closure_added", r.closure_added) != 0)
+		goto done;
+	*out = o;
+	o = NULL;
+	rc = 0;
+done:
+	free(ids);
+	json_object_put(o);
+	forge_job_list_free(jobs, n);
+	forge_run_release(&r);
+	return rc;
 }
