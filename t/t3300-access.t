@@ -261,7 +261,7 @@ call () {
 # succeeds: the last answer is a tool result that is not an error.
 succeeds () {
 	test_status 200 &&
-	test_jq '.result.isError != true and (.result.content | length > 0)'
+	test_tool_success
 }
 
 # normalized REPO: the last answer as status and sorted JSON, with REPO (and

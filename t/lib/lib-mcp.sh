@@ -489,7 +489,9 @@ tool_ok () {
 # result_text_ ok|error FILE: with one jq run, checks that the last answer is
 # a tool success (ok: result.isError is not true) or an in-band tool error
 # (error: result.isError is true and there is no JSON-RPC error), and writes
-# result.content[0].text to FILE.
+# result.content[0].text to FILE.  With the keep-alive client the coprocess
+# does it instead when the text is a plain JSON string (no jq run); it
+# answers "jq" for anything else, and jq decides as before.
 result_text_ () {
 	local filter
 	if test "$1" = ok; then
@@ -499,10 +501,43 @@ result_text_ () {
 		filter='if .result.isError == true and (has("error") | not) then .result.content[0].text
 			else error("expected an in-band tool error (result.isError true, no error)") end'
 	fi
+	if test -n "$MCP_CLIENT_PID" && test "$BASHPID" = "$MCP_CLIENT_OWNER"; then
+		local answer=
+		printf 'TEXT\t%s\t%s\t%s\n' "$1" "$RESP.body" "$2" >&"${MCP_CLIENT[1]}" &&
+		read -r answer <&"${MCP_CLIENT[0]}"
+		case $answer in
+		ok) return 0 ;;
+		fail)
+			echo "expected $(test "$1" = ok && echo "a tool result that is not an error" ||
+				echo "an in-band tool error (result.isError true, no error)")"
+			show_response_
+			return 1 ;;
+		esac
+	fi
 	if ! jq -r "$filter" "$RESP.body" >"$2"; then
 		show_response_
 		return 1
 	fi
+}
+
+# test_tool_success: the last answer is a tool result that is not an error
+# and has content, as test_jq '.result.isError != true and (.result.content
+# | length > 0)' checks it; asked of the keep-alive client (no jq run) when
+# there is one and the answer's text is a plain string, else of jq.
+test_tool_success () {
+	local answer=
+	if test -n "$MCP_CLIENT_PID" && test "$BASHPID" = "$MCP_CLIENT_OWNER"; then
+		printf 'TEXT\tok\t%s\t/dev/null\n' "$RESP.body" >&"${MCP_CLIENT[1]}" &&
+		read -r answer <&"${MCP_CLIENT[0]}"
+	fi
+	case $answer in
+	ok) return 0 ;;
+	fail)
+		echo "expected true: .result.isError != true and (.result.content | length > 0)"
+		show_response_
+		return 1 ;;
+	esac
+	test_jq '.result.isError != true and (.result.content | length > 0)'
 }
 
 # tool_error TEXT_REGEX: the last response is an in-band tool error (HTTP

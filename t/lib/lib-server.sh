@@ -222,5 +222,5 @@ stop_db_only () {
 start_db_again () {
 	db_start_in "$TRASH/db" "$DB_SOCK" "$TRASH/db.pid" "$TRASH/db.log"
 	DB_PID=$DB_STARTED
-	wait_for 60 db_ping "$DB_SOCK"
+	db_wait_ready_ "$DB_SOCK" 60
 }

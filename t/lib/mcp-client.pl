@@ -16,17 +16,62 @@
 # the code is printed on stdout, 000 when no answer could be read.  A
 # connection the server closes is opened again for the next request.
 #
+# A line "TEXT  ok|error  BODY-FILE  OUT-FILE" asks for what result_text_
+# (lib-mcp.sh) gets from jq -r, without a jq process: when BODY-FILE holds
+# one JSON object whose result.content[0].text is a string, it checks that
+# result.isError is not true (ok) or that it is true and there is no
+# top-level "error" (error), writes the text and a newline to OUT-FILE and
+# prints "ok" or "fail"; for anything else (not JSON, another shape, a
+# \u escape of a surrogate, which jq replaces) it prints "jq", and the
+# caller runs jq as before.
+#
 # Licensed under the ISC license, see LICENSE.
 use strict;
 use warnings;
 use FindBin;
 use lib $FindBin::Bin;
 use KeepAlive;
+use B ();
 
 @ARGV == 2 or die "usage: mcp-client.pl HOST PORT\n";
 my ($host, $port) = @ARGV;
 $| = 1;
 my $conn = KeepAlive->new($host, $port);
+
+# Cpanel::JSON::XS when installed, else the core JSON::PP: the same data.
+my $json = eval { require Cpanel::JSON::XS; Cpanel::JSON::XS->new->utf8 } //
+	do { require JSON::PP; JSON::PP->new->utf8 };
+
+# result_text(MODE, BODY-FILE, OUT-FILE): the TEXT request; returns the
+# word to print.
+sub result_text {
+	my ($mode, $src, $dst) = @_;
+	open my $f, '<', $src or return 'jq';
+	binmode $f;
+	local $/;
+	my $data = <$f> // '';
+	close $f;
+	return 'jq' if $data =~ /\\u[dD][89abcdefABCDEF]/;
+	my $doc = eval { $json->decode($data) };
+	return 'jq' unless ref $doc eq 'HASH' && ref $doc->{result} eq 'HASH';
+	my $r = $doc->{result};
+	return 'jq' unless ref $r->{content} eq 'ARRAY' && ref $r->{content}[0] eq 'HASH';
+	my $text = $r->{content}[0]{text};
+	# a JSON string only: jq prints other values as JSON
+	return 'jq' unless defined $text && !ref $text &&
+		(B::svref_2object(\$text)->FLAGS & (B::SVp_IOK | B::SVp_NOK)) == 0;
+	# jq's "== true": the JSON literal true only, not 1 or "true"
+	my $e = $r->{isError};
+	my $is_error = ref $e && ref $e ne 'HASH' && ref $e ne 'ARRAY' && $e ? 1 : 0;
+	my $good = $mode eq 'ok' ? !$is_error : ($is_error && !exists $doc->{error});
+	unless ($good) {
+		write_file($dst, '>');
+		return 'fail';
+	}
+	utf8::encode($text);
+	write_file($dst, '>', $text, "\n");
+	return 'ok';
+}
 
 sub write_file {
 	my ($name, $mode, @data) = @_;
@@ -40,6 +85,10 @@ binmode STDIN;
 binmode STDOUT;
 while (my $line = <STDIN>) {
 	chomp $line;
+	if ($line =~ /^TEXT\t(ok|error)\t([^\t]*)\t([^\t]*)$/) {
+		print result_text($1, $2, $3), "\n";
+		next;
+	}
 	my ($method, $path, $src, $out, $log, @headers) = split /\t/, $line;
 	my $data = '';
 	if ($src ne '') {
