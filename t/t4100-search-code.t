@@ -237,4 +237,24 @@ test_expect_success 'a worker idle for a second after a search (and shrunk if it
 	test -s after
 '
 
+test_expect_success 'binary as git grep -I: a NUL in the first 8,000 bytes, not control characters' '
+	git init -q ctl &&
+	(
+		cd ctl &&
+		printf "\033[1mbold\033[0m \001\002\003\004\005\006\a\b\016\017 needle in ctl\n" >ctl.txt &&
+		for i in $(seq 1 20); do printf "\033\001\002\003\004\005\006\016\017\020\021\n"; done >>ctl.txt &&
+		{ seq 1 2000; printf "\000 after the peek\nneedle late\n"; } >late.txt &&
+		{ printf "text needle first\n\000\n"; } >early.bin &&
+		git add . && git -c user.name=t -c user.email=t@example.com commit -q -m ctl
+	) &&
+	git clone -q --bare ctl ctl.git &&
+	fm repo import alice/ctl --from ctl.git >/dev/null &&
+	tool_ok search_code "{\"repo\":\"alice/ctl\",\"query\":\"NEEDLE\",\"limit\":100}" &&
+	hits >got &&
+	git -C ctl grep -I -n -i -F needle HEAD | sed "s/^HEAD://" | cut -d: -f1,2 >expect &&
+	printf "ctl.txt:1\nlate.txt:2002\n" >want &&
+	test_cmp want expect &&
+	test_cmp expect got
+'
+
 test_done
