@@ -9,11 +9,14 @@
 #include "store/repo.h"
 
 /*
- * Heap in use above which core_idle closes the cached repositories: what a
- * small read leaves is far below; a search or diff over a large repository
- * (libgit2's delta and object caches) is above.
+ * Heap in use above which core_idle closes the cached repositories at once,
+ * even while requests keep coming: a bound on a busy worker, not the usual
+ * way back (that is core_shrink, once the worker is idle).  A search or a
+ * diff over a large repository leaves 4 to 20 MB of libgit2's delta and
+ * object caches; closing them after each one made every search start cold,
+ * at about three times the CPU of a warm one.
  */
-#define CORE_HEAP_HIGH		(6u * 1024 * 1024)
+#define CORE_HEAP_HIGH		(48u * 1024 * 1024)
 #define CORE_FREE_HIGH		(1u * 1024 * 1024)	/* free heap worth returning */
 
 /*
