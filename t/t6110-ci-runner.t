@@ -315,4 +315,29 @@ test_expect_success 'SIGTERM: a running job gets the grace, then is cancelled; n
 	! pgrep -f "marker-trm$$"
 '
 
+# legacy NAME ARGS_JSON TOKEN: a tools/call in the 2025-11-25 era (no
+# MCP-Protocol-Version header); the tool's JSON answer in legacy.json
+legacy () {
+	mcp_legacy tools/call "{\"name\":\"$1\",\"arguments\":$2}" --token "$3" && test_status 200 &&
+	jq -e ".result.isError != true" "$RESP.body" >/dev/null &&
+	jq -r ".result.content[0].text" "$RESP.body" >legacy.json
+}
+
+test_expect_success 'the 2025-11-25 era: create_run, get_run, get_run_logs, cancel_run and rerun_run' '
+	legacy create_run "{\"repo\":\"$P\",\"workflow\":\"fail\",\"jobs\":[\"e\"]}" "$DAVE_X" &&
+	jq -e ".state == \"queued\" and .jobs == [\"d\", \"e\"] and .closure_added == [\"d\"]" legacy.json &&
+	RL=$(jq -r .run legacy.json) &&
+	runner --once &&
+	legacy get_run "{\"repo\":\"$P\",\"run\":$RL}" "$ERIN_TOKEN" &&
+	jq -e ".state == \"success\" and ([.jobs[] | .state] == [\"success\", \"success\"])" legacy.json &&
+	legacy get_run_logs "{\"repo\":\"$P\",\"run\":$RL,\"job\":\"e\"}" "$ERIN_TOKEN" &&
+	jq -e ".text == \"==> step 1/1: echo e-ran\ne-ran\n\" and .has_more == false and .complete == true" legacy.json &&
+	legacy cancel_run "{\"repo\":\"$P\",\"run\":$RL}" "$DAVE_X" &&
+	jq -e ".changed == false and .state == \"success\"" legacy.json &&
+	legacy rerun_run "{\"repo\":\"$P\",\"run\":$RL}" "$DAVE_X" &&
+	jq -e ".rerun_of == $RL and .state == \"queued\" and .jobs == [\"d\", \"e\"]" legacy.json &&
+	legacy cancel_run "{\"repo\":\"$P\",\"run\":$(jq -r .run legacy.json)}" "$DAVE_X" &&
+	jq -e ".changed == true and .cancelled_jobs == [\"d\", \"e\"]" legacy.json
+'
+
 test_done
