@@ -311,4 +311,21 @@ test_expect_success 'list_runs pages of 50' '
 	jq -e "[.runs[].run] == [8, 7, 6, 5, 4, 3, 2, 1] and .page == 2 and .has_more == false" out.json
 '
 
+test_expect_success 'a repository holds at most 100 runs waiting: the next create_run is refused, nothing stored' '
+	one="{\"workflow\":\"ci\",\"ref\":\"v1\",\"inputs\":{\"level\":\"fast\"}}" &&
+	waiting=$(db_sql "select count(*) from ci_runs where state in (\"queued\", \"awaiting_approval\")") &&
+	while test $waiting -lt 100; do
+		run "$one" && forge_ok || return 1
+		waiting=$((waiting + 1))
+	done &&
+	before=$(db_sql "select count(*) from ci_runs") &&
+	jobs_before=$(db_sql "select count(*) from ci_jobs") &&
+	run "$one" && forge_error "100 runs waiting" &&
+	grep -q "cancel some with cancel_run" errtext &&
+	test "$(db_sql "select count(*) from ci_runs")" = "$before" &&
+	test "$(db_sql "select count(*) from ci_jobs")" = "$jobs_before" &&
+	tool_call cancel_run "{\"repo\":\"$P\",\"run\":150}" --token "$DAVE_X" && forge_ok &&
+	run "$one" && forge_ok
+'
+
 test_done

@@ -92,7 +92,15 @@ run_pr_one(struct db *db, struct repo_cache *repos, const struct db_repo *repo,
 	p.run.state = "awaiting_approval";
 	p.run.pull_request_id = pull_id;
 	p.run.pull_version = rev->version;
-	rc = run_plan_insert(db, &p, &row, &number, e);
+	err_clear(&local);
+	rc = run_plan_insert(db, &p, &row, &number, &local);
+	if (rc == ERR_TOOBIG) {
+		/* Nothing was written: the revision is recorded without this run. */
+		log_warn("pull request run of workflow '%s' of %s/%s not created: %s", id,
+		    repo->owner, repo->name, local.msg);
+		rc = 0;
+	} else if (rc != 0)
+		err_set(e, rc, "%s", local.msg);
 done:
 	run_plan_release(&p);
 	return rc;

@@ -340,7 +340,12 @@ run_plan_insert(struct db *db, struct run_plan *p, uint64_t *id, int64_t *number
 	size_t			 i;
 	int			 rc;
 
-	if ((rc = forge_run_insert(db, id, number, &p->run, e)) != 0)
+	p->run.waiting_max = RUN_WAITING_MAX;
+	if ((rc = forge_run_insert(db, id, number, &p->run, e)) == ERR_TOOBIG)
+		return err_set(e, rc, "this repository has %d runs waiting (queued or awaiting "
+		    "approval), the most it may have: cancel some with cancel_run, or wait for the "
+		    "runners to take them", RUN_WAITING_MAX);
+	if (rc != 0)
 		return rc;
 	for (i = 0; i < p->n; i++) {
 		j = &p->w.jobs[p->v[i].job];

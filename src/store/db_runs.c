@@ -21,6 +21,8 @@
 
 static const char SQL_RUN_LOCK[] =
     "SELECT id FROM repositories WHERE id = ? FOR UPDATE";
+static const char SQL_RUN_WAITING[] =
+    "SELECT COUNT(*) FROM ci_runs WHERE repo_id = ? AND state IN ('queued', 'awaiting_approval')";
 static const char SQL_RUN_NEXT[] =
     "SELECT COALESCE(MAX(number), 0) + 1 FROM ci_runs WHERE repo_id = ?";
 static const char SQL_RUN_INSERT[] =
@@ -101,6 +103,16 @@ forge_run_insert(struct db *db, uint64_t *id, int64_t *number, const struct forg
 		goto done;
 	}
 	db_rows_release(&rows);
+	if (r->waiting_max > 0) {
+		if ((rc = db_run(db, DB_ONCE, SQL_RUN_WAITING, &rows, NULL, NULL, e, "u",
+		    r->repo_id)) != 0)
+			goto done;
+		if (rows.n > 0 && (int64_t)db_to_u64(db_rows_get(&rows, 0, 0)) >= r->waiting_max) {
+			rc = ERR_TOOBIG;
+			goto done;
+		}
+		db_rows_release(&rows);
+	}
 	if ((rc = db_run(db, DB_ONCE, SQL_RUN_NEXT, &rows, NULL, NULL, e, "u", r->repo_id)) != 0)
 		goto done;
 	*number = rows.n > 0 ? (int64_t)db_to_u64(db_rows_get(&rows, 0, 0)) : 1;

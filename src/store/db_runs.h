@@ -56,11 +56,14 @@ struct forge_run_new {
 	uint64_t	 pull_request_id;	/* 0: not a pull request's run */
 	int64_t		 pull_version;		/* the pull request's revision; 0: none */
 	int64_t		 rerun_of;		/* the run it repeats; 0: none */
+	int64_t		 waiting_max;	/* runs queued or awaiting approval a repository may have; 0: any */
 };
 
 /*
  * Inserts a run of repo_id numbered one past its last run, under the
- * repository row's lock (call inside a transaction): *id and *number
+ * repository row's lock (call inside a transaction), or inserts nothing
+ * and returns ERR_TOOBIG (no message) when waiting_max is set and the
+ * repository has that many runs queued or awaiting approval: *id and *number
  * receive its row id and number.  ERR_NOTFOUND when the repository is gone.
  */
 int	forge_run_insert(struct db *db, uint64_t *id, int64_t *number,
