@@ -68,6 +68,9 @@ sandbox_argv(const char *ws, const char *run, const char **argv)
 	argv[n++] = "--bind";
 	argv[n++] = ws;
 	argv[n++] = RUNNER_WORKSPACE;
+	/* The root bwrap builds is a tmpfs: nothing is written beside the mounts. */
+	argv[n++] = "--remount-ro";
+	argv[n++] = "/";
 	argv[n++] = "--chdir";
 	argv[n++] = RUNNER_WORKSPACE;
 	argv[n++] = "--";
