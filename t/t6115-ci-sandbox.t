@@ -46,8 +46,9 @@ job_log () {
 # attack RUN: runs the attack workflow with this test's paths; RUN receives its number
 attack () {
 	run attack "$(jq -nc --arg conf "$CONFIG" --arg repos "$TRASH/repos" --arg sock "$DB_SOCK" \
-		--arg port "$HTTP_PORT" --arg runner "$TRASH/runner" \
-		'{inputs: {conf: $conf, repos: $repos, sock: $sock, port: $port, runner: $runner}}')"
+		--arg port "$HTTP_PORT" --arg runner "$TRASH/runner" --arg preload "$TRASH/evil.so" \
+		'{inputs: {conf: $conf, repos: $repos, sock: $sock, port: $port, runner: $runner,
+		preload: $preload}}')"
 }
 
 cat >"$TRASH/attack.yml" <<'EOF'
@@ -58,7 +59,11 @@ inputs:
   sock: { type: string, required: true }
   port: { type: string, required: true }
   runner: { type: string, required: true }
+  preload: { type: string, required: true }
 jobs:
+  preload:
+    env: { LD_PRELOAD: "${{ inputs.preload }}" }
+    steps: [ { run: "echo preload-step" } ]
   attack:
     env:
       CONF: "${{ inputs.conf }}"
@@ -110,13 +115,24 @@ jobs:
   plain: { steps: [ { run: "echo step-ran; touch ran.flag" } ] }
 EOF
 
-test_expect_success 'workflows committed' '
+cat >"$TRASH/evil.c" <<'EOF'
+#include <unistd.h>
+__attribute__((constructor)) static void
+loaded(void)
+{
+	write(2, "PRELOADED\n", 10);
+}
+EOF
+
+test_expect_success 'workflows committed; a library that says when it is loaded' '
+	cc -shared -fPIC -o "$TRASH/evil.so" "$TRASH/evil.c" &&
+	LD_PRELOAD=$TRASH/evil.so /bin/true 2>err && grep -x PRELOADED err &&
 	repo_put "$PROJECT_GIT" main "$W/attack.yml" "$(cat "$TRASH/attack.yml")" \
 		"$W/limits.yml" "$(cat "$TRASH/limits.yml")" \
 		"$W/plain.yml" "$(cat "$TRASH/plain.yml")"
 '
 
-test_expect_success 'inside the sandbox: no configuration, repositories, socket or network; nothing written outside' '
+test_expect_success 'inside the sandbox: no configuration, repositories, socket or network; nothing written outside; bwrap without the job env' '
 	attack && R1=$RUN &&
 	runner --once &&
 	get $R1 && jq -e ".state == \"success\" and .jobs[0].exit_code == 0" out.json &&
@@ -130,7 +146,8 @@ test_expect_success 'inside the sandbox: no configuration, repositories, socket 
 	grep -x mine log && grep -x tmp log && grep -x checkout-there log &&
 	! grep -e READ -e LISTED -e PRESENT -e WRITTEN -e CONNECTED log &&
 	test ! -e /usr/x-t6115 && test ! -e /etc/x-t6115 && test ! -e "$TRASH/repos/x" &&
-	test ! -e "$TRASH/runner/x" && test -z "$(ls -A "$TRASH/runner")"
+	test ! -e "$TRASH/runner/x" && test -z "$(ls -A "$TRASH/runner")" &&
+	job_log $R1 preload >log && grep -x preload-step log && ! grep PRELOADED log
 '
 
 test_expect_success 'runner_sandbox = none: the same step reads and writes as the runner' '
@@ -140,7 +157,8 @@ test_expect_success 'runner_sandbox = none: the same step reads and writes as th
 	get $R2 && jq -e ".state == \"success\"" out.json &&
 	job_log $R2 attack >log &&
 	grep -x conf-READ log && grep -x repos-LISTED log && grep -x sock-PRESENT log &&
-	grep -x repos-WRITTEN log && grep -x curl-CONNECTED log && grep -x "uid:0 home:.* pwd:.*" log
+	grep -x repos-WRITTEN log && grep -x curl-CONNECTED log && grep -x "uid:0 home:.* pwd:.*" log &&
+	job_log $R2 preload >log && grep -x preload-step log && grep -x PRELOADED log
 '
 
 test_expect_success 'rlimits stop processes, a fork bomb, memory, a big file and CPU; the runner goes on' '

@@ -22,7 +22,7 @@
 #include "service/runner.h"
 
 #define SANDBOX_UID	65534	/* nobody */
-#define SANDBOX_ARGS	128	/* bwrap's arguments, with room to spare */
+#define SANDBOX_ARGS	128	/* bwrap's arguments but the environment, with room to spare */
 
 /*
  * What of the host a build sees, read-only: the programs and libraries and
@@ -45,19 +45,27 @@ drops_uid(void)
 	return geteuid() == 0;
 }
 
-/* bwrap's argument vector for `sh -e -c run` in workspace ws; argv holds SANDBOX_ARGS. */
-static void
-sandbox_argv(const char *ws, const char *run, const char **argv)
+/*
+ * bwrap's argument vector for `sh -e -c run` in workspace ws, the step's
+ * environment envp passed as --setenv pairs; NULL when out of memory.
+ */
+static char **
+sandbox_argv(const char *ws, const char *run, char *const *envp)
 {
 	static const char *const head[] = {
-		"--die-with-parent", "--unshare-user", "--unshare-net", "--unshare-ipc",
-		"--unshare-pid", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "ci",
-		"--uid", "65534", "--gid", "65534", "--proc", "/proc", "--dev", "/dev",
-		"--tmpfs", "/tmp",
+		"bwrap", "--die-with-parent", "--unshare-user", "--unshare-net",
+		"--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try",
+		"--hostname", "ci", "--uid", "65534", "--gid", "65534", "--proc", "/proc",
+		"--dev", "/dev", "--tmpfs", "/tmp",
 	};
-	size_t	 n = 0, i;
+	const char	**argv;
+	char		 *name;
+	size_t		  n = 0, i, nenv = 0;
 
-	argv[n++] = "bwrap";
+	while (envp[nenv] != NULL)
+		nenv++;
+	if ((argv = calloc(SANDBOX_ARGS + 3 * nenv, sizeof *argv)) == NULL)
+		return NULL;
 	for (i = 0; i < sizeof head / sizeof head[0]; i++)
 		argv[n++] = head[i];
 	for (i = 0; i < sizeof ro_paths / sizeof ro_paths[0]; i++) {
@@ -73,12 +81,21 @@ sandbox_argv(const char *ws, const char *run, const char **argv)
 	argv[n++] = "/";
 	argv[n++] = "--chdir";
 	argv[n++] = RUNNER_WORKSPACE;
+	for (i = 0; i < nenv; i++) {
+		if ((name = strdup(envp[i])) == NULL)
+			return NULL;
+		name[strcspn(name, "=")] = '\0';
+		argv[n++] = "--setenv";
+		argv[n++] = name;
+		argv[n++] = strchr(envp[i], '=') != NULL ? strchr(envp[i], '=') + 1 : "";
+	}
 	argv[n++] = "--";
 	argv[n++] = "/bin/sh";
 	argv[n++] = "-e";
 	argv[n++] = "-c";
 	argv[n++] = run;
 	argv[n] = NULL;
+	return (char **)(void *)argv;
 }
 
 static void
@@ -100,7 +117,8 @@ void
 runner_sandbox_exec(const struct config *cfg, const char *ws, const char *run,
     char *const *envp)
 {
-	const char	*argv[SANDBOX_ARGS];
+	static char	*none[] = { NULL };
+	char		**argv;
 
 	limit(RLIMIT_CPU, cfg->runner_limit_cpu);
 	limit(RLIMIT_AS, cfg->runner_limit_memory);
@@ -117,8 +135,15 @@ runner_sandbox_exec(const struct config *cfg, const char *ws, const char *run,
 	if (drops_uid() && (setgroups(0, NULL) != 0 || setgid(SANDBOX_UID) != 0 ||
 	    setuid(SANDBOX_UID) != 0))
 		return;
-	sandbox_argv(ws, run, argv);
-	execve(cfg->runner_bwrap, (char *const *)(void *)argv, envp);
+	/*
+	 * bwrap runs outside the sandbox: with the job's environment a
+	 * workflow's env (LD_PRELOAD) would run its code there.  It gets none;
+	 * the step gets the job's through --setenv.  The child only execs or
+	 * exits, so nothing is freed.
+	 */
+	if (cfg->runner_bwrap[0] != '/' || (argv = sandbox_argv(ws, run, envp)) == NULL)
+		return;
+	execve(cfg->runner_bwrap, argv, none);
 }
 
 static int
@@ -192,6 +217,12 @@ runner_sandbox_prepare(const struct config *cfg, const char *ws, char *why, size
 {
 	if (cfg->runner_sandbox_none)
 		return 0;
+	/* A relative path would be looked up in the workspace, which the workflow wrote. */
+	if (cfg->runner_bwrap[0] != '/') {
+		snprintf(why, whysize, "runner_bwrap must be an absolute path, not '%s'",
+		    cfg->runner_bwrap);
+		return -1;
+	}
 	if (drops_uid() && nftw(ws, chown_one, 16, FTW_PHYS) != 0) {
 		snprintf(why, whysize, "cannot give the workspace to uid %d: %s", SANDBOX_UID,
 		    strerror(errno));
