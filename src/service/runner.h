@@ -2,7 +2,7 @@
  * runner: what `forgemcp runner` does with one claimed CI job: its
  * workspace, environment and steps, its log, timeout and cancel (spec
  * 1.6.8).  runner.c prepares and finishes a job, runner_exec.c runs its
- * steps.
+ * steps, runner_sandbox.c puts each in bubblewrap under rlimits.
  */
 #ifndef FM_RUNNER_H
 #define FM_RUNNER_H

@@ -98,6 +98,7 @@ sandbox_argv(const char *ws, const char *run, char *const *envp)
 	return (char **)(void *)argv;
 }
 
+/* Sets a limit, 0 leaving it as it is; above a non-root runner's own hard limit that one stays. */
 static void
 limit(int resource, unsigned long long v)
 {
