@@ -186,6 +186,7 @@ test_expect_success 'an unusable sandbox: the job fails with the reason, nothing
 	job_log $R5 plain >log &&
 	grep -x "sandbox: bwrap cannot run: cannot execute $TRASH/no-bwrap: No such file or directory; install bubblewrap or set runner_sandbox = none" log &&
 	! grep -e "==> step" -e step-ran log &&
+	grep "warn: runner: job [0-9]*: sandbox: bwrap cannot run: cannot execute $TRASH/no-bwrap" "$TRASH/runner.log" &&
 	run plain && R6=$RUN &&
 	FORGEMCP_RUNNER_BWRAP=/bin/false runner --once &&
 	get $R6 && jq -e ".jobs[0].state == \"failure\"" out.json &&
