@@ -26,6 +26,8 @@ enum config_kind {
 	CK_LIMIT,	/* a request limit, 0..1000000; 0 turns the limit off */
 	CK_CACHE,	/* a cache lifetime in whole seconds, 0..60; 0 turns the cache off */
 	CK_BUCKETS,	/* a number of rate limit buckets, 16..65536 */
+	CK_RLIMIT,	/* a resource limit: a count, K/M/G suffixed; 0 turns it off */
+	CK_SANDBOX,	/* bwrap or none */
 };
 
 struct config_key {
@@ -58,7 +60,13 @@ static const struct config_key config_keys[] = {
 	{ "rate_window", CK_SECONDS, F(rate_window), 0 },
 	{ "repo_root", CK_STR, F(repo_root), 0 },
 	{ "request_timeout", CK_SECONDS, F(request_timeout), 0 },
+	{ "runner_bwrap", CK_STR, F(runner_bwrap), 0 },
 	{ "runner_dir", CK_STR, F(runner_dir), 0 },
+	{ "runner_limit_cpu", CK_RLIMIT, F(runner_limit_cpu), 0 },
+	{ "runner_limit_file_size", CK_RLIMIT, F(runner_limit_file_size), 0 },
+	{ "runner_limit_memory", CK_RLIMIT, F(runner_limit_memory), 0 },
+	{ "runner_limit_processes", CK_RLIMIT, F(runner_limit_processes), 0 },
+	{ "runner_sandbox", CK_SANDBOX, F(runner_sandbox_none), 0 },
 	{ "search_base_url", CK_URL, F(search_base_url), 0 },
 	{ "search_hourly_limit", CK_COUNT, F(search_hourly_limit), 0 },
 	{ "search_provider", CK_STR, F(search_provider), 0 },
@@ -165,6 +173,32 @@ config_max(enum config_kind kind)
 	}
 }
 
+/* A resource limit: digits with an optional K, M or G (times 1024 each); 0 is none. */
+static int
+config_rlimit(struct config *c, const struct config_key *k, const char *value,
+    const char *where, struct err *e)
+{
+	unsigned long long	 v;
+	char			*end;
+	int			 shift = 0;
+
+	errno = 0;
+	v = strtoull(value, &end, 10);
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift != 0)
+		end++;
+	if (errno || end == value || *end != '\0' || value[0] == '-' || v > (1ULL << 40))
+		return err_set(e, ERR_CONFIG, "%s: %s must be a whole number (K, M or G "
+		    "suffix allowed; 0 for no limit), not '%s'", where, k->name, value);
+	*(unsigned long long *)(void *)((char *)c + k->off) = v << shift;
+	return 0;
+}
+
 static int
 config_set(struct config *c, const struct config_key *k, const char *value, const char *where,
     struct err *e)
@@ -226,6 +260,14 @@ config_set(struct config *c, const struct config_key *k, const char *value, cons
 			return err_set(e, ERR_CONFIG, "%s: %s must be a whole number from %lu to %lu, not '%s'",
 			    where, k->name, config_min(k->kind), config_max(k->kind), value);
 		*(unsigned *)(void *)((char *)c + k->off) = (unsigned)ul;
+		return 0;
+	case CK_RLIMIT:
+		return config_rlimit(c, k, value, where, e);
+	case CK_SANDBOX:
+		if (strcmp(value, "bwrap") != 0 && strcmp(value, "none") != 0)
+			return err_set(e, ERR_CONFIG, "%s: %s must be bwrap or none, not '%s'",
+			    where, k->name, value);
+		*(int *)(void *)((char *)c + k->off) = strcmp(value, "none") == 0;
 		return 0;
 	case CK_LEVEL:
 		if (strcmp(value, "error") == 0)
@@ -300,6 +342,10 @@ config_defaults(struct config *c, struct err *e)
 	c->rate_limit_anonymous = 30;
 	c->rate_limit_buckets = 4096;
 	c->token_cache_seconds = 1;
+	c->runner_limit_cpu = 3600;
+	c->runner_limit_memory = 8ULL << 30;
+	c->runner_limit_processes = 1024;
+	c->runner_limit_file_size = 4ULL << 30;
 	if ((c->search_provider = strdup("brave")) == NULL ||
 	    (c->search_base_url = strdup("https://api.search.brave.com/res/v1/web/search")) == NULL)
 		return err_set(e, ERR_NOMEM, "out of memory");
@@ -308,7 +354,8 @@ config_defaults(struct config *c, struct err *e)
 	    (c->db_password = strdup("")) == NULL ||
 	    (c->db_name = strdup("forgemcp")) == NULL ||
 	    (c->endpoint = strdup("/mcp")) == NULL ||
-	    (c->base_url = strdup("http://localhost")) == NULL)
+	    (c->base_url = strdup("http://localhost")) == NULL ||
+	    (c->runner_bwrap = strdup("/usr/bin/bwrap")) == NULL)
 		return err_set(e, ERR_NOMEM, "out of memory");
 	return 0;
 }
@@ -447,6 +494,7 @@ config_release(struct config *c)
 	free(c->db_name);
 	free(c->repo_root);
 	free(c->runner_dir);
+	free(c->runner_bwrap);
 	free(c->endpoint);
 	free(c->base_url);
 	free(c->authorization_server);

@@ -24,6 +24,13 @@ struct config {
 	char	*db_name;		/* db_name (default forgemcp) */
 	char	*repo_root;		/* repo_root: bare repositories live at <root>/<owner>/<name>.git */
 	char	*runner_dir;		/* runner_dir: CI job workspaces (default: "runner" beside repo_root) */
+	int	 runner_sandbox_none;	/* runner_sandbox: bwrap (0, the default) or none (1) */
+	char	*runner_bwrap;		/* runner_bwrap: the bwrap program (default /usr/bin/bwrap) */
+	/* a CI step's rlimits; 0 is no limit */
+	unsigned long long runner_limit_cpu;	/* runner_limit_cpu: CPU seconds a process (default 3600) */
+	unsigned long long runner_limit_memory;	/* runner_limit_memory: address space bytes (default 8G) */
+	unsigned long long runner_limit_processes;	/* runner_limit_processes: processes of the step's user (default 1024) */
+	unsigned long long runner_limit_file_size;	/* runner_limit_file_size: bytes a file may grow to (default 4G) */
 	char	*endpoint;		/* endpoint: the MCP path (default /mcp) */
 	char	*base_url;		/* base_url: public URL prefix used in links (default http://localhost) */
 	char	*allowed_origins[CONFIG_MAX_LIST];	/* allowed_origins: comma-separated exact origins */

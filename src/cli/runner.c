@@ -25,8 +25,9 @@ static const char runner_usage[] =
     "                       [--lost-after SECONDS] [--grace SECONDS]\n"
     "\n"
     "Executes the queued jobs of CI runs, oldest first: each in a fresh checkout of\n"
-    "the run's commit under runner_dir, its steps as this user with `/bin/sh -e -c`,\n"
-    "their output into the job's log.  A finished job unblocks the jobs that need it.\n"
+    "the run's commit under runner_dir, its steps with `/bin/sh -e -c` in a bubblewrap\n"
+    "sandbox (runner_sandbox), their output into the job's log.  A finished job\n"
+    "unblocks the jobs that need it.\n"
     "\n"
     "  --once                 run what is runnable now, and what that unblocks, then\n"
     "                         exit (tests, cron)\n"
@@ -191,6 +192,9 @@ runner_dir(const struct config *cfg, char *out, size_t len)
 	if (mkdir(out, 0700) != 0 && errno != EEXIST)
 		return cli_fail("runner_dir %s cannot be created: %s: set runner_dir in %s",
 		    out, strerror(errno), cfg->file != NULL ? cfg->file : "the configuration");
+	/* Root's sandboxed steps enter as nobody, which must reach its workspace. */
+	if (geteuid() == 0 && !cfg->runner_sandbox_none && chmod(out, 0711) != 0)
+		return cli_fail("runner_dir %s: %s", out, strerror(errno));
 	return 0;
 }
 

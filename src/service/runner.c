@@ -319,7 +319,7 @@ runner_job(const struct runner *r, const struct runner_job *j)
 	struct db		*db = NULL;
 	struct err		 e;
 	const char		*state = "failure";
-	char			 ws[4096], tail[400];
+	char			 ws[4096], tail[400], why[300];
 	int			 exit_code = -1, rc;
 
 	memset(&w, 0, sizeof w);
@@ -335,7 +335,15 @@ runner_job(const struct runner *r, const struct runner_job *j)
 	if ((rc = repo_cache_new(&repos, r->cfg->repo_root, &e)) != 0 ||
 	    (rc = job_prepare(db, repos, j, &w, &c, ws, &e)) != 0)
 		snprintf(tail, sizeof tail, "runner: %.380s\n", e.msg);
-	else if (env_build(&env, j, &w.jobs[workflow_job_find(&w, j->job)], &c, ws) != 0)
+	else if (runner_sandbox_prepare(r->cfg, ws, why, sizeof why) != 0) {
+		snprintf(tail, sizeof tail, "sandbox: bwrap cannot run: %.250s; install "
+		    "bubblewrap or set runner_sandbox = none\n", why);
+		/* The operator, not only the job's readers, must learn why nothing runs. */
+		log_warn("runner: job %llu: %.*s", (unsigned long long)j->id,
+		    (int)strcspn(tail, "\n"), tail);
+	}
+	else if (env_build(&env, j, &w.jobs[workflow_job_find(&w, j->job)], &c,
+	    r->cfg->runner_sandbox_none ? ws : RUNNER_WORKSPACE) != 0)
 		snprintf(tail, sizeof tail, "runner: out of memory\n");
 	else
 		job_exec(r, db, j, &w.jobs[workflow_job_find(&w, j->job)], env.v, ws, &state,

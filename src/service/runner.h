@@ -2,7 +2,7 @@
  * runner: what `forgemcp runner` does with one claimed CI job: its
  * workspace, environment and steps, its log, timeout and cancel (spec
  * 1.6.8).  runner.c prepares and finishes a job, runner_exec.c runs its
- * steps.
+ * steps, runner_sandbox.c puts each in bubblewrap under rlimits.
  */
 #ifndef FM_RUNNER_H
 #define FM_RUNNER_H
@@ -18,6 +18,7 @@ struct wf_job;
 #define RUNNER_LOG_MAX		(16 * 1024 * 1024)	/* bytes of a job's log */
 #define RUNNER_KILL_AFTER	10	/* seconds from SIGTERM to SIGKILL */
 #define RUNNER_BEAT_EVERY	5	/* seconds between heartbeats */
+#define RUNNER_WORKSPACE	"/workspace"	/* the workspace inside the sandbox */
 
 struct runner {
 	const struct config		*cfg;
@@ -77,5 +78,22 @@ int	runner_steps(struct runner_exec *x, const struct wf_job *job, char *const *e
 	    const char *cwd);
 /* Seconds on the monotonic clock. */
 double	runner_now(void);
+
+/* ---- runner_sandbox.c: bubblewrap and rlimits ---- */
+
+/*
+ * Makes workspace ws ready for the sandbox (runner_sandbox = bwrap) and
+ * checks that the sandbox can be set up on this host.  Returns 0, or -1
+ * with why saying what stops it.
+ */
+int	runner_sandbox_prepare(const struct config *cfg, const char *ws, char *why,
+	    size_t whysize);
+/*
+ * In a step's child process: the rlimits, then `sh -e -c run` with envp,
+ * inside bwrap with ws at RUNNER_WORKSPACE unless runner_sandbox = none.
+ * Returns only when it could not exec.
+ */
+void	runner_sandbox_exec(const struct config *cfg, const char *ws, const char *run,
+	    char *const *envp);
 
 #endif

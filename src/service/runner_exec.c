@@ -75,9 +75,14 @@ runner_log(struct runner_exec *x, const char *p, size_t n)
 	}
 }
 
-/* The step's process: its own group, stdin /dev/null, stdout and stderr into the pipe. */
+/*
+ * The step's process: its own session (so its own group, and no
+ * controlling terminal to push input into), stdin /dev/null, stdout and
+ * stderr into the pipe.
+ */
 static void
-step_child(int out, const char *run, char *const *envp, const char *cwd)
+step_child(const struct config *cfg, int out, const char *run, char *const *envp,
+    const char *cwd)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGCHLD, SIGPIPE, SIGHUP, SIGUSR1 };
 	sigset_t	 none;
@@ -85,7 +90,7 @@ step_child(int out, const char *run, char *const *envp, const char *cwd)
 	size_t		 i;
 	int		 in;
 
-	setpgid(0, 0);
+	setsid();
 	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
 		signal(sigs[i], SIG_DFL);
 	sigemptyset(&none);
@@ -99,7 +104,7 @@ step_child(int out, const char *run, char *const *envp, const char *cwd)
 		max = 65536;
 	for (fd = 3; fd < max; fd++)
 		close((int)fd);
-	execle("/bin/sh", "sh", "-e", "-c", run, (char *)NULL, envp);
+	runner_sandbox_exec(cfg, cwd, run, envp);
 	_exit(127);
 }
 
@@ -107,11 +112,14 @@ step_child(int out, const char *run, char *const *envp, const char *cwd)
 static void
 step_stop(pid_t pg, double now, double *kill_at)
 {
+	/* Until the child's setsid() the group is not there yet: the child alone then. */
 	if (*kill_at == 0) {
-		kill(-pg, SIGTERM);
+		if (kill(-pg, SIGTERM) != 0)
+			kill(pg, SIGTERM);
 		*kill_at = now + RUNNER_KILL_AFTER;
 	} else if (now >= *kill_at) {
-		kill(-pg, SIGKILL);
+		if (kill(-pg, SIGKILL) != 0)
+			kill(pg, SIGKILL);
 		*kill_at = now + 3600;
 	}
 }
@@ -183,9 +191,8 @@ step_run(struct runner_exec *x, const char *run, char *const *envp, const char *
 	}
 	if (pid == 0) {
 		close(fds[0]);
-		step_child(fds[1], run, envp, cwd);
+		step_child(x->r->cfg, fds[1], run, envp, cwd);
 	}
-	setpgid(pid, pid);
 	close(fds[1]);
 	fcntl(fds[0], F_SETFL, O_NONBLOCK);
 	while (open_ || running) {
