@@ -95,14 +95,14 @@ jobs:
   procs:
     steps:
       - run: |
-          for i in $(seq 200); do sleep 30 & done
+          for i in $(seq 200); do sleep 29.6115 & done
           echo all-forked
   bomb:
     steps:
       - run: |
           bomb() { bomb | bomb & }
           bomb
-          sleep 2
+          sleep 2.6115
           echo after-bomb
   memory: { steps: [ { run: "python3 -c 'x = bytearray(600 << 20); print(\"allocated\")'" } ] }
   disk: { steps: [ { run: "head -c 5000000 /dev/zero >big; echo filled" } ] }
@@ -172,7 +172,8 @@ test_expect_success 'rlimits stop processes, a fork bomb, memory, a big file and
 	job_log $R3 memory >log && grep MemoryError log && ! grep -x allocated log &&
 	job_log $R3 disk >log && ! grep -x filled log &&
 	jq -e ".jobs[3].exit_code == 153 and (.jobs[4].exit_code == 152 or .jobs[4].exit_code == 137)" out.json &&
-	! pgrep -u 65534 -x sleep && ! pgrep -u 65534 -x sh &&
+	! pgrep -u 65534 -f "^sleep (29|2)\.6115" && ! pgrep -u 65534 -f "bomb\(\) \{" &&
+	! pgrep -u 65534 -f "while :; do :; done" &&
 	run plain && R4=$RUN &&
 	runner --once &&
 	get $R4 && jq -e ".state == \"success\"" out.json &&
