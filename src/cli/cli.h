@@ -1,6 +1,7 @@
 /* cli: the forgemcp command's subcommands. */
 #ifndef FM_CLI_H
 #define FM_CLI_H
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 
@@ -54,5 +55,18 @@ int	cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	cli_vsay(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 /* Prints "forgemcp: <message>" plus a hint to use --help; returns 2. */
 int	cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Set by SIGTERM or SIGINT once cli_daemon_start has run (daemon.c). */
+extern volatile sig_atomic_t cli_stopping;
+/*
+ * For a long-running command (worker, runner): logs to stderr as prog,
+ * and SIGTERM or SIGINT set cli_stopping (without SA_RESTART, so a sleep
+ * or a wait ends early).
+ */
+void	cli_daemon_start(const char *prog);
+/* Sleeps seconds, or less when a signal arrives. */
+void	cli_nap(double seconds);
+/* s as a number of seconds from min to max, or -1. */
+double	cli_seconds(const char *s, double min, double max);
 
 #endif

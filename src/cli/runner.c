@@ -41,30 +41,10 @@ static const char runner_usage[] =
     "SIGTERM or SIGINT: nothing more is claimed; running jobs get the grace, then\n"
     "are cancelled and the runner exits.\n";
 
-static volatile sig_atomic_t stopping;
-
-static void
-on_stop(int sig)
-{
-	(void)sig;
-	stopping = 1;
-}
-
 static void
 on_child(int sig)
 {
 	(void)sig;
-}
-
-/* Sleeps seconds, or less when a signal (a job ending, a stop) arrives. */
-static void
-nap(double seconds)
-{
-	struct timespec	 ts;
-
-	ts.tv_sec = (time_t)seconds;
-	ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
-	nanosleep(&ts, NULL);
 }
 
 /* The jobs under way: one process each. */
@@ -125,7 +105,7 @@ poll_once(struct db *db, struct pool *p, const struct runner *r, int64_t lost_af
 	}
 	if (lost > 0)
 		log_warn("runner: %zu job(s) of a lost runner ended failure", lost);
-	while (!stopping && p->n < p->max && got) {
+	while (!cli_stopping && p->n < p->max && got) {
 		err_clear(&e);
 		if (runner_claim(db, r->claimed_by, &j, &got, &e) != 0) {
 			log_error("runner: claiming a job: %s", e.msg);
@@ -157,14 +137,14 @@ serve(struct db *db, struct pool *p, const struct runner *r, double interval,
 
 	for (;;) {
 		pool_reap(p);
-		if (stopping) {
+		if (cli_stopping) {
 			if (!p->told)
 				for (i = 0; i < p->n; i++)
 					kill(p->pid[i], SIGTERM);
 			p->told = 1;
 			if (p->n == 0)
 				break;
-			nap(0.2);
+			cli_nap(0.2);
 			continue;
 		}
 		if (poll_once(db, p, r, lost_after, &claimed) != 0)
@@ -172,7 +152,7 @@ serve(struct db *db, struct pool *p, const struct runner *r, double interval,
 		if (once && claimed == 0 && p->n == 0)
 			break;
 		if (claimed == 0 || p->n == p->max)
-			nap(interval);
+			cli_nap(interval);
 	}
 	return rc;
 }
@@ -196,17 +176,6 @@ runner_dir(const struct config *cfg, char *out, size_t len)
 	if (geteuid() == 0 && !cfg->runner_sandbox_none && chmod(out, 0711) != 0)
 		return cli_fail("runner_dir %s: %s", out, strerror(errno));
 	return 0;
-}
-
-/* A number of seconds from min to max, or -1. */
-static double
-seconds(const char *s, double min, double max)
-{
-	char	*end;
-	double	 v;
-
-	v = strtod(s, &end);
-	return *end == '\0' && end != s && v >= min && v <= max ? v : -1;
 }
 
 int
@@ -241,24 +210,24 @@ cli_runner(struct cli *cli, int argc, char **argv)
 			once = 1;
 			break;
 		case 'c':
-			if ((conc = seconds(optarg, 1, RUNNER_CHILDREN_MAX)) < 0 ||
+			if ((conc = cli_seconds(optarg, 1, RUNNER_CHILDREN_MAX)) < 0 ||
 			    conc != (double)(size_t)conc)
 				return cli_usage("--concurrency takes a count from 1 to %d, not '%s'",
 				    RUNNER_CHILDREN_MAX, optarg);
 			p.max = (size_t)conc;
 			break;
 		case 'i':
-			if ((interval = seconds(optarg, 0.05, 3600)) < 0)
+			if ((interval = cli_seconds(optarg, 0.05, 3600)) < 0)
 				return cli_usage("--interval takes seconds from 0.05 to 3600, "
 				    "not '%s'", optarg);
 			break;
 		case 'l':
-			if ((lost_after = seconds(optarg, 1, 86400)) < 0)
+			if ((lost_after = cli_seconds(optarg, 1, 86400)) < 0)
 				return cli_usage("--lost-after takes seconds from 1 to 86400, "
 				    "not '%s'", optarg);
 			break;
 		case 'g':
-			if ((grace = seconds(optarg, 0, 3600)) < 0)
+			if ((grace = cli_seconds(optarg, 0, 3600)) < 0)
 				return cli_usage("--grace takes seconds from 0 to 3600, not '%s'",
 				    optarg);
 			break;
@@ -271,13 +240,9 @@ cli_runner(struct cli *cli, int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_usage("unexpected argument '%s'", argv[optind]);
-	log_set_quiet(0);
-	log_set_prog("forgemcp-runner");
+	cli_daemon_start("forgemcp-runner");
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
 	sa.sa_handler = on_child;
 	sigaction(SIGCHLD, &sa, NULL);
 	err_clear(&e);
@@ -288,7 +253,7 @@ cli_runner(struct cli *cli, int argc, char **argv)
 	}
 	if ((rc = runner_dir(&cli->cfg, dir, sizeof dir)) != 0)
 		goto done;
-	runner_init(&r, &cli->cfg, dir, (int)grace, &stopping);
+	runner_init(&r, &cli->cfg, dir, (int)grace, &cli_stopping);
 	log_info("runner %s started%s, %zu job(s) at once", r.claimed_by,
 	    once ? " (--once)" : "", p.max);
 	rc = serve(db, &p, &r, interval, (int64_t)lost_after, once);

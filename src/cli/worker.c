@@ -27,27 +27,6 @@ static const char worker_usage[] =
     "Each poll records that the worker is alive: while none is, get_pull_request\n"
     "says of a queued merge that it waits for one.\n";
 
-static volatile sig_atomic_t stopping;
-
-static void
-on_stop(int sig)
-{
-	(void)sig;
-	stopping = 1;
-}
-
-/* Sleeps seconds, or less when a stop signal arrives. */
-static void
-nap(double seconds)
-{
-	struct timespec	 ts;
-
-	ts.tv_sec = (time_t)seconds;
-	ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
-	if (!stopping)
-		nanosleep(&ts, NULL);
-}
-
 /*
  * Records that w is alive or (stop) that it stopped, so a queued merge says
  * at once that no worker runs; a failure is logged, the merges go on.
@@ -81,7 +60,7 @@ drain(struct merge_worker *w)
 		log_error("worker: recovering merges: %s", e.msg);
 		return rc;
 	}
-	while (did && !stopping) {
+	while (did && !cli_stopping) {
 		err_clear(&e);
 		if ((rc = merge_worker_run_one(w, &did, &e)) != 0) {
 			log_error("worker: %s", e.msg);
@@ -102,13 +81,11 @@ cli_worker(struct cli *cli, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct sigaction	 sa;
 	struct merge_worker	 w;
 	struct db		*db = NULL;
 	struct repo_cache	*repos = NULL;
 	struct err		 e;
 	double			 interval = 1.0;
-	char			*end;
 	int			 c, once = 0, rc = 0;
 
 	optind = 1;
@@ -119,8 +96,7 @@ cli_worker(struct cli *cli, int argc, char **argv)
 			once = 1;
 			break;
 		case 'i':
-			interval = strtod(optarg, &end);
-			if (*end != '\0' || end == optarg || !(interval >= 0.05 && interval <= 3600))
+			if ((interval = cli_seconds(optarg, 0.05, 3600)) < 0)
 				return cli_usage("--interval takes seconds from 0.05 to 3600, "
 				    "not '%s'", optarg);
 			break;
@@ -133,13 +109,7 @@ cli_worker(struct cli *cli, int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_usage("unexpected argument '%s'", argv[optind]);
-	log_set_quiet(0);
-	log_set_prog("forgemcp-worker");
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
+	cli_daemon_start("forgemcp-worker");
 	err_clear(&e);
 	if (config_check_repo_root(&cli->cfg, &e) != 0 ||
 	    db_new(&db, &cli->cfg, &e) != 0 || db_schema_check(db, &e) != 0 ||
@@ -155,12 +125,12 @@ cli_worker(struct cli *cli, int argc, char **argv)
 		record(&w, 1);
 		goto done;
 	}
-	while (!stopping) {
+	while (!cli_stopping) {
 		/* A failure (the database away) is logged; the next round tries again. */
 		drain(&w);
 		/* Cached repositories would keep stale packs open between rounds. */
 		repo_cache_close_all(repos);
-		nap(interval);
+		cli_nap(interval);
 	}
 	record(&w, 1);
 	log_info("worker %s stopped", w.claimed_by);
