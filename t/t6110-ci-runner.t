@@ -5,6 +5,7 @@
 # get_run_logs paging a log the runner wrote, and polling a running job.
 . ./test-lib.sh
 . "$TEST_DIRECTORY/lib/fixtures-forge.sh"
+. "$TEST_DIRECTORY/lib/ci.sh"
 
 start_all
 mcp_client_start
@@ -18,33 +19,6 @@ W=.forgemcp/workflows
 # put BRANCH PATH CONTENT...: a commit on BRANCH of the served repository writing each file
 put () { repo_put "$PROJECT_GIT" "$@"; }
 
-# run WORKFLOW [EXTRA_JSON]: create_run; RUN receives its number
-run () {
-	tool_call create_run "$(jq -nc --arg r "$P" --arg w "$1" --argjson a "${2:-{\}}" \
-		'{repo: $r, workflow: $w} + $a')" --token "$DAVE_X" && forge_ok &&
-	RUN=$(jq -r .run out.json)
-}
-# get N: get_run N into out.json
-get () {
-	tool_call get_run "{\"repo\":\"$P\",\"run\":$1}" --token "$ERIN_TOKEN" && forge_ok
-}
-# runner ARGS...: the runner in the foreground, its messages in runner.log
-runner () {
-	"$FORGEMCP" runner --interval 0.1 "$@" >>"$TRASH/runner.log" 2>&1
-}
-# runner_bg ARGS...: the runner in the background, its process id in PID
-runner_bg () {
-	"$FORGEMCP" runner --interval 0.1 "$@" >>"$TRASH/runner.log" 2>&1 &
-	PID=$!
-}
-# job_log RUN JOB_ID: the log of a job, its chunks in order
-job_log () {
-	"$MARIADB_CLIENT_" --no-defaults -S "$DB_SOCK" -u root -N -B -r "$DB_NAME" -e "
-		SET SESSION group_concat_max_len = 1048576;
-		SELECT GROUP_CONCAT(c.bytes ORDER BY c.seq SEPARATOR '') FROM ci_log_chunks c
-		JOIN ci_jobs j ON j.id = c.job_id JOIN ci_runs r ON r.id = j.run_id
-		WHERE r.number = $1 AND j.job_id = '$2'"
-}
 job_state () {
 	db_sql "SELECT j.state FROM ci_jobs j JOIN ci_runs r ON r.id = j.run_id
 		WHERE r.number = $1 AND j.job_id = '$2'"

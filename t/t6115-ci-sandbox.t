@@ -8,6 +8,7 @@
 # sandbox fails the job with the reason and runs nothing.
 . ./test-lib.sh
 . "$TEST_DIRECTORY/lib/fixtures-forge.sh"
+. "$TEST_DIRECTORY/lib/ci.sh"
 
 if ! command -v bwrap >/dev/null; then
 	echo "Bail out! bwrap (Debian bubblewrap) is not installed: the CI runner's sandbox cannot be tested"
@@ -23,26 +24,6 @@ config_set runner_dir "$TRASH/runner"
 P=alice/project
 W=.forgemcp/workflows
 
-# run WORKFLOW [EXTRA_JSON]: create_run; RUN receives its number
-run () {
-	tool_call create_run "$(jq -nc --arg r "$P" --arg w "$1" --argjson a "${2:-{\}}" \
-		'{repo: $r, workflow: $w} + $a')" --token "$DAVE_X" && forge_ok &&
-	RUN=$(jq -r .run out.json)
-}
-get () {
-	tool_call get_run "{\"repo\":\"$P\",\"run\":$1}" --token "$ERIN_TOKEN" && forge_ok
-}
-runner () {
-	"$FORGEMCP" runner --interval 0.1 "$@" >>"$TRASH/runner.log" 2>&1
-}
-# job_log RUN JOB_ID: the log of a job, its chunks in order
-job_log () {
-	"$MARIADB_CLIENT_" --no-defaults -S "$DB_SOCK" -u root -N -B -r "$DB_NAME" -e "
-		SET SESSION group_concat_max_len = 16777216;
-		SELECT GROUP_CONCAT(c.bytes ORDER BY c.seq SEPARATOR '') FROM ci_log_chunks c
-		JOIN ci_jobs j ON j.id = c.job_id JOIN ci_runs r ON r.id = j.run_id
-		WHERE r.number = $1 AND j.job_id = '$2'"
-}
 # attack RUN: runs the attack workflow with this test's paths; RUN receives its number
 attack () {
 	run attack "$(jq -nc --arg conf "$CONFIG" --arg repos "$TRASH/repos" --arg sock "$DB_SOCK" \
