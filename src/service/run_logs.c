@@ -226,23 +226,25 @@ run_log_read(struct db *db, struct run_log *out, const struct db_repo *repo, int
 	int			 rc;
 
 	memset(out, 0, sizeof *out);
+	memset(&r, 0, sizeof r);
 	err_clear(&local);
 	if (limit < RUN_LOG_LIMIT_MIN || limit > RUN_LOG_LIMIT_MAX)
 		limit = RUN_LOG_LIMIT_MAX;
-	if ((rc = forge_run_get(db, &r, repo->id, number, &local)) == ERR_NOTFOUND) {
+	/* One query finds the run and the job: a page costs that and the chunks. */
+	if ((rc = forge_log_job(db, &j, repo->id, number, job_id, &local)) == ERR_NOTFOUND) {
 		rc = err_set(e, ERR_NOTFOUND, "run %lld not found in %s/%s", (long long)number,
 		    repo->owner, repo->name);
 		goto done;
 	}
 	if (rc != 0)
 		goto fail;
-	if ((rc = forge_log_job(db, &j, r.id, job_id, &local)) == ERR_NOTFOUND) {
+	if (j.id == 0) {
+		if ((rc = forge_run_get(db, &r, repo->id, number, &local)) != 0)
+			goto fail;
 		rc = run_log_no_job(db, &r, job_id, e);
 		goto done;
 	}
-	if (rc != 0)
-		goto fail;
-	if (after != NULL && (cursor_read(&from, after, repo->id, r.id, j.id) != 0 ||
+	if (after != NULL && (cursor_read(&from, after, repo->id, j.run_id, j.id) != 0 ||
 	    from > (uint64_t)j.log_bytes)) {
 		rc = err_set(e, ERR_INVALID, "invalid cursor for run %lld job %s: pass the "
 		    "next_cursor of a previous answer, or omit after", (long long)number, job_id);
@@ -264,7 +266,7 @@ run_log_read(struct db *db, struct run_log *out, const struct db_repo *repo, int
 	    job_final(j.state)) != 0)
 		goto nomem;
 	from += used;
-	if (cursor_make(out->next_cursor, repo->id, r.id, j.id, from) != 0)
+	if (cursor_make(out->next_cursor, repo->id, j.run_id, j.id, from) != 0)
 		goto nomem;
 	out->has_more = got == want && end < (uint64_t)j.log_bytes;
 	out->complete = job_final(j.state) && from == (uint64_t)j.log_bytes;

@@ -9,7 +9,9 @@
 #include "store/db_runlogs.h"
 
 static const char SQL_LOG_JOB[] =
-    "SELECT id, state, log_bytes FROM ci_jobs WHERE run_id = ? AND job_id = ?";
+    "SELECT r.id, COALESCE(j.id, 0), COALESCE(j.state, ''), COALESCE(j.log_bytes, 0)"
+    " FROM ci_runs r LEFT JOIN ci_jobs j ON j.run_id = r.id AND j.job_id = ?"
+    " WHERE r.repo_id = ? AND r.number = ?";
 /*
  * A chunk holds at most FORGE_LOG_CHUNK_MAX bytes, so the first one that
  * reaches `from` starts no earlier than from - (FORGE_LOG_CHUNK_MAX - 1):
@@ -34,6 +36,7 @@ static const char SQL_CANCEL_RUN[] =
     "UPDATE ci_runs SET state = 'cancelled', finished_at = UTC_TIMESTAMP(3) WHERE id = ?";
 
 static const struct db_col log_job_cols[] = {
+	DB_U64(struct forge_log_job, run_id),
 	DB_U64(struct forge_log_job, id),
 	DB_CHARS(struct forge_log_job, state),
 	DB_I64(struct forge_log_job, log_bytes),
@@ -48,15 +51,15 @@ static const struct db_col run_lock_cols[] = {
 static const struct db_shape run_lock_shape = DB_SHAPE(struct forge_run_lock, run_lock_cols);
 
 int
-forge_log_job(struct db *db, struct forge_log_job *out, uint64_t run_id, const char *job_id,
-    struct err *e)
+forge_log_job(struct db *db, struct forge_log_job *out, uint64_t repo_id, int64_t number,
+    const char *job_id, struct err *e)
 {
 	struct db_rows	 r = { 0 };
 	int		 rc;
 
 	memset(out, 0, sizeof *out);
-	if ((rc = db_run(db, DB_RETRY, SQL_LOG_JOB, &r, NULL, NULL, e, "us", run_id,
-	    job_id)) != 0)
+	if ((rc = db_run(db, DB_RETRY, SQL_LOG_JOB, &r, NULL, NULL, e, "sui", job_id, repo_id,
+	    number)) != 0)
 		goto done;
 	rc = r.n == 0 ? ERR_NOTFOUND : db_row_fill(out, &log_job_shape, &r, 0, e);
 done:

@@ -14,17 +14,19 @@ struct err;
 
 /* What a log reader needs of one job instance. */
 struct forge_log_job {
-	uint64_t	 id;		/* the ci_jobs row */
+	uint64_t	 run_id;	/* the ci_runs row */
+	uint64_t	 id;		/* the ci_jobs row; 0: the run has no such job */
 	char		 state[16];
 	int64_t		 log_bytes;
 };
 
 /*
- * The job instance job_id of run row run_id into *out; ERR_NOTFOUND (no
- * message) when the run has no such job.
+ * The job instance job_id of run number of repo_id into *out, in one
+ * query; ERR_NOTFOUND (no message) when there is no such run, 0 with
+ * out->id 0 when the run has no such job.
  */
-int	forge_log_job(struct db *db, struct forge_log_job *out, uint64_t run_id,
-	    const char *job_id, struct err *e);
+int	forge_log_job(struct db *db, struct forge_log_job *out, uint64_t repo_id,
+	    int64_t number, const char *job_id, struct err *e);
 /*
  * Reads bytes [from, from + len) of the log of job row job into buf
  * (len bytes), fetching only the chunks that hold them.  *got receives how
