@@ -43,6 +43,7 @@ static const struct config_key config_keys[] = {
 	{ "allowed_origins", CK_ORIGINS, F(allowed_origins), F(n_allowed_origins) },
 	{ "authorization_server", CK_URL, F(authorization_server), 0 },
 	{ "base_url", CK_URL, F(base_url), 0 },
+	{ "ci_waiting_runs", CK_COUNT, F(ci_waiting_runs), 0 },
 	{ "brave_api_key", CK_STR, F(brave_api_key), 0 },
 	{ "db_host", CK_STR, F(db_host), 0 },
 	{ "db_name", CK_STR, F(db_name), 0 },
@@ -339,6 +340,7 @@ config_defaults(struct config *c, struct err *e)
 	c->search_hourly_limit = 60;
 	c->rate_limit = 120;
 	c->rate_window = 60;
+	c->ci_waiting_runs = 100;
 	c->rate_limit_anonymous = 30;
 	c->rate_limit_buckets = 4096;
 	c->token_cache_seconds = 1;

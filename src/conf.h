@@ -44,6 +44,7 @@ struct config {
 	unsigned rate_window;		/* rate_window: the window in seconds (default 60) */
 	unsigned rate_limit_anonymous;	/* rate_limit_anonymous: unauthenticated requests per network per window (default 30) */
 	unsigned account_concurrency;	/* account_concurrency: a host's workers one account may hold (default half) */
+	unsigned ci_waiting_runs;	/* ci_waiting_runs: CI runs a repository may have waiting (default 100) */
 	unsigned rate_limit_buckets;	/* rate_limit_buckets: the counts kept at once (default 4096) */
 	unsigned token_cache_seconds;	/* token_cache_seconds: how long a worker trusts a token it checked (default 1) */
 	unsigned request_timeout;	/* request_timeout: seconds a request may take before it is stopped (default 10) */

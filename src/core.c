@@ -25,6 +25,7 @@
 #include "log.h"
 #include "mcp.h"
 #include "rpc.h"
+#include "service/runs.h"
 #include "store/db.h"
 #include "store/repo.h"
 #include "tool.h"
@@ -41,6 +42,7 @@ core_init(struct core *out, const struct config *cfg, struct err *e)
 	mallopt(M_ARENA_MAX, 1);
 	if ((rc = tool_registry_init(e)) != 0)
 		goto fail;
+	run_set_waiting_max(cfg->ci_waiting_runs);
 	if ((rc = db_new(&out->db, cfg, e)) != 0)
 		goto fail;
 	if ((rc = repo_cache_new(&out->repos, cfg->repo_root != NULL ? cfg->repo_root : "", e)) != 0)

@@ -52,18 +52,18 @@ int	run_plan_parse(struct run_plan *p, const char *id, const char *path, struct 
 int	run_plan_jobs(struct run_plan *p, struct json_object *inputs, const char *const *names,
 	    size_t n_names, struct err *e);
 /*
- * Runs a repository may have queued or awaiting approval at once: past it
- * create_run and rerun_run are refused and a pull request's revision gets
- * no runs, so a writer cannot fill the queue (and the database) faster
- * than runners empty it.
+ * Runs a repository may have queued or awaiting approval at once
+ * (ci_waiting_runs, run_set_waiting_max): past it create_run and rerun_run
+ * are refused and a pull request's revision gets no runs, so a writer
+ * cannot fill the queue (and the database) faster than runners empty it.
  */
-#define RUN_WAITING_MAX	100
+extern unsigned run_waiting_max;
 
 /*
  * Writes the run p plans and its job instances (call inside a
  * transaction): in a run awaiting approval every instance is blocked;
  * otherwise those without needs are queued.  ERR_TOOBIG, writing
- * nothing, when the repository already has RUN_WAITING_MAX runs waiting.
+ * nothing, when the repository already has run_waiting_max runs waiting.
  */
 int	run_plan_insert(struct db *db, struct run_plan *p, uint64_t *id, int64_t *number,
 	    struct err *e);

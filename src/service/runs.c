@@ -340,11 +340,11 @@ run_plan_insert(struct db *db, struct run_plan *p, uint64_t *id, int64_t *number
 	size_t			 i;
 	int			 rc;
 
-	p->run.waiting_max = RUN_WAITING_MAX;
+	p->run.waiting_max = run_waiting_max;
 	if ((rc = forge_run_insert(db, id, number, &p->run, e)) == ERR_TOOBIG)
-		return err_set(e, rc, "this repository has %d runs waiting (queued or awaiting "
+		return err_set(e, rc, "this repository has %u runs waiting (queued or awaiting "
 		    "approval), the most it may have: cancel some with cancel_run, or wait for the "
-		    "runners to take them", RUN_WAITING_MAX);
+		    "runners to take them", run_waiting_max);
 	if (rc != 0)
 		return rc;
 	for (i = 0; i < p->n; i++) {
@@ -356,6 +356,14 @@ run_plan_insert(struct db *db, struct run_plan *p, uint64_t *id, int64_t *number
 			return rc;
 	}
 	return 0;
+}
+
+unsigned run_waiting_max = 100;
+
+void
+run_set_waiting_max(unsigned n)
+{
+	run_waiting_max = n;
 }
 
 /* A run insert kept for a retried transaction. */

@@ -131,4 +131,11 @@ int	run_cancel(struct db *db, struct run_cancel *out, uint64_t user_id,
 	    const struct db_repo *repo, int64_t number, struct err *e);
 void	run_cancel_release(struct run_cancel *c);
 
+/*
+ * Sets how many runs a repository may have waiting (queued or awaiting
+ * approval) at once, ci_waiting_runs (default 100), for the process; the
+ * front calls it once at start.
+ */
+void	run_set_waiting_max(unsigned n);
+
 #endif
