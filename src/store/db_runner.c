@@ -83,6 +83,34 @@ static const struct db_col claim_cols[] = {
 };
 static const struct db_shape claim_shape = DB_SHAPE(struct runner_job, claim_cols);
 
+/*
+ * Times a runner's transaction is tried when it lost a race (a deadlock or
+ * a lock wait with another runner, cancel_run or a reader): a log chunk
+ * or a job's end is not dropped for that.
+ */
+#define RUNNER_TX_ATTEMPTS	5
+
+typedef int (*runner_tx_fn)(struct db *, void *, struct err *);
+
+/* Runs fn's statements in a transaction, again (up to RUNNER_TX_ATTEMPTS) after a conflict. */
+static int
+tx_run(struct db *db, runner_tx_fn fn, void *arg, struct err *e)
+{
+	int	 attempt, rc = 0;
+
+	for (attempt = 1; attempt <= RUNNER_TX_ATTEMPTS; attempt++) {
+		if ((rc = db_begin(db, e)) != 0)
+			return rc;
+		if ((rc = fn(db, arg, e)) == 0 && (rc = db_commit(db, e)) == 0)
+			return 0;
+		db_rollback(db);
+		if (rc != ERR_CONFLICT || attempt == RUNNER_TX_ATTEMPTS)
+			break;
+		err_clear(e);
+	}
+	return rc;
+}
+
 /* The claim's statements, inside the transaction db_begin opened. */
 static int
 claim_tx(struct db *db, const char *claimed_by, struct runner_job *out, int *got,
@@ -113,19 +141,34 @@ done:
 	return rc;
 }
 
+struct claim_arg {
+	const char		*claimed_by;
+	struct runner_job	*out;
+	int			*got;
+};
+
+static int
+claim_try(struct db *db, void *arg, struct err *e)
+{
+	struct claim_arg	*a = arg;
+
+	runner_job_release(a->out);
+	memset(a->out, 0, sizeof *a->out);
+	*a->got = 0;
+	return claim_tx(db, a->claimed_by, a->out, a->got, e);
+}
+
 int
 runner_claim(struct db *db, const char *claimed_by, struct runner_job *out, int *got,
     struct err *e)
 {
-	int	 rc;
+	struct claim_arg	 a = { claimed_by, out, got };
+	int			 rc;
 
 	*got = 0;
 	memset(out, 0, sizeof *out);
-	if ((rc = db_begin(db, e)) != 0)
-		return rc;
-	if ((rc = claim_tx(db, claimed_by, out, got, e)) == 0 && (rc = db_commit(db, e)) == 0)
+	if ((rc = tx_run(db, claim_try, &a, e)) == 0)
 		return 0;
-	db_rollback(db);
 	runner_job_release(out);
 	*got = 0;
 	return rc;
@@ -173,17 +216,26 @@ done:
 	return rc;
 }
 
+struct log_arg {
+	uint64_t	 id;
+	const char	*p;
+	size_t		 len;
+};
+
+static int
+log_try(struct db *db, void *arg, struct err *e)
+{
+	struct log_arg	*a = arg;
+
+	return log_add(db, a->id, a->p, a->len, e);
+}
+
 int
 runner_log_append(struct db *db, uint64_t id, const char *p, size_t len, struct err *e)
 {
-	int	 rc;
+	struct log_arg	 a = { id, p, len };
 
-	if ((rc = db_begin(db, e)) != 0)
-		return rc;
-	if ((rc = log_add(db, id, p, len, e)) == 0 && (rc = db_commit(db, e)) == 0)
-		return 0;
-	db_rollback(db);
-	return rc;
+	return tx_run(db, log_try, &a, e);
 }
 
 int
@@ -238,23 +290,59 @@ end_job(struct db *db, uint64_t id, uint64_t run_id, const char *state, int exit
 	return ci_run_advance(db, run_id, e);
 }
 
+struct finish_arg {
+	uint64_t	 id;
+	const char	*claimed_by, *state, *tail;
+	int		 exit_code;
+};
+
+static int
+finish_try(struct db *db, void *arg, struct err *e)
+{
+	struct finish_arg	*a = arg;
+	struct db_rows		 r = { 0 };
+	int			 rc;
+
+	if ((rc = lock_run_of(db, a->id, e)) == 0 &&
+	    (rc = db_run(db, DB_ONCE, SQL_MINE, &r, NULL, NULL, e, "us", a->id,
+	    a->claimed_by)) == 0 && r.n > 0)
+		rc = end_job(db, a->id, db_to_u64(db_rows_get(&r, 0, 0)), a->state, a->exit_code,
+		    a->tail, e);
+	db_rows_release(&r);
+	return rc;
+}
+
 int
 runner_finish(struct db *db, uint64_t id, const char *claimed_by, const char *state,
     int exit_code, const char *tail, struct err *e)
 {
+	struct finish_arg	 a = { id, claimed_by, state, tail, exit_code };
+
+	return tx_run(db, finish_try, &a, e);
+}
+
+struct lost_arg {
+	uint64_t	 id;
+	int64_t		 lost_after;
+	int		 ended;
+};
+
+static int
+lost_try(struct db *db, void *arg, struct err *e)
+{
+	struct lost_arg	*a = arg;
 	struct db_rows	 r = { 0 };
 	int		 rc;
 
-	if ((rc = db_begin(db, e)) != 0)
-		return rc;
-	if ((rc = lock_run_of(db, id, e)) == 0 &&
-	    (rc = db_run(db, DB_ONCE, SQL_MINE, &r, NULL, NULL, e, "us", id, claimed_by)) == 0 &&
-	    r.n > 0)
-		rc = end_job(db, id, db_to_u64(db_rows_get(&r, 0, 0)), state, exit_code, tail, e);
+	a->ended = 0;
+	if ((rc = lock_run_of(db, a->id, e)) == 0 &&
+	    (rc = db_run(db, DB_ONCE, SQL_LOST_LOCK, &r, NULL, NULL, e, "ui", a->id,
+	    a->lost_after)) == 0 && r.n > 0) {
+		rc = end_job(db, a->id, db_to_u64(db_rows_get(&r, 0, 0)), "failure", -1,
+		    "runner lost\n", e);
+		a->ended = rc == 0;
+	}
 	db_rows_release(&r);
-	if (rc == 0 && (rc = db_commit(db, e)) == 0)
-		return 0;
-	db_rollback(db);
 	return rc;
 }
 
@@ -262,23 +350,11 @@ runner_finish(struct db *db, uint64_t id, const char *claimed_by, const char *st
 static int
 recover_one(struct db *db, uint64_t id, int64_t lost_after, size_t *n, struct err *e)
 {
-	struct db_rows	 r = { 0 };
+	struct lost_arg	 a = { id, lost_after, 0 };
 	int		 rc;
 
-	if ((rc = db_begin(db, e)) != 0)
-		return rc;
-	if ((rc = lock_run_of(db, id, e)) == 0 &&
-	    (rc = db_run(db, DB_ONCE, SQL_LOST_LOCK, &r, NULL, NULL, e, "ui", id,
-	    lost_after)) == 0 && r.n > 0) {
-		rc = end_job(db, id, db_to_u64(db_rows_get(&r, 0, 0)), "failure", -1,
-		    "runner lost\n", e);
-		if (rc == 0)
-			(*n)++;
-	}
-	db_rows_release(&r);
-	if (rc == 0 && (rc = db_commit(db, e)) == 0)
-		return 0;
-	db_rollback(db);
+	if ((rc = tx_run(db, lost_try, &a, e)) == 0 && a.ended)
+		(*n)++;
 	return rc;
 }
 
