@@ -111,16 +111,29 @@ limit(int resource, unsigned long long v)
 }
 
 /*
- * In the step's process: the rlimits, then (sandboxed, as root) nobody's
- * identity, then bwrap or the shell.  Returns only when the exec failed.
+ * In the step's process: bwrap's arguments, the rlimits, then (sandboxed,
+ * as root) nobody's identity, then bwrap or the shell.  Returns only when
+ * the exec failed.  Nothing allocates after the rlimits: under the
+ * address-space limit a process whose mappings are already large (an
+ * AddressSanitizer build) could not, and as nobody it could not even say
+ * why.
  */
 void
 runner_sandbox_exec(const struct config *cfg, const char *ws, const char *run,
     char *const *envp)
 {
 	static char	*none[] = { NULL };
-	char		**argv;
+	char		**argv = NULL;
 
+	/*
+	 * bwrap runs outside the sandbox: with the job's environment a
+	 * workflow's env (LD_PRELOAD) would run its code there.  It gets none;
+	 * the step gets the job's through --setenv.  The child only execs or
+	 * exits, so nothing is freed.
+	 */
+	if (!cfg->runner_sandbox_none && (cfg->runner_bwrap[0] != '/' ||
+	    (argv = sandbox_argv(ws, run, envp)) == NULL))
+		return;
 	limit(RLIMIT_CPU, cfg->runner_limit_cpu);
 	limit(RLIMIT_AS, cfg->runner_limit_memory);
 	limit(RLIMIT_NPROC, cfg->runner_limit_processes);
@@ -135,14 +148,6 @@ runner_sandbox_exec(const struct config *cfg, const char *ws, const char *run,
 	 */
 	if (drops_uid() && (setgroups(0, NULL) != 0 || setgid(SANDBOX_UID) != 0 ||
 	    setuid(SANDBOX_UID) != 0))
-		return;
-	/*
-	 * bwrap runs outside the sandbox: with the job's environment a
-	 * workflow's env (LD_PRELOAD) would run its code there.  It gets none;
-	 * the step gets the job's through --setenv.  The child only execs or
-	 * exits, so nothing is freed.
-	 */
-	if (cfg->runner_bwrap[0] != '/' || (argv = sandbox_argv(ws, run, envp)) == NULL)
 		return;
 	execve(cfg->runner_bwrap, argv, none);
 }
