@@ -183,7 +183,7 @@ test_expect_success DEBUG_HOOKS 'timeout_minutes: the step group stopped, timed_
 	get $R4 &&
 	jq -e ".state == \"failure\" and .jobs[0].state == \"timed_out\" and .jobs[0].timed_out == true and .jobs[1].state == \"skipped\"" out.json &&
 	job_log $R4 slow >log && grep -x started log && grep -x "job exceeded timeout_minutes=1" log &&
-	! pgrep -f "marker-tmo$$"
+	wait_for 10 eval "! pgrep -f marker-tmo$$"
 '
 
 test_expect_success 'a log over 16 MiB stops with a line; the job goes on and succeeds' '
@@ -211,7 +211,7 @@ test_expect_success 'cancel_run: the step group stopped within seconds, cancelle
 	wait_gone $PID &&
 	get $R6 && jq -e ".state == \"cancelled\" and .jobs[0].state == \"cancelled\" and .jobs[1].state == \"cancelled\"" out.json &&
 	job_log $R6 slow >log && grep -x "job cancelled by dave" log &&
-	! pgrep -f "marker-cxl$$" &&
+	wait_for 10 eval "! pgrep -f marker-cxl$$" &&
 	tool_call cancel_run "{\"repo\":\"$P\",\"run\":$R6}" --token "$DAVE_X" && forge_ok &&
 	jq -e ".changed == false and .state == \"cancelled\" and .cancelled_jobs == []" out.json
 '
@@ -285,7 +285,7 @@ test_expect_success 'SIGTERM: a running job gets the grace, then is cancelled; n
 	test "$(job_state $R8 slow)" = cancelled &&
 	get $R8 && jq -e ".state == \"failure\" and .jobs[1].state == \"skipped\"" out.json &&
 	job_log $R8 slow >log && grep -x "job cancelled: the runner stopped" log &&
-	! pgrep -f "marker-trm$$"
+	wait_for 10 eval "! pgrep -f marker-trm$$"
 '
 
 # legacy NAME ARGS_JSON TOKEN: a tools/call in the 2025-11-25 era (no
