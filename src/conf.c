@@ -52,6 +52,8 @@ static const struct config_key config_keys[] = {
 	{ "db_socket", CK_STR, F(db_socket), 0 },
 	{ "db_user", CK_STR, F(db_user), 0 },
 	{ "endpoint", CK_PATH, F(endpoint), 0 },
+	{ "hub_token", CK_STR, F(hub_token), 0 },
+	{ "hub_url", CK_URL, F(hub_url), 0 },
 	{ "log_level", CK_LEVEL, F(log_level), 0 },
 	{ "max_body", CK_SIZE, F(max_body), 0 },
 	{ "public_hosts", CK_LIST, F(public_hosts), F(n_public_hosts) },
@@ -82,6 +84,7 @@ static const struct {
 	const char	*env;
 } config_aliases[] = {
 	{ "brave_api_key", "BRAVE_SEARCH_API_KEY" },
+	{ "hub_token", "FORGEMCP_TOKEN" },
 	{ "search_provider", "SEARCH_PROVIDER" },
 };
 
@@ -502,6 +505,10 @@ config_release(struct config *c)
 	free(c->authorization_server);
 	free(c->search_provider);
 	free(c->brave_api_key);
+	free(c->hub_url);
+	if (c->hub_token != NULL)
+		explicit_bzero(c->hub_token, strlen(c->hub_token));
+	free(c->hub_token);
 	free(c->search_base_url);
 	config_list_clear(c->allowed_origins, &c->n_allowed_origins);
 	config_list_clear(c->public_hosts, &c->n_public_hosts);

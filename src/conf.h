@@ -48,6 +48,9 @@ struct config {
 	unsigned rate_limit_buckets;	/* rate_limit_buckets: the counts kept at once (default 4096) */
 	unsigned token_cache_seconds;	/* token_cache_seconds: how long a worker trusts a token it checked (default 1) */
 	unsigned request_timeout;	/* request_timeout: seconds a request may take before it is stopped (default 10) */
+	/* the sdlc module servers (forgemcp mcp): the hub API they call */
+	char	*hub_url;		/* hub_url: the hub API's base URL (default <base_url>/hub) */
+	char	*hub_token;		/* hub_token: their bearer token (secret; also FORGEMCP_TOKEN) */
 	int	 log_level;		/* log_level: error|warn|info|debug (default info) */
 	/* web_search (also read from SEARCH_PROVIDER and BRAVE_SEARCH_API_KEY) */
 	char	*search_provider;	/* search_provider: adapter name (default brave) */

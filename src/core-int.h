@@ -27,4 +27,30 @@ void	core_busy(struct core_response *resp, struct json_object *id, int limit, in
  */
 void	core_debug_pause(struct json_object *body);
 
+struct config;
+struct core;
+struct core_request;
+/* Whether a Content-Type is application/json (parameters allowed). */
+int	core_is_json(const char *ct);
+/* Whether a Host header is one the server answers (public_hosts, base_url, loopback). */
+int	core_host_ok(const struct config *cfg, const char *host);
+/* The 401 for a request without a valid token (presented: one was sent). */
+void	core_unauthorized(struct core *c, struct core_response *resp, struct json_object *body,
+	    int presented);
+/* The 503 for a database that cannot be used (a refused login says so, without Retry-After). */
+void	core_unavailable(struct core *c, struct core_response *resp, struct json_object *body);
+/*
+ * Counts a request without a valid token against its client's network;
+ * 1 with resp set to the refusal when it is over the limit or cannot be
+ * counted, else 0.
+ */
+int	core_admit_address(struct core *c, struct core_response *resp, struct json_object *body,
+	    const char *addr);
+/*
+ * A request under HUB_PATH (path is what follows it): the same gate as the
+ * MCP endpoint's (Origin, Host, size, token, rate limit, the account's
+ * share of workers), then hub_handle (core_hub.c).
+ */
+void	core_hub(struct core *c, const struct core_request *req, struct core_response *resp,
+	    const char *path);
 #endif

@@ -21,6 +21,7 @@
 #include "fair.h"
 #include "gz.h"
 #include "http.h"
+#include "hub/hub.h"
 #include "json.h"
 #include "log.h"
 #include "mcp.h"
@@ -196,7 +197,7 @@ core_toolsets(struct toolset_sel *out, const struct core_request *req, const cha
 }
 
 /* Whether a Content-Type names application/json (parameters allowed). */
-static int
+int
 core_is_json(const char *ct)
 {
 	size_t	n = strlen("application/json");
@@ -213,7 +214,7 @@ core_is_json(const char *ct)
 	return *ct == '\0' || *ct == ';';
 }
 
-static int
+int
 core_host_ok(const struct config *cfg, const char *host)
 {
 	size_t	i, hlen;
@@ -290,7 +291,7 @@ core_body_id(struct json_object *body)
 	return NULL;
 }
 
-static void
+void
 core_unauthorized(struct core *c, struct core_response *resp, struct json_object *body,
     int presented)
 {
@@ -306,7 +307,7 @@ core_unauthorized(struct core *c, struct core_response *resp, struct json_object
  * Retry-After for an outage; for a refused login (a configuration error)
  * neither, since no retry mends it.
  */
-static void
+void
 core_unavailable(struct core *c, struct core_response *resp, struct json_object *body)
 {
 	if (core_db_refused(c)) {
@@ -323,7 +324,7 @@ core_unavailable(struct core *c, struct core_response *resp, struct json_object 
  * the limit or cannot be counted (429 without a free bucket, 503 when the
  * database fails), else 0.
  */
-static int
+int
 core_admit_address(struct core *c, struct core_response *resp, struct json_object *body,
     const char *addr)
 {
@@ -415,6 +416,10 @@ core_http(struct core *c, const struct core_request *req, struct core_response *
 	    (strncmp(path, CORE_PRM_PATH, strlen(CORE_PRM_PATH)) == 0 &&
 	    strcmp(path + strlen(CORE_PRM_PATH), cfg->endpoint) == 0)) {
 		core_prm(c, req, resp);
+		goto done;
+	}
+	if (strncmp(path, HUB_PATH, strlen(HUB_PATH)) == 0) {
+		core_hub(c, req, resp, path + strlen(HUB_PATH));
 		goto done;
 	}
 	if ((suffix = core_endpoint_suffix(path, cfg->endpoint)) == NULL) {

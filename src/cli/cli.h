@@ -29,6 +29,8 @@ int	cli_check(struct cli *cli, int argc, char **argv);		/* report */
 int	cli_worker(struct cli *cli, int argc, char **argv);		/* the merge queue */
 int	cli_runner(struct cli *cli, int argc, char **argv);		/* CI jobs */
 int	cli_call(struct cli *cli, int argc, char **argv);		/* a tool, over HTTP */
+int	cli_mcp(struct cli *cli, int argc, char **argv);		/* a hub module's stdio server */
+int	cli_tracker(struct cli *cli, int argc, char **argv);		/* import */
 
 /*
  * Prints one tab-separated field of a listing: tabs and line breaks become

@@ -40,6 +40,8 @@ usage(FILE *f)
 	    "  worker        do the queued merges (a long-running process)\n"
 	    "  runner        execute the jobs of CI runs (a long-running process)\n"
 	    "  call          call one tool of an endpoint over HTTP (for scripts and runbooks)\n"
+	    "  mcp           serve an sdlc hub module (jira) over stdio, a client of the hub API\n"
+	    "  tracker       import fixtures into the hub's tracker mirror\n"
 	    "\n"
 	    "Run with no command under a FastCGI socket (spawn-fcgi, systemd, Apache) it\n"
 	    "serves FastCGI; run as CGI (GATEWAY_INTERFACE set) it serves one request.\n"
@@ -138,6 +140,8 @@ static const struct {
 	{ "user", cli_user },
 	{ "worker", cli_worker },
 	{ "runner", cli_runner },
+	{ "mcp", cli_mcp },
+	{ "tracker", cli_tracker },
 };
 
 int
@@ -226,7 +230,7 @@ main(int argc, char **argv)
 		goto done;
 	}
 	/* Admin commands answer with one line; their log detail shows at debug level. */
-	if (strcmp(cmd, "stdio") != 0 && cli.cfg.log_level < LOG_DEBUG)
+	if (strcmp(cmd, "stdio") != 0 && strcmp(cmd, "mcp") != 0 && cli.cfg.log_level < LOG_DEBUG)
 		log_set_quiet(1);
 	rc = commands[i].fn(&cli, argc - ai, argv + ai);
 done:

@@ -18,7 +18,12 @@ my %rank = map { $rank[$_] => $_ } 0 .. $#rank;
 my @layer_of = (
 	[ qr{^fcgi/},						'fronts' ],
 	[ qr{^src/cli/},					'fronts' ],
-	[ qr{^src/(core|core_idle|core_fair|core-int|admit|fair)\.[ch]$}, 'core' ],
+	[ qr{^src/(core|core_idle|core_fair|core_hub|core-int|admit|fair)\.[ch]$}, 'core' ],
+	# the sdlc module servers (forgemcp mcp jira|wiki) and the agent: fronts of their own
+	[ qr{^src/sdlc/},					'fronts' ],
+	# the hub API sits where the MCP layer does; its texts are shared by all
+	[ qr{^src/hub/texts\.[ch]$},				'base' ],
+	[ qr{^src/hub/},					'gate' ],
 	# tool.h is what every tool implements and the gate (tool.c) calls
 	[ qr{^src/tool\.h$},					'tools' ],
 	[ qr{^src/(mcp|mcp_methods|mcp-int|tool|toolset|rpc|http|core_io|refusal|protocol)\.[ch]$}, 'gate' ],

@@ -1,0 +1,319 @@
+/* api: the routes of the hub API (hub.h) and the answers of each. */
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "auth.h"
+#include "core_io.h"
+#include "err.h"
+#include "log.h"
+#include "hub/hub.h"
+#include "hub/texts.h"
+#include "store/db_tracker.h"
+
+#define HUB_LIMIT_DEFAULT	50
+#define HUB_LIMIT_MAX		500
+#define HUB_QUERY_MAX		1024	/* bytes of one decoded query value */
+
+/* A refusal: status and {"error": text} with the text of t and its arguments. */
+static void
+hub_refuse(struct core_response *resp, int status, enum hub_text t, ...)
+{
+	struct json_object	*o;
+	char			 msg[1200];
+	va_list			 ap;
+
+	va_start(ap, t);
+	vsnprintf(msg, sizeof msg, hub_text(t), ap);
+	va_end(ap);
+	o = json_object_new_object();
+	if (o != NULL)
+		json_object_object_add(o, "error", json_object_new_string(msg));
+	core_response_json(resp, status, o);
+}
+
+/* A store failure: the database's state, or a bug; logged, never shown. */
+static void
+hub_failed(struct core_response *resp, int rc, const struct err *e)
+{
+	if (rc == ERR_UNAVAILABLE) {
+		log_error("hub: the database is unavailable: %s", e->msg);
+		core_response_header(resp, "Retry-After", "5");
+		hub_refuse(resp, 503, HT_HUB_ERROR);
+		return;
+	}
+	log_error("hub: %s", e->msg[0] != '\0' ? e->msg : err_name(rc));
+	hub_refuse(resp, 500, HT_HUB_ERROR);
+}
+
+static int
+hub_hex(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/*
+ * The value of name in a query string, percent-decoded ('+' is a space)
+ * into buf; NULL when absent, empty, or not decodable into len bytes
+ * without a NUL (*bad is then set).
+ */
+static const char *
+hub_query(const char *query, const char *name, char *buf, size_t len, int *bad)
+{
+	const char	*p = query, *end;
+	size_t		 n = strlen(name), o;
+	int		 hi, lo;
+
+	while (p != NULL && *p != '\0') {
+		end = p + strcspn(p, "&");
+		if ((size_t)(end - p) > n && strncmp(p, name, n) == 0 && p[n] == '=') {
+			for (p += n + 1, o = 0; p < end; p++) {
+				if (o + 1 >= len) {
+					*bad = 1;
+					return NULL;
+				}
+				if (*p == '%' && end - p >= 3 && (hi = hub_hex(p[1])) >= 0 &&
+				    (lo = hub_hex(p[2])) >= 0) {
+					buf[o++] = (char)(hi * 16 + lo);
+					p += 2;
+				} else
+					buf[o++] = *p == '+' ? ' ' : *p;
+				if (buf[o - 1] == '\0') {
+					*bad = 1;
+					return NULL;
+				}
+			}
+			buf[o] = '\0';
+			return o > 0 ? buf : NULL;
+		}
+		p = *end == '&' ? end + 1 : end;
+	}
+	return NULL;
+}
+
+/* Whether label is a project label: [A-Z][A-Z0-9_]{0,63}. */
+static int
+hub_label_ok(const char *label)
+{
+	size_t	i;
+
+	if (label == NULL || !(label[0] >= 'A' && label[0] <= 'Z'))
+		return 0;
+	for (i = 1; label[i] != '\0'; i++)
+		if (i >= 64 || !((label[i] >= 'A' && label[i] <= 'Z') ||
+		    (label[i] >= '0' && label[i] <= '9') || label[i] == '_'))
+			return 0;
+	return 1;
+}
+
+static void
+hub_projects(struct db *db, struct core_response *resp)
+{
+	struct json_object	*list, *o;
+	struct err		 e;
+	int			 rc;
+
+	err_clear(&e);
+	if ((rc = tracker_projects(db, &list, &e)) != 0) {
+		hub_failed(resp, rc, &e);
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "projects", list);
+	core_response_json(resp, 200, o);
+}
+
+/* The member name of body as a string, or NULL. */
+static const char *
+hub_member(struct json_object *body, const char *name, int *present)
+{
+	struct json_object	*v;
+
+	*present = json_object_object_get_ex(body, name, &v) && v != NULL;
+	return *present && json_object_is_type(v, json_type_string) ? json_object_get_string(v)
+	    : NULL;
+}
+
+static void
+hub_project_create(struct db *db, const struct principal *who, struct json_object *body,
+    struct core_response *resp)
+{
+	struct json_object	*v, *out;
+	const char		*label, *name, *author;
+	int64_t			 board = 0;
+	struct err		 e;
+	int			 rc, present;
+
+	if (!(who->scopes & AUTH_SCOPE_WRITE)) {
+		hub_refuse(resp, 403, HT_HUB_SCOPE, "write");
+		return;
+	}
+	label = hub_member(body, "label", &present);
+	if (!hub_label_ok(label)) {
+		hub_refuse(resp, 422, HT_BAD_LABEL, label != NULL ? label : "");
+		return;
+	}
+	name = hub_member(body, "name", &present);
+	if (name == NULL || name[0] == '\0' || strlen(name) > 1000 ||
+	    json_object_get_string_len(json_object_object_get(body, "name")) > 255 * 4) {
+		hub_refuse(resp, 422, HT_BAD_NAME);
+		return;
+	}
+	if (json_object_object_get_ex(body, "board_id", &v) && v != NULL) {
+		if (!json_object_is_type(v, json_type_int) || (board = json_object_get_int64(v)) <= 0) {
+			hub_refuse(resp, 422, HT_BAD_BOARD);
+			return;
+		}
+	}
+	author = hub_member(body, "author", &present);
+	if (author == NULL || author[0] == '\0' || strlen(author) > 64)
+		author = "api";
+	err_clear(&e);
+	rc = tracker_project_create(db, &out, label, name, (uint64_t)board, author, &e);
+	if (rc == ERR_EXISTS) {
+		hub_refuse(resp, 409, HT_PROJECT_EXISTS, label);
+		return;
+	}
+	if (rc != 0) {
+		hub_failed(resp, rc, &e);
+		return;
+	}
+	log_info("hub: project %s created by %s (%s), refresh batch %s", label, who->login, author,
+	    json_object_get_string(json_object_object_get(out, "batch")));
+	core_response_json(resp, 201, out);
+}
+
+/* Whether the label is a project's: 1, 0, or -1 after answering a failure. */
+static int
+hub_project_known(struct db *db, const char *label, struct core_response *resp)
+{
+	struct json_object	*list;
+	struct err		 e;
+	size_t			 i;
+	int			 rc, found = 0;
+
+	err_clear(&e);
+	if ((rc = tracker_projects(db, &list, &e)) != 0) {
+		hub_failed(resp, rc, &e);
+		return -1;
+	}
+	for (i = 0; !found && i < json_object_array_length(list); i++)
+		found = strcmp(json_object_get_string(json_object_object_get(
+		    json_object_array_get_idx(list, i), "label")), label) == 0;
+	json_object_put(list);
+	return found;
+}
+
+static void
+hub_issues(struct db *db, const char *query, struct core_response *resp)
+{
+	char			 project[HUB_QUERY_MAX], status[HUB_QUERY_MAX], assignee[HUB_QUERY_MAX];
+	char			 sprint[HUB_QUERY_MAX], type[HUB_QUERY_MAX], text[HUB_QUERY_MAX];
+	char			 limit[32], *end;
+	struct tracker_filter	 f = { 0 };
+	struct json_object	*out;
+	struct err		 e;
+	long			 n;
+	int			 rc, bad = 0;
+
+	f.project = hub_query(query, "project", project, sizeof project, &bad);
+	f.status = hub_query(query, "status", status, sizeof status, &bad);
+	f.assignee = hub_query(query, "assignee", assignee, sizeof assignee, &bad);
+	f.sprint = hub_query(query, "sprint", sprint, sizeof sprint, &bad);
+	f.type = hub_query(query, "type", type, sizeof type, &bad);
+	f.text = hub_query(query, "text", text, sizeof text, &bad);
+	f.limit = HUB_LIMIT_DEFAULT;
+	if (hub_query(query, "limit", limit, sizeof limit, &bad) != NULL) {
+		n = strtol(limit, &end, 10);
+		if (*end != '\0' || n < 1 || n > HUB_LIMIT_MAX) {
+			hub_refuse(resp, 422, HT_HUB_BAD_LIMIT, limit);
+			return;
+		}
+		f.limit = (int)n;
+	}
+	if (bad) {
+		hub_refuse(resp, 400, HT_HUB_BAD_BODY, "query");
+		return;
+	}
+	if (f.project == NULL) {
+		hub_refuse(resp, 422, HT_HUB_NO_PROJECT_ARG);
+		return;
+	}
+	if ((rc = hub_project_known(db, f.project, resp)) <= 0) {
+		if (rc == 0)
+			hub_refuse(resp, 404, HT_HUB_UNKNOWN_PROJECT, f.project);
+		return;
+	}
+	err_clear(&e);
+	if ((rc = tracker_issues(db, &out, &f, &e)) != 0) {
+		hub_failed(resp, rc, &e);
+		return;
+	}
+	core_response_json(resp, 200, out);
+}
+
+static void
+hub_issue(struct db *db, const char *key, struct core_response *resp)
+{
+	struct json_object	*issue, *o;
+	struct err		 e;
+	int			 rc;
+
+	err_clear(&e);
+	if (strlen(key) > 64 || strchr(key, '/') != NULL ||
+	    (rc = tracker_issue(db, &issue, key, &e)) == ERR_NOTFOUND) {
+		hub_refuse(resp, 404, HT_NO_ISSUE, key);
+		return;
+	}
+	if (rc != 0) {
+		hub_failed(resp, rc, &e);
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "issue", issue);
+	core_response_json(resp, 200, o);
+}
+
+void
+hub_handle(struct db *db, const struct config *cfg, const struct principal *who,
+    const char *method, const char *path, const char *query, struct json_object *body,
+    struct core_response *resp)
+{
+	int	get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
+
+	(void)cfg;
+	if (!(who->scopes & AUTH_SCOPE_READ)) {
+		hub_refuse(resp, 403, HT_HUB_SCOPE, "read");
+		return;
+	}
+	if (strcmp(path, "projects") == 0) {
+		if (get)
+			hub_projects(db, resp);
+		else if (post && body != NULL)
+			hub_project_create(db, who, body, resp);
+		else if (post)
+			hub_refuse(resp, 400, HT_HUB_BAD_BODY, "пусто");
+		else {
+			core_response_header(resp, "Allow", "GET, POST");
+			hub_refuse(resp, 405, HT_HUB_METHOD, method, "/hub/projects");
+		}
+		return;
+	}
+	if (strcmp(path, "issues") == 0 || (strncmp(path, "issues/", 7) == 0 && path[7] != '\0')) {
+		if (!get) {
+			core_response_header(resp, "Allow", "GET");
+			hub_refuse(resp, 405, HT_HUB_METHOD, method, "/hub/issues");
+		} else if (path[6] == '\0')
+			hub_issues(db, query, resp);
+		else
+			hub_issue(db, path + 7, resp);
+		return;
+	}
+	hub_refuse(resp, 404, HT_HUB_NO_PATH, method, path);
+}

@@ -1,0 +1,173 @@
+/* client: requests to the hub API (client.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <curl/curl.h>
+#include <json-c/json.h>
+
+#include "err.h"
+#include "json.h"
+#include "log.h"
+#include "sdlc/client.h"
+#include "store/curl_lib.h"
+
+#define HUB_ANSWER_MAX		(16L * 1024 * 1024)	/* bytes of one answer */
+#define HUB_CONNECT_TIMEOUT	5L
+
+static const struct curl_lib	*hub_cl;
+static CURL			*hub_curl;
+
+struct hub_answer {
+	char	*buf;
+	size_t	 len, cap;
+	int	 too_big;
+};
+
+static size_t
+hub_write(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct hub_answer	*a = arg;
+	size_t			 n = size * nmemb, ncap;
+	char			*p;
+
+	if (n > (size_t)HUB_ANSWER_MAX - a->len) {
+		a->too_big = 1;
+		return 0;
+	}
+	if (a->len + n + 1 > a->cap) {
+		for (ncap = a->cap ? a->cap : 16384; ncap < a->len + n + 1; ncap *= 2)
+			;
+		if ((p = realloc(a->buf, ncap)) == NULL)
+			return 0;
+		a->buf = p;
+		a->cap = ncap;
+	}
+	memcpy(a->buf + a->len, data, n);
+	a->len += n;
+	a->buf[a->len] = '\0';
+	return n;
+}
+
+int
+hub_client_init(void)
+{
+	struct err	e;
+
+	err_clear(&e);
+	if ((hub_cl = curl_lib(&e)) == NULL) {
+		fprintf(stderr, "forgemcp: %s\n", e.msg);
+		return -1;
+	}
+	if (hub_cl->global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK ||
+	    (hub_curl = hub_cl->easy_init()) == NULL) {
+		fputs("forgemcp: cannot initialise libcurl\n", stderr);
+		return -1;
+	}
+	return 0;
+}
+
+void
+hub_client_shutdown(void)
+{
+	if (hub_cl == NULL)
+		return;
+	if (hub_curl != NULL)
+		hub_cl->easy_cleanup(hub_curl);
+	hub_curl = NULL;
+	hub_cl->global_cleanup();
+}
+
+char *
+hub_escape(const char *s)
+{
+	char	*x, *out;
+
+	if ((x = hub_cl->easy_escape(hub_curl, s, (int)strlen(s))) == NULL)
+		return NULL;
+	out = strdup(x);
+	hub_cl->free(x);
+	return out;
+}
+
+enum hub_result
+hub_request(const struct hub_client *c, const char *method, const char *path,
+    struct json_object *body, long *status, struct json_object **out)
+{
+	struct hub_answer	 a = { 0 };
+	struct curl_slist	*hdrs = NULL, *h;
+	const struct curl_lib	*cl = hub_cl;
+	enum hub_result		 res = HUB_DOWN;
+	enum json_perr		 perr;
+	CURLcode		 cc;
+	char			 line[1200], *url = NULL;
+	const char		*text = NULL;
+
+	*out = NULL;
+	*status = 0;
+	if (asprintf(&url, "%s%s", c->url, path) < 0) {
+		url = NULL;
+		goto done;
+	}
+	if ((h = cl->slist_append(hdrs, "Accept: application/json")) == NULL)
+		goto done;
+	hdrs = h;
+	if (body != NULL) {
+		text = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN |
+		    JSON_C_TO_STRING_NOSLASHESCAPE);
+		if ((h = cl->slist_append(hdrs, "Content-Type: application/json")) == NULL)
+			goto done;
+		hdrs = h;
+		if ((h = cl->slist_append(hdrs, "Expect:")) == NULL)
+			goto done;
+		hdrs = h;
+	}
+	if (c->token != NULL) {
+		snprintf(line, sizeof line, "Authorization: Bearer %s", c->token);
+		h = cl->slist_append(hdrs, line);
+		explicit_bzero(line, sizeof line);
+		if (h == NULL)
+			goto done;
+		hdrs = h;
+	}
+	cl->easy_reset(hub_curl);
+	cl->easy_setopt(hub_curl, CURLOPT_URL, url);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	cl->easy_setopt(hub_curl, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+	cl->easy_setopt(hub_curl, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+	cl->easy_setopt(hub_curl, CURLOPT_FOLLOWLOCATION, 0L);
+	cl->easy_setopt(hub_curl, CURLOPT_NOSIGNAL, 1L);
+	cl->easy_setopt(hub_curl, CURLOPT_CONNECTTIMEOUT, HUB_CONNECT_TIMEOUT);
+	cl->easy_setopt(hub_curl, CURLOPT_TIMEOUT, c->timeout);
+	cl->easy_setopt(hub_curl, CURLOPT_HTTPHEADER, hdrs);
+	cl->easy_setopt(hub_curl, CURLOPT_WRITEFUNCTION, hub_write);
+	cl->easy_setopt(hub_curl, CURLOPT_WRITEDATA, &a);
+	if (body != NULL) {
+		cl->easy_setopt(hub_curl, CURLOPT_POSTFIELDS, text);
+		cl->easy_setopt(hub_curl, CURLOPT_POSTFIELDSIZE, (long)strlen(text));
+	}
+	cl->easy_setopt(hub_curl, CURLOPT_CUSTOMREQUEST, method);
+	cc = cl->easy_perform(hub_curl);
+	cl->easy_getinfo(hub_curl, CURLINFO_RESPONSE_CODE, status);
+	if (cc != CURLE_OK) {
+		log_debug("hub %s %s: %s", method, path, cl->easy_strerror(cc));
+		res = a.too_big ? HUB_GARBLED : HUB_DOWN;
+		goto done;
+	}
+	res = HUB_GARBLED;
+	if (a.buf != NULL &&
+	    (*out = json_parse_strict(a.buf, a.len, &perr)) != NULL &&
+	    json_object_is_type(*out, json_type_object))
+		res = HUB_ANSWERED;
+	else {
+		json_object_put(*out);
+		*out = NULL;
+	}
+done:
+	if (hdrs != NULL)
+		cl->slist_free_all(hdrs);
+	free(url);
+	free(a.buf);
+	return res;
+}

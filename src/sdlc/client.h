@@ -1,0 +1,37 @@
+/*
+ * client: the sdlc module servers' HTTP client of the hub API (libcurl,
+ * one handle and its kept-alive connection).  Short requests only: a
+ * waiting tool polls with them, so no request holds a FastCGI worker for
+ * longer than one answer takes.
+ */
+#ifndef FM_SDLC_CLIENT_H
+#define FM_SDLC_CLIENT_H
+#include <json-c/json.h>
+
+enum hub_result {
+	HUB_ANSWERED,	/* HUB_ANSWERED: an HTTP answer with a JSON object (any status) */
+	HUB_DOWN,	/* HUB_DOWN: no connection, or no answer in time */
+	HUB_GARBLED,	/* HUB_GARBLED: an answer that is not a JSON object */
+};
+
+struct hub_client {
+	const char	*url;		/* the hub API's base, without a trailing slash */
+	const char	*token;		/* the bearer token; NULL: none */
+	long		 timeout;	/* seconds a request may take */
+};
+
+/* Loads libcurl; 0, or -1 after a message on stderr. */
+int	hub_client_init(void);
+void	hub_client_shutdown(void);
+/*
+ * Sends method to url + path (path starts with '/', its query already
+ * escaped), with body (borrowed, may be NULL) as JSON.  On HUB_ANSWERED,
+ * *status is the HTTP status and *out the answer (caller puts);
+ * otherwise *out is NULL and *status the status seen (0: none).
+ */
+enum hub_result hub_request(const struct hub_client *c, const char *method, const char *path,
+	    struct json_object *body, long *status, struct json_object **out);
+/* A query value escaped for a URL (caller frees); NULL when out of memory. */
+char	*hub_escape(const char *s);
+
+#endif

@@ -1,0 +1,381 @@
+/* jira: the sdlc-jira module's tools (sdlc.h), readers and writers of the hub's tracker. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "buf.h"
+#include "sdlc/sdlc.h"
+
+#define JIRA_SUMMARY_MAX	80	/* code points of a summary in the issues table */
+#define JIRA_CARD_COMMENTS	5	/* comments in the card */
+#define JIRA_COMMENT_MAX	300	/* code points of a comment in the card */
+#define JIRA_DESCRIPTION_MAX	4000	/* code points of the description in the card */
+#define JIRA_DASH		"—"
+
+static int
+jira_projects(struct sdlc_ctx *ctx, struct json_object *args)
+{
+	struct json_object	*o, *list, *p;
+	struct buf		*out = ctx->out;
+	const char		*label;
+	size_t			 i, n;
+	int			 rc;
+
+	(void)args;
+	if ((rc = sdlc_hub(ctx, "GET", "/projects", NULL, &o)) != 0)
+		return rc;
+	list = json_object_object_get(o, "projects");
+	n = json_object_array_length(list);
+	if (n == 0)
+		buf_puts(out, "проектов нет: project_create");
+	else
+		buf_puts(out, "метка | название | доска | тип доски | своих задач");
+	for (i = 0; i < n; i++) {
+		p = json_object_array_get_idx(list, i);
+		label = sdlc_str(p, "label", "");
+		buf_printf(out, "\n%s%s | %s | %s | %s | %s", label,
+		    ctx->project != NULL && strcmp(ctx->project, label) == 0 ? " (текущий)" : "",
+		    sdlc_str(p, "name", ""), sdlc_str(p, "board_id", JIRA_DASH),
+		    sdlc_str(p, "board_type", "неизвестен"), sdlc_str(p, "own_issues", "0"));
+	}
+	json_object_put(o);
+	return 0;
+}
+
+/* The absolute path of this program, for the .mcp.json fragment; "forgemcp" when unknown. */
+static void
+jira_self(char *path, size_t len)
+{
+	ssize_t	n = readlink("/proc/self/exe", path, len - 1);
+
+	if (n <= 0)
+		snprintf(path, len, "forgemcp");
+	else
+		path[n] = '\0';
+}
+
+static int
+jira_project_create(struct sdlc_ctx *ctx, struct json_object *args)
+{
+	struct json_object	*body, *o, *frag, *servers, *srv, *argv, *v;
+	char			 self[PATH_MAX];
+	const char		*label = json_object_get_string(json_object_object_get(args, "label"));
+	int			 rc;
+
+	body = json_object_new_object();
+	json_object_object_add(body, "label", json_object_new_string(label));
+	json_object_object_add(body, "name", json_object_get(json_object_object_get(args, "name")));
+	if (json_object_object_get_ex(args, "board_id", &v))
+		json_object_object_add(body, "board_id", json_object_get(v));
+	json_object_object_add(body, "author", json_object_new_string("claude"));
+	rc = sdlc_hub(ctx, "POST", "/projects", body, &o);
+	json_object_put(body);
+	if (rc != 0)
+		return rc;
+	v = json_object_object_get(o, "project");
+	buf_printf(ctx->out, "проект %s «%s» заведён", label, sdlc_str(v, "name", ""));
+	if (json_object_object_get(v, "board_id") != NULL)
+		buf_printf(ctx->out, ", доска %s", sdlc_str(v, "board_id", ""));
+	buf_printf(ctx->out, "\nid пакета обновления: %s\n", sdlc_str(o, "batch", JIRA_DASH));
+	jira_self(self, sizeof self);
+	argv = json_object_new_array();
+	json_object_array_add(argv, json_object_new_string("mcp"));
+	json_object_array_add(argv, json_object_new_string(ctx->module));
+	json_object_array_add(argv, json_object_new_string("--project"));
+	json_object_array_add(argv, json_object_new_string(label));
+	srv = json_object_new_object();
+	json_object_object_add(srv, "command", json_object_new_string(self));
+	json_object_object_add(srv, "args", argv);
+	servers = json_object_new_object();
+	json_object_object_add(servers, "sdlc-jira", srv);
+	frag = json_object_new_object();
+	json_object_object_add(frag, "mcpServers", servers);
+	buf_printf(ctx->out, "фрагмент .mcp.json:\n%s\n", json_object_to_json_string_ext(frag,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	buf_puts(ctx->out, "положите его в корень репозитория проекта (слейте с имеющимся "
+	    ".mcp.json) и переподключите MCP: /mcp → reconnect, одобрите сервер проекта");
+	json_object_put(frag);
+	json_object_put(o);
+	return 0;
+}
+
+/* Appends "&name=<escaped value>" for a string argument that is there. */
+static int
+jira_filter(struct buf *q, struct json_object *args, const char *name)
+{
+	struct json_object	*v;
+	char			*x;
+
+	if (!json_object_object_get_ex(args, name, &v) || v == NULL)
+		return 0;
+	if ((x = hub_escape(json_object_get_string(v))) == NULL)
+		return -1;
+	buf_printf(q, "&%s=%s", name, x);
+	free(x);
+	return 0;
+}
+
+static int
+jira_issues(struct sdlc_ctx *ctx, struct json_object *args)
+{
+	static const char *const filters[] = { "status", "assignee", "sprint", "type", "text" };
+	struct json_object	*o, *list, *it, *v;
+	struct buf		 q, *out = ctx->out;
+	char			*label;
+	size_t			 i, n;
+	int			 rc = 0;
+
+	buf_init(&q);
+	if ((label = hub_escape(ctx->project)) == NULL)
+		return 1;
+	buf_printf(&q, "/issues?project=%s", label);
+	free(label);
+	for (i = 0; i < sizeof filters / sizeof filters[0]; i++)
+		if (jira_filter(&q, args, filters[i]) != 0)
+			rc = 1;
+	buf_printf(&q, "&limit=%d", json_object_object_get_ex(args, "limit", &v) ?
+	    json_object_get_int(v) : 50);
+	if (rc != 0 || q.oom || (rc = sdlc_hub(ctx, "GET", q.data, NULL, &o)) != 0) {
+		buf_release(&q);
+		return rc != 0 ? rc : 1;
+	}
+	buf_release(&q);
+	list = json_object_object_get(o, "issues");
+	n = json_object_array_length(list);
+	buf_puts(out, n == 0 ? "задач нет" : "ключ | тема | статус | срок | исполнитель | спринт | SP");
+	for (i = 0; i < n; i++) {
+		it = json_object_array_get_idx(list, i);
+		buf_printf(out, "\n%s | ", sdlc_str(it, "key", ""));
+		sdlc_cut(out, sdlc_str(it, "summary", ""), JIRA_SUMMARY_MAX, 1);
+		buf_printf(out, " | %s | ", sdlc_str(it, "status", JIRA_DASH));
+		sdlc_date(out, sdlc_str(it, "due", NULL));
+		buf_printf(out, " | %s | %s | %s", sdlc_str(it, "assignee", JIRA_DASH),
+		    sdlc_str(it, "sprint", JIRA_DASH), sdlc_str(it, "story_points", JIRA_DASH));
+	}
+	if (json_object_get_boolean(json_object_object_get(o, "truncated")))
+		buf_printf(out, "\nпоказаны первые %zu; есть ещё — уточните фильтры или "
+		    "увеличьте limit", n);
+	json_object_put(o);
+	return 0;
+}
+
+/* GET /issues/{key}: the issue object, or the hub's refusal. */
+static int
+jira_get_issue(struct sdlc_ctx *ctx, const char *key, struct json_object **o,
+    struct json_object **issue)
+{
+	char	*x, *path = NULL;
+	int	 rc;
+
+	if ((x = hub_escape(key)) == NULL || asprintf(&path, "/issues/%s", x) < 0) {
+		free(x);
+		return 1;
+	}
+	free(x);
+	rc = sdlc_hub(ctx, "GET", path, NULL, o);
+	free(path);
+	if (rc == 0)
+		*issue = json_object_object_get(*o, "issue");
+	return rc;
+}
+
+/* The card's head: key, summary, the fields with columns, labels, custom fields, description. */
+static void
+jira_card_head(struct buf *out, struct json_object *it)
+{
+	struct json_object	*a, *f;
+	size_t			 i;
+
+	buf_printf(out, "%s · %s\n", sdlc_str(it, "key", ""), sdlc_str(it, "summary", ""));
+	buf_printf(out, "тип: %s · статус: %s · приоритет: %s\n", sdlc_str(it, "type", JIRA_DASH),
+	    sdlc_str(it, "status", JIRA_DASH), sdlc_str(it, "priority", JIRA_DASH));
+	buf_printf(out, "исполнитель: %s · автор: %s\n", sdlc_str(it, "assignee", JIRA_DASH),
+	    sdlc_str(it, "reporter", JIRA_DASH));
+	buf_puts(out, "срок: ");
+	sdlc_date(out, sdlc_str(it, "due", NULL));
+	buf_printf(out, " · спринт: %s · SP: %s\n", sdlc_str(it, "sprint", JIRA_DASH),
+	    sdlc_str(it, "story_points", JIRA_DASH));
+	buf_puts(out, "создана ");
+	sdlc_time(out, sdlc_str(it, "created", NULL), 1);
+	buf_puts(out, ", изменена ");
+	sdlc_time(out, sdlc_str(it, "updated", NULL), 1);
+	a = json_object_object_get(it, "labels");
+	buf_puts(out, "\nметки: ");
+	for (i = 0; i < json_object_array_length(a); i++)
+		buf_printf(out, "%s%s", i ? ", " : "", json_object_get_string(
+		    json_object_array_get_idx(a, i)));
+	if (i == 0)
+		buf_puts(out, "нет");
+	a = json_object_object_get(it, "fields");
+	for (i = 0; i < json_object_array_length(a); i++) {
+		f = json_object_array_get_idx(a, i);
+		buf_printf(out, "\n%s: %s", sdlc_str(f, "name", ""), sdlc_str(f, "value", ""));
+	}
+	if (sdlc_str(it, "description", NULL) != NULL) {
+		buf_puts(out, "\nописание:\n");
+		sdlc_cut(out, sdlc_str(it, "description", ""), JIRA_DESCRIPTION_MAX, 0);
+	}
+}
+
+/* Links (both sides), recent commands and comments. */
+static void
+jira_card_rest(struct buf *out, struct json_object *it)
+{
+	struct json_object	*a, *x;
+	size_t			 i, n;
+
+	a = json_object_object_get(it, "links");
+	n = json_object_array_length(a);
+	if (n == 0)
+		buf_puts(out, "\nсвязей нет");
+	else
+		buf_printf(out, "\nсвязи (%zu):", n);
+	for (i = 0; i < n; i++) {
+		x = json_object_array_get_idx(a, i);
+		buf_printf(out, "\n%s %s «%s» (%s; %s)", sdlc_str(x, "direction", ""),
+		    sdlc_str(x, "key", ""), sdlc_str(x, "summary", ""), sdlc_str(x, "status", ""),
+		    sdlc_str(x, "type", ""));
+	}
+	buf_puts(out, "\nзаметок нет");
+	a = json_object_object_get(it, "commands");
+	n = json_object_array_length(a);
+	if (n > 0)
+		buf_puts(out, "\nпоследние команды:");
+	for (i = 0; i < n; i++) {
+		x = json_object_array_get_idx(a, i);
+		buf_printf(out, "\n#%s %s — %s, пакет %s", sdlc_str(x, "id", ""),
+		    sdlc_str(x, "type", ""), sdlc_str(x, "state", ""), sdlc_str(x, "batch", ""));
+	}
+	a = json_object_object_get(it, "comments");
+	n = (size_t)json_object_get_uint64(json_object_object_get(it, "comment_count"));
+	buf_putc(out, '\n');
+	if (n == 0)
+		sdlc_say(out, HT_NO_COMMENTS);
+	else
+		sdlc_say(out, HT_COMMENTS, n);
+	for (i = 0; i < JIRA_CARD_COMMENTS && i < json_object_array_length(a); i++) {
+		x = json_object_array_get_idx(a, i);
+		buf_printf(out, "\n#%s %s, ", sdlc_str(x, "id", ""), sdlc_str(x, "author", ""));
+		sdlc_time(out, sdlc_str(x, "created", NULL), 1);
+		buf_putc(out, '\n');
+		sdlc_cut(out, sdlc_str(x, "body", ""), JIRA_COMMENT_MAX, 0);
+	}
+	if (n > JIRA_CARD_COMMENTS) {
+		buf_putc(out, '\n');
+		sdlc_say(out, HT_MORE, n - JIRA_CARD_COMMENTS);
+	}
+}
+
+static int
+jira_issue(struct sdlc_ctx *ctx, struct json_object *args)
+{
+	struct json_object	*o = NULL, *it;
+	int			 rc;
+
+	if ((rc = jira_get_issue(ctx, json_object_get_string(json_object_object_get(args, "key")),
+	    &o, &it)) != 0)
+		return rc;
+	jira_card_head(ctx->out, it);
+	jira_card_rest(ctx->out, it);
+	json_object_put(o);
+	return 0;
+}
+
+static int
+jira_comment(struct sdlc_ctx *ctx, struct json_object *args)
+{
+	struct json_object	*o = NULL, *it, *a, *c;
+	const char		*key = json_object_get_string(json_object_object_get(args, "key"));
+	const char		*want = json_object_get_string(json_object_object_get(args,
+				    "comment_id"));
+	const char		*created, *updated;
+	size_t			 i;
+	int			 rc;
+
+	if (want[0] == '#')
+		want++;
+	if ((rc = jira_get_issue(ctx, key, &o, &it)) != 0)
+		return rc;
+	a = json_object_object_get(it, "comments");
+	for (i = 0; i < json_object_array_length(a); i++) {
+		c = json_object_array_get_idx(a, i);
+		if (strcmp(sdlc_str(c, "id", ""), want) != 0)
+			continue;
+		buf_printf(ctx->out, "%s #%s %s, создан ", sdlc_str(it, "key", key), want,
+		    sdlc_str(c, "author", ""));
+		created = sdlc_str(c, "created", NULL);
+		updated = sdlc_str(c, "updated", NULL);
+		sdlc_time(ctx->out, created, 1);
+		if (updated != NULL && (created == NULL || strcmp(updated, created) != 0)) {
+			buf_puts(ctx->out, ", изменён ");
+			sdlc_time(ctx->out, updated, 1);
+		}
+		buf_printf(ctx->out, "\n%s", sdlc_str(c, "body", ""));
+		json_object_put(o);
+		return 0;
+	}
+	sdlc_say(ctx->out, HT_NO_COMMENT, sdlc_str(it, "key", key), want);
+	json_object_put(o);
+	return 1;
+}
+
+#define KEY_SCHEMA \
+    "\"key\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64," \
+    "\"description\":\"ключ задачи, например AURORA-9001\"}"
+
+static const struct sdlc_tool jira_tools[] = {
+	{ "projects", "Проекты хаба",
+	  "Проекты хаба: метка, название, доска, тип доски («неизвестен», пока агент не "
+	  "определил) и число своих задач; в привязанной сессии текущий проект отмечен.",
+	  "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
+	  SDLC_ANY | SDLC_READ, jira_projects },
+	{ "project_create", "Завести проект",
+	  "Заводит проект в хабе (POST /projects, автор claude) и ставит пакет его обновления; "
+	  "отвечает проектом, id пакета обновления и фрагментом .mcp.json для репозитория "
+	  "проекта (без токена). Метка — заглавные латинские буквы, цифры и _.",
+	  "{\"type\":\"object\",\"properties\":{"
+	  "\"label\":{\"type\":\"string\",\"pattern\":\"^[A-Z][A-Z0-9_]{0,63}$\","
+	  "\"description\":\"метка проекта, например STOCKS_DRRK\"},"
+	  "\"name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
+	  "\"description\":\"название проекта\"},"
+	  "\"board_id\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"id доски\"}},"
+	  "\"required\":[\"label\",\"name\"],\"additionalProperties\":false}",
+	  SDLC_ANY, jira_project_create },
+	{ "issues", "Задачи проекта",
+	  "Задачи проекта сессии и их соседи (связанные с ними задачи): ключ, тема (до 80 "
+	  "символов), статус, срок, исполнитель, спринт, SP; сначала недавно изменённые.",
+	  "{\"type\":\"object\",\"properties\":{"
+	  "\"status\":{\"type\":\"string\",\"maxLength\":64,\"description\":\"статус, точно\"},"
+	  "\"assignee\":{\"type\":\"string\",\"maxLength\":255,\"description\":\"исполнитель, точно\"},"
+	  "\"sprint\":{\"type\":\"string\",\"maxLength\":255,\"description\":\"спринт, точно\"},"
+	  "\"type\":{\"type\":\"string\",\"maxLength\":64,\"description\":\"тип задачи, точно\"},"
+	  "\"text\":{\"type\":\"string\",\"maxLength\":255,\"description\":\"подстрока темы\"},"
+	  "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":500,\"default\":50}},"
+	  "\"additionalProperties\":false}",
+	  SDLC_BOUND | SDLC_READ, jira_issues },
+	{ "issue", "Карточка задачи",
+	  "Карточка задачи по ключу: поля, связи (обе стороны, с типом и направлением), заметки, "
+	  "последние команды и 5 последних комментариев (новые первыми, до 300 символов).",
+	  "{\"type\":\"object\",\"properties\":{" KEY_SCHEMA "},"
+	  "\"required\":[\"key\"],\"additionalProperties\":false}",
+	  SDLC_BOUND | SDLC_READ, jira_issue },
+	{ "comment", "Комментарий целиком",
+	  "Один комментарий задачи целиком, с переносами строк; comment_id — номер из ответа "
+	  "issue («#» в начале допускается).",
+	  "{\"type\":\"object\",\"properties\":{" KEY_SCHEMA ","
+	  "\"comment_id\":{\"type\":\"string\",\"pattern\":\"^#?[0-9]{1,19}$\","
+	  "\"description\":\"номер комментария, например 101 или #101\"}},"
+	  "\"required\":[\"key\",\"comment_id\"],\"additionalProperties\":false}",
+	  SDLC_BOUND | SDLC_READ, jira_comment },
+};
+
+const struct sdlc_module sdlc_jira = {
+	"jira", "sdlc-jira",
+	"Зеркало трекера (Jira) в хабе sdlc: чтение задач, комментариев и проектов. Сессия "
+	"привязана к проекту ключом --project <метка>; без привязки работают projects и "
+	"project_create.",
+	jira_tools, sizeof jira_tools / sizeof jira_tools[0],
+};

@@ -1,0 +1,85 @@
+/*
+ * sdlc: the stdio MCP servers of the hub's modules (forgemcp mcp jira|wiki):
+ * a module is a table of tools; each tool is a hub API client that answers
+ * with the specification's text (hub/texts.h).  The server checks the
+ * session's project binding and the hub's reachability before a tool runs.
+ */
+#ifndef FM_SDLC_H
+#define FM_SDLC_H
+#include <stddef.h>
+#include <json-c/json.h>
+
+#include "buf.h"
+#include "hub/texts.h"
+#include "sdlc/client.h"
+
+enum sdlc_flag {
+	SDLC_BOUND = 1 << 0,	/* refused in a session without --project, no hub request */
+	SDLC_ANY = 1 << 1,	/* no binding check (projects, project_create) */
+	SDLC_READ = 1 << 2,	/* readOnlyHint */
+};
+
+/* What a tool gets: the hub, the session's project (NULL: none), its answer's text. */
+struct sdlc_ctx {
+	const struct hub_client	*hub;
+	const char		*project;
+	const char		*module;	/* "jira" */
+	struct buf		*out;		/* the answer's text */
+};
+
+/*
+ * A tool's handler: writes its answer into ctx->out and returns 0, or 1
+ * for an answer that is a refusal (isError).  The arguments passed the
+ * tool's schema.  A hub that cannot be reached is SDLC_DOWN (the server
+ * answers HT_HUB_DOWN).
+ */
+#define SDLC_DOWN	2
+typedef int (*sdlc_fn)(struct sdlc_ctx *ctx, struct json_object *args);
+
+struct sdlc_tool {
+	const char	*name;
+	const char	*title;
+	const char	*description;
+	const char	*schema;	/* inputSchema, JSON */
+	unsigned	 flags;		/* enum sdlc_flag */
+	sdlc_fn		 fn;
+};
+
+struct sdlc_module {
+	const char		*name;		/* "jira" */
+	const char		*server;	/* serverInfo.name: "sdlc-jira" */
+	const char		*instructions;
+	const struct sdlc_tool	*tools;
+	size_t			 n_tools;
+};
+
+extern const struct sdlc_module sdlc_jira;
+
+/*
+ * Serves the module over stdin/stdout until end of input; returns the exit
+ * status (0).
+ */
+int	sdlc_serve(const struct sdlc_module *m, const struct hub_client *hub, const char *project);
+
+/*
+ * GET or POST path through the hub; on an answer with a 2xx status, *out
+ * is its object and 0 is returned.  Otherwise the text to show is written
+ * to ctx->out (the hub's error text, or HT_HUB_ANSWER) and 1 is returned,
+ * or SDLC_DOWN when the hub cannot be reached.
+ */
+int	sdlc_hub(struct sdlc_ctx *ctx, const char *method, const char *path,
+	    struct json_object *body, struct json_object **out);
+/* Appends the text t with its arguments (hub_text's format). */
+void	sdlc_say(struct buf *out, enum hub_text t, ...);
+
+/* ---- formatting (format.c) ---- */
+/* A UTC "YYYY-MM-DDTHH:MM:SSZ" as local "ДД.ММ ЧЧ:ММ" (with_time) or "ДД.ММ"; s when unreadable. */
+void	sdlc_time(struct buf *out, const char *utc, int with_time);
+/* A "YYYY-MM-DD" date as "ДД.ММ"; "—" for NULL. */
+void	sdlc_date(struct buf *out, const char *ymd);
+/* s cut to max code points, with "…" when cut; line breaks become spaces when flat. */
+void	sdlc_cut(struct buf *out, const char *s, size_t max, int flat);
+/* A member of o as a string, or dash when absent or null. */
+const char *sdlc_str(struct json_object *o, const char *key, const char *dash);
+
+#endif

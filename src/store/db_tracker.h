@@ -1,0 +1,59 @@
+/*
+ * db_tracker: the sdlc hub's tracker mirror in MySQL (schema/012-tracker.sql):
+ * projects, issues with their labels, fields, links and comments, and the
+ * batches of commands.  Reads answer the JSON objects the hub API sends
+ * (doc/sdlc.md, "The hub API"); times are UTC, "YYYY-MM-DDTHH:MM:SSZ".
+ */
+#ifndef FM_DB_TRACKER_H
+#define FM_DB_TRACKER_H
+#include <stdint.h>
+#include <json-c/json.h>
+
+struct db;
+struct err;
+
+/* The filters of GET /hub/issues; NULL members filter nothing. */
+struct tracker_filter {
+	const char	*project;	/* label: its own issues and their neighbours */
+	const char	*status;	/* exact, case-insensitive */
+	const char	*assignee;	/* exact, case-insensitive */
+	const char	*sprint;	/* exact, case-insensitive */
+	const char	*type;		/* exact, case-insensitive */
+	const char	*text;		/* a substring of the summary, case-insensitive */
+	int		 limit;		/* 1..500 */
+};
+
+/* Every project, by label: {label, name, board_id, board_type, own_issues}. */
+int	tracker_projects(struct db *db, struct json_object **out, struct err *e);
+/*
+ * Adds a project and, in the same transaction, its refresh batch (one
+ * refresh command of the project, by author).  board_id 0: none.
+ * ERR_EXISTS when the label is taken (nothing written).  *out is
+ * {project: {...}, batch: N}.
+ */
+int	tracker_project_create(struct db *db, struct json_object **out, const char *label,
+	    const char *name, uint64_t board_id, const char *author, struct err *e);
+/*
+ * Issues matching f, most recently updated first, at most f->limit:
+ * {issues: [{key, summary, status, type, due, assignee, sprint,
+ * story_points, own}], truncated}.  own is 1 for an issue with the
+ * project's label; the others are its neighbours.
+ */
+int	tracker_issues(struct db *db, struct json_object **out, const struct tracker_filter *f,
+	    struct err *e);
+/*
+ * One issue by key with everything its card shows: the fields, labels,
+ * custom fields, links from both sides, comments newest first, and the
+ * latest commands that name it.  ERR_NOTFOUND when there is no such key.
+ */
+int	tracker_issue(struct db *db, struct json_object **out, const char *key, struct err *e);
+/*
+ * Loads a fixture document ({projects: [...], issues: [...]}, doc/sdlc.md
+ * "Fixtures") in one transaction: an issue or comment id that exists is
+ * replaced.  *n_projects and *n_issues receive the counts loaded.
+ * ERR_INVALID naming the first bad member (nothing written).
+ */
+int	tracker_import(struct db *db, struct json_object *doc, int *n_projects, int *n_issues,
+	    struct err *e);
+
+#endif

@@ -1,0 +1,244 @@
+#!/bin/bash
+# t6500: the sdlc hub's tracker mirror: the hub API under /hub/ (through
+# nginx), `forgemcp tracker import`, and `forgemcp mcp jira` as a real stdio
+# process: start-up texts, project binding, the hub down, projects,
+# project_create, issues, the issue card and a whole comment, byte for byte.
+. ./test-lib.sh
+
+start_all
+export TZ=UTC
+ANN_TOKEN=
+make_user ann &&
+ANN_TOKEN=$(make_token ann read,write) &&
+ANN_READ=$(make_token ann read) || { echo "Bail out! fixtures"; exit 1; }
+
+# The fixture: AURORA's own issues 9001 (7 comments) and 9003, its neighbour
+# OTHER-5 (linked to 9001), and OTHER-6, linked to nothing of AURORA.
+LONG=$(printf "%0500d" 0 | sed "s/0/я/g")
+C101=$(printf 'строка %d\n' $(seq 1 100))
+jq -n --arg long "$LONG" --arg c101 "$C101" '{
+  projects: [{label: "AURORA", name: "Аврора", board_id: 5120}],
+  issues: [
+    {id: 9001, key: "AURORA-9001", type: "bug", summary: ("Отчёт ОСВ по счёту 60 " * 5),
+     status: "В работе", assignee: "Иванов", due: "2026-12-20", sprint: "Спринт 2",
+     story_points: 3, created: "2026-11-01T10:00:00Z", updated: "2026-11-03T09:30:00Z",
+     labels: ["AURORA"], fields: {"Компонент": "Отчёты"},
+     description: "Описание задачи",
+     links: [{type: "Blocks", outward: "blocks", inward: "is blocked by", to: "OTHER-5"}],
+     comments: ([range(1; 7) | {id: (100 + .), author: "Петров",
+       body: ("комментарий " + (. | tostring)),
+       created: ("2026-11-0" + (. | tostring) + "T12:00:00Z")}]
+       | .[0].body = $c101
+       | . + [{id: 107, author: "Сидоров", body: $long, created: "2026-11-08T15:45:00Z",
+               updated: "2026-11-09T08:00:00Z"}])},
+    {id: 9003, key: "AURORA-9003", type: "task", summary: "Вторая", status: "Готово",
+     created: "2026-11-02T10:00:00Z", updated: "2026-11-02T10:00:00Z", labels: ["AURORA"]},
+    {id: 5, key: "OTHER-5", type: "task", summary: "Соседняя задача", status: "Новая",
+     created: "2026-10-01T10:00:00Z", updated: "2026-10-01T10:00:00Z", labels: ["OTHER"]},
+    {id: 6, key: "OTHER-6", type: "task", summary: "Чужая задача", status: "Новая",
+     created: "2026-10-01T10:00:00Z", updated: "2026-10-01T10:00:00Z", labels: ["OTHER"]}
+  ]}' >aurora.json || { echo "Bail out! fixture file"; exit 1; }
+
+# hub METHOD PATH [BODY] [TOKEN]: a hub API request through nginx; the
+# status in STATUS, the body in hub.json
+hub () {
+	local tok=${4-$ANN_TOKEN}
+	set -- "$1" "$2" "${3:-}" ${tok:+-H "Authorization: Bearer $tok"}
+	if test -n "$3"; then
+		STATUS=$(curl -sS -o hub.json -w '%{http_code}' -X "$1" -H 'Content-Type: application/json' \
+			--data-binary "$3" "${@:4}" "$BASE_URL/hub/$2")
+	else
+		STATUS=$(curl -sS -o hub.json -w '%{http_code}' -X "$1" "${@:4}" "$BASE_URL/hub/$2")
+	fi
+	cat hub.json >>"$RESPONSES_LOG"
+}
+
+# sdlc ARGS... < LINES: forgemcp mcp with the hub of this instance; stdout
+# to out (one JSON-RPC answer a line), stderr to err
+HUB_URL=$BASE_URL/hub
+sdlc () {
+	FORGEMCP_HUB_URL=$HUB_URL FORGEMCP_HUB_TOKEN=$ANN_TOKEN timeout 30 "$FORGEMCP" mcp "$@" \
+		>out 2>err
+}
+# call ID TOOL ARGS_JSON: a tools/call line
+call () {
+	printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"%s","arguments":%s}}\n' \
+		"$1" "$2" "$3"
+}
+# text ID: the text of answer ID in out; iserr ID: whether it is isError
+# (jq -s: with one answer a line, jq -e alone would judge by the last line)
+text () { jq -s -r ".[] | select(.id == $1) | .result.content[0].text" out; }
+iserr () { jq -s -e ".[] | select(.id == $1) | .result.isError == true" out >/dev/null; }
+okres () { jq -s -e ".[] | select(.id == $1) | .result.isError == false" out >/dev/null; }
+# answer ID FILTER: FILTER holds for the whole answer ID
+answer () { jq -s -e ".[] | select(.id == $1) | $2" out >/dev/null; }
+
+test_expect_success 'forgemcp mcp without a module, or an unknown one: exit 2 and the modules' '
+	{ "$FORGEMCP" mcp 2>err </dev/null; test $? = 2; } &&
+	grep -x "модуля по умолчанию больше нет: укажите модуль, sdlc-hub mcp <модуль> \[--project <метка>\]" err &&
+	grep -x "модули: jira, wiki" err &&
+	{ "$FORGEMCP" mcp --project AWPCA 2>err </dev/null; test $? = 2; } &&
+	grep "модуля по умолчанию больше нет" err &&
+	{ "$FORGEMCP" mcp nope 2>err </dev/null; test $? = 2; } &&
+	grep -x "неизвестный модуль nope" err && grep -x "модули: jira, wiki" err
+'
+
+test_expect_success 'tracker import loads the fixture in one transaction; a bad one loads nothing' '
+	fm tracker import aurora.json >import.out &&
+	test "$(cat import.out)" = "imported 1 projects and 4 issues" &&
+	test "$(db_sql "SELECT COUNT(*) FROM tracker_comments")" = 7 &&
+	echo "{\"issues\":[{\"id\":77,\"key\":\"BAD-1\",\"summary\":\"s\",\"status\":\"s\",\"created\":\"2026-11-01T10:00:00Z\"},{\"id\":78,\"key\":\"BAD-2\",\"summary\":\"s\",\"status\":\"s\",\"created\":\"yesterday\"}]}" >bad.json &&
+	test_must_fail fm tracker import bad.json 2>err &&
+	grep "issues\[1\]: id, key, summary, status and created" err &&
+	test "$(db_sql "SELECT COUNT(*) FROM tracker_issues WHERE issue_key LIKE \"BAD-%\"")" = 0
+'
+
+test_expect_success 'hub API: projects with the count of own issues; a token is required' '
+	hub GET projects && test "$STATUS" = 200 &&
+	jq -e ".projects == [{label: \"AURORA\", name: \"Аврора\", board_id: 5120, board_type: null, own_issues: 2}]" hub.json &&
+	hub GET projects "" "" && test "$STATUS" = 401
+'
+
+test_expect_success 'hub API: issues of a project are its own and its neighbours, newest first' '
+	hub GET "issues?project=AURORA" && test "$STATUS" = 200 &&
+	jq -e "[.issues[] | [.key, .own]] == [[\"AURORA-9001\", true], [\"AURORA-9003\", true], [\"OTHER-5\", false]] and .truncated == false" hub.json &&
+	hub GET "issues?project=AURORA&limit=1" &&
+	jq -e "(.issues | length) == 1 and .truncated == true" hub.json &&
+	hub GET "issues?project=AURORA&status=%D0%93%D0%BE%D1%82%D0%BE%D0%B2%D0%BE" &&
+	jq -e "[.issues[].key] == [\"AURORA-9003\"]" hub.json &&
+	hub GET "issues?project=AURORA&text=%D0%BE%D1%81%D0%B2" &&
+	jq -e "[.issues[].key] == [\"AURORA-9001\"]" hub.json
+'
+
+test_expect_success 'hub API refusals say why, with the status a client branches on' '
+	hub GET issues && test "$STATUS" = 422 &&
+	jq -e ".error == \"укажите project: метку проекта\"" hub.json &&
+	hub GET "issues?project=NOPE" && test "$STATUS" = 404 &&
+	jq -e ".error == \"проект NOPE не заведён в хабе\"" hub.json &&
+	hub GET "issues?project=AURORA&limit=0" && test "$STATUS" = 422 &&
+	jq -e ".error == \"limit — целое число от 1 до 500, а не «0»\"" hub.json &&
+	hub GET issues/NOPE-1 && test "$STATUS" = 404 &&
+	jq -e ".error == \"задачи NOPE-1 нет в зеркале: проверьте ключ или обновите зеркало (refresh)\"" hub.json &&
+	hub GET nothing && test "$STATUS" = 404 &&
+	jq -e ".error == \"в API хаба нет GET /hub/nothing\"" hub.json &&
+	hub POST projects "{\"label\":\"X\",\"name\":\"x\"}" "$ANN_READ" && test "$STATUS" = 403 &&
+	jq -e ".error == \"токену нужна область write\"" hub.json &&
+	hub POST projects "{\"label\":\"lower\",\"name\":\"x\"}" && test "$STATUS" = 422 &&
+	jq -e ".error | startswith(\"метка проекта — заглавные латинские буквы\")" hub.json &&
+	hub POST projects "{\"label\":" && test "$STATUS" = 400 &&
+	jq -e ".error | startswith(\"тело запроса — не JSON-объект\")" hub.json &&
+	hub PUT projects "{}" && test "$STATUS" = 405 &&
+	test "$(db_sql "SELECT COUNT(*) FROM tracker_projects")" = 1
+'
+
+test_expect_success 'hub API: the issue with fields, labels, both sides of its links and comments' '
+	hub GET issues/AURORA-9001 && test "$STATUS" = 200 &&
+	jq -e ".issue | .key == \"AURORA-9001\" and .labels == [\"AURORA\"] and .comment_count == 7 and
+		.fields == [{name: \"Компонент\", value: \"Отчёты\"}] and
+		.links == [{type: \"Blocks\", direction: \"blocks\", side: \"outward\", key: \"OTHER-5\", summary: \"Соседняя задача\", status: \"Новая\"}] and
+		[.comments[].id] == [107, 106, 105, 104, 103, 102, 101]" hub.json &&
+	hub GET issues/OTHER-5 &&
+	jq -e ".issue.links == [{type: \"Blocks\", direction: \"is blocked by\", side: \"inward\", key: \"AURORA-9001\", summary: (\"Отчёт ОСВ по счёту 60 \" * 5), status: \"В работе\"}]" hub.json
+'
+
+INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+
+test_expect_success 'mcp jira: initialize names sdlc-jira; tools/list has the tools, read-only marked' '
+	{ echo "$INIT"; echo "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"
+	  echo "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}"; } | sdlc jira --project AURORA &&
+	test "$(wc -l <out)" = 2 &&
+	answer 1 ".result.serverInfo.name == \"sdlc-jira\" and .result.protocolVersion == \"2025-06-18\"" &&
+	answer 2 "[.result.tools[] | [.name, .annotations.readOnlyHint]] == [[\"projects\", true], [\"project_create\", false], [\"issues\", true], [\"issue\", true], [\"comment\", true]]"
+'
+
+test_expect_success 'mcp jira: issues is the table of own issues and neighbours, summaries cut at 80' '
+	{ echo "$INIT"; call 2 issues "{}"; call 3 issues "{\"status\":\"Готово\"}"; } | sdlc jira --project AURORA &&
+	okres 2 &&
+	text 2 >issues.txt &&
+	printf "%s\n" "ключ | тема | статус | срок | исполнитель | спринт | SP" \
+		"AURORA-9001 | Отчёт ОСВ по счёту 60 Отчёт ОСВ по счёту 60 Отчёт ОСВ по счёту 60 Отчёт ОСВ по с… | В работе | 20.12 | Иванов | Спринт 2 | 3" \
+		"AURORA-9003 | Вторая | Готово | — | — | — | —" \
+		"OTHER-5 | Соседняя задача | Новая | — | — | — | —" >expect &&
+	test_cmp expect issues.txt &&
+	test "$(text 3 | sed -n 2p | cut -d" " -f1)" = AURORA-9003
+'
+
+test_expect_success 'mcp jira: the card shows 5 comments of 7, newest first, cut at 300 with …, then ещё 2' '
+	{ echo "$INIT"; call 2 issue "{\"key\":\"AURORA-9001\"}"; } | sdlc jira --project AURORA &&
+	okres 2 && text 2 >card.txt &&
+	grep -x "комментарии (7):" card.txt &&
+	grep -x "#107 Сидоров, 08.11 15:45" card.txt &&
+	grep -x "$(printf "%0300d" 0 | sed "s/0/я/g")…" card.txt &&
+	grep -x "ещё 2" card.txt &&
+	test "$(grep -c "^#10[0-9] " card.txt)" = 5 &&
+	! grep "^#101 " card.txt &&
+	grep -x "blocks OTHER-5 «Соседняя задача» (Новая; Blocks)" card.txt &&
+	grep -x "Компонент: Отчёты" card.txt
+'
+
+test_expect_success 'mcp jira: comment gives one comment whole; a missing number says so' '
+	{ echo "$INIT"; call 2 comment "{\"key\":\"AURORA-9001\",\"comment_id\":\"101\"}"
+	  call 3 comment "{\"key\":\"AURORA-9001\",\"comment_id\":\"#107\"}"
+	  call 4 comment "{\"key\":\"AURORA-9001\",\"comment_id\":\"999\"}"; } | sdlc jira --project AURORA &&
+	okres 2 && text 2 >c101.txt &&
+	{ echo "AURORA-9001 #101 Петров, создан 01.11 12:00"; printf "%s\n" "$C101"; } >expect &&
+	test_cmp expect c101.txt &&
+	test "$(text 3 | sed -n 1p)" = "AURORA-9001 #107 Сидоров, создан 08.11 15:45, изменён 09.11 08:00" &&
+	test "$(text 3 | sed -n 2p)" = "$LONG" &&
+	iserr 4 && test "$(text 4)" = "у AURORA-9001 нет комментария #999"
+'
+
+test_expect_success 'mcp jira without --project: issues refused, nothing sent to the hub; projects works' '
+	: >"$NGINX_DIR/logs/access.log" &&
+	{ echo "$INIT"; call 2 issues "{}"; call 3 issue "{\"key\":\"AURORA-9001\"}"; call 4 projects "{}"; } | sdlc jira &&
+	iserr 2 && test "$(text 2)" = "сессия не привязана к проекту: запустите MCP с --project <метка> (список — projects)" &&
+	iserr 3 && test "$(text 3)" = "$(text 2)" &&
+	okres 4 && test "$(text 4)" = "метка | название | доска | тип доски | своих задач
+AURORA | Аврора | 5120 | неизвестен | 2" &&
+	! grep "/hub/issues" "$NGINX_DIR/logs/access.log" &&
+	grep "GET /hub/projects" "$NGINX_DIR/logs/access.log"
+'
+
+test_expect_success 'mcp jira --project with a label the hub lacks: the binding refusal; projects works' '
+	{ echo "$INIT"; call 2 issues "{}"; call 3 projects "{}"; } | sdlc jira --project STOKS &&
+	iserr 2 && test "$(text 2)" = "проект STOKS не заведён в хабе: project_create или исправьте --project в .mcp.json" &&
+	okres 3 &&
+	{ echo "$INIT"; call 2 projects "{}"; } | sdlc jira --project AURORA &&
+	text 2 | grep -x "AURORA (текущий) | Аврора | 5120 | неизвестен | 2"
+'
+
+test_expect_success 'mcp jira with the hub down: one line, and the server goes on answering' '
+	HUB_URL=http://127.0.0.1:$(free_port)/hub &&
+	{ echo "$INIT"; call 2 issues "{}"; call 3 projects "{}"; echo "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}"; } |
+		sdlc jira --project AURORA &&
+	HUB_URL=$BASE_URL/hub &&
+	iserr 2 && test "$(text 2)" = "хаб не запущен: sdlc-hub serve" &&
+	iserr 3 && test "$(text 3)" = "хаб не запущен: sdlc-hub serve" &&
+	answer 4 ".result == {}"
+'
+
+test_expect_success 'project_create from an unbound session: the batch id and a .mcp.json fragment without a token' '
+	{ echo "$INIT"; call 2 project_create "{\"label\":\"STOCKS_DRRK\",\"name\":\"Запасы ДРРК\",\"board_id\":5120}"
+	  call 3 project_create "{\"label\":\"STOCKS_DRRK\",\"name\":\"Запасы ДРРК\"}"; } | sdlc jira &&
+	okres 2 && text 2 >created.txt &&
+	batch=$(db_sql "SELECT b.id FROM tracker_batches b JOIN tracker_projects p ON p.id = b.project_id WHERE p.label = \"STOCKS_DRRK\"") &&
+	grep -x "id пакета обновления: $batch" created.txt &&
+	grep -x "проект STOCKS_DRRK «Запасы ДРРК» заведён, доска 5120" created.txt &&
+	sed -n "/^фрагмент .mcp.json:$/{n;p;}" created.txt >frag.json &&
+	jq -e ".mcpServers[\"sdlc-jira\"] | .command == \"$FORGEMCP\" and .args == [\"mcp\", \"jira\", \"--project\", \"STOCKS_DRRK\"]" frag.json &&
+	grep "\"--project\",\"STOCKS_DRRK\"" frag.json &&
+	! grep -F "$ANN_TOKEN" created.txt && ! grep -i token frag.json &&
+	test "$(db_sql "SELECT CONCAT(b.author, \" \", c.type, \" \", c.state, \" \", c.params) FROM tracker_commands c JOIN tracker_batches b ON b.id = c.batch_id WHERE b.id = $batch")" = "claude refresh queued {\"project\":\"STOCKS_DRRK\"}" &&
+	iserr 3 && test "$(text 3)" = "проект STOCKS_DRRK уже заведён в хабе" &&
+	test "$(db_sql "SELECT COUNT(*) FROM tracker_batches")" = 1
+'
+
+test_expect_success 'mcp jira: arguments outside the schema are refused before the hub is asked' '
+	{ echo "$INIT"; call 2 issue "{}"; call 3 comment "{\"key\":\"AURORA-9001\",\"comment_id\":\"x1\"}"
+	  call 4 nope "{}"; } | sdlc jira --project AURORA &&
+	iserr 2 && text 2 | grep "key" &&
+	iserr 3 && text 3 | grep "comment_id" &&
+	answer 4 ".error.code == -32602"
+'
+
+test_done
