@@ -6,72 +6,13 @@
 . ./test-lib.sh
 
 start_all
-export TZ=UTC
 ANN_TOKEN=
 make_user ann &&
 ANN_TOKEN=$(make_token ann read,write) &&
 ANN_READ=$(make_token ann read) || { echo "Bail out! fixtures"; exit 1; }
 
-# The fixture: AURORA's own issues 9001 (7 comments) and 9003, its neighbour
-# OTHER-5 (linked to 9001), and OTHER-6, linked to nothing of AURORA.
-LONG=$(printf "%0500d" 0 | sed "s/0/я/g")
-C101=$(printf 'строка %d\n' $(seq 1 100))
-jq -n --arg long "$LONG" --arg c101 "$C101" '{
-  projects: [{label: "AURORA", name: "Аврора", board_id: 5120}],
-  issues: [
-    {id: 9001, key: "AURORA-9001", type: "bug", summary: ("Отчёт ОСВ по счёту 60 " * 5),
-     status: "В работе", assignee: "Иванов", due: "2026-12-20", sprint: "Спринт 2",
-     story_points: 3, created: "2026-11-01T10:00:00Z", updated: "2026-11-03T09:30:00Z",
-     labels: ["AURORA"], fields: {"Компонент": "Отчёты"},
-     description: "Описание задачи",
-     links: [{type: "Blocks", outward: "blocks", inward: "is blocked by", to: "OTHER-5"}],
-     comments: ([range(1; 7) | {id: (100 + .), author: "Петров",
-       body: ("комментарий " + (. | tostring)),
-       created: ("2026-11-0" + (. | tostring) + "T12:00:00Z")}]
-       | .[0].body = $c101
-       | . + [{id: 107, author: "Сидоров", body: $long, created: "2026-11-08T15:45:00Z",
-               updated: "2026-11-09T08:00:00Z"}])},
-    {id: 9003, key: "AURORA-9003", type: "task", summary: "Вторая", status: "Готово",
-     created: "2026-11-02T10:00:00Z", updated: "2026-11-02T10:00:00Z", labels: ["AURORA"]},
-    {id: 5, key: "OTHER-5", type: "task", summary: "Соседняя задача", status: "Новая",
-     created: "2026-10-01T10:00:00Z", updated: "2026-10-01T10:00:00Z", labels: ["OTHER"]},
-    {id: 6, key: "OTHER-6", type: "task", summary: "Чужая задача", status: "Новая",
-     created: "2026-10-01T10:00:00Z", updated: "2026-10-01T10:00:00Z", labels: ["OTHER"]}
-  ]}' >aurora.json || { echo "Bail out! fixture file"; exit 1; }
-
-# hub METHOD PATH [BODY] [TOKEN]: a hub API request through nginx; the
-# status in STATUS, the body in hub.json
-hub () {
-	local tok=${4-$ANN_TOKEN}
-	set -- "$1" "$2" "${3:-}" ${tok:+-H "Authorization: Bearer $tok"}
-	if test -n "$3"; then
-		STATUS=$(curl -sS -o hub.json -w '%{http_code}' -X "$1" -H 'Content-Type: application/json' \
-			--data-binary "$3" "${@:4}" "$BASE_URL/hub/$2")
-	else
-		STATUS=$(curl -sS -o hub.json -w '%{http_code}' -X "$1" "${@:4}" "$BASE_URL/hub/$2")
-	fi
-	cat hub.json >>"$RESPONSES_LOG"
-}
-
-# sdlc ARGS... < LINES: forgemcp mcp with the hub of this instance; stdout
-# to out (one JSON-RPC answer a line), stderr to err
-HUB_URL=$BASE_URL/hub
-sdlc () {
-	FORGEMCP_HUB_URL=$HUB_URL FORGEMCP_HUB_TOKEN=$ANN_TOKEN timeout 30 "$FORGEMCP" mcp "$@" \
-		>out 2>err
-}
-# call ID TOOL ARGS_JSON: a tools/call line
-call () {
-	printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"%s","arguments":%s}}\n' \
-		"$1" "$2" "$3"
-}
-# text ID: the text of answer ID in out; iserr ID: whether it is isError
-# (jq -s: with one answer a line, jq -e alone would judge by the last line)
-text () { jq -s -r ".[] | select(.id == $1) | .result.content[0].text" out; }
-iserr () { jq -s -e ".[] | select(.id == $1) | .result.isError == true" out >/dev/null; }
-okres () { jq -s -e ".[] | select(.id == $1) | .result.isError == false" out >/dev/null; }
-# answer ID FILTER: FILTER holds for the whole answer ID
-answer () { jq -s -e ".[] | select(.id == $1) | $2" out >/dev/null; }
+. "$TEST_DIRECTORY/lib/sdlc.sh"
+sdlc_fixture aurora.json || { echo "Bail out! fixture file"; exit 1; }
 
 test_expect_success 'forgemcp mcp without a module, or an unknown one: exit 2 and the modules' '
 	{ "$FORGEMCP" mcp 2>err </dev/null; test $? = 2; } &&
@@ -141,14 +82,12 @@ test_expect_success 'hub API: the issue with fields, labels, both sides of its l
 	jq -e ".issue.links == [{type: \"Blocks\", direction: \"is blocked by\", side: \"inward\", key: \"AURORA-9001\", summary: (\"Отчёт ОСВ по счёту 60 \" * 5), status: \"В работе\"}]" hub.json
 '
 
-INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
-
 test_expect_success 'mcp jira: initialize names sdlc-jira; tools/list has the tools, read-only marked' '
 	{ echo "$INIT"; echo "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"
 	  echo "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}"; } | sdlc jira --project AURORA &&
 	test "$(wc -l <out)" = 2 &&
 	answer 1 ".result.serverInfo.name == \"sdlc-jira\" and .result.protocolVersion == \"2025-06-18\"" &&
-	answer 2 "[.result.tools[] | [.name, .annotations.readOnlyHint]] == [[\"projects\", true], [\"project_create\", false], [\"issues\", true], [\"issue\", true], [\"comment\", true]]"
+	answer 2 "[.result.tools[] | [.name, .annotations.readOnlyHint]] == [[\"projects\", true], [\"project_create\", false], [\"issues\", true], [\"issue\", true], [\"comment\", true], [\"batch_create\", false], [\"batch_status\", true], [\"batches\", true]]"
 '
 
 test_expect_success 'mcp jira: issues is the table of own issues and neighbours, summaries cut at 80' '
@@ -163,9 +102,11 @@ test_expect_success 'mcp jira: issues is the table of own issues and neighbours,
 	test "$(text 3 | sed -n 2p | cut -d" " -f1)" = AURORA-9003
 '
 
-test_expect_success 'mcp jira: the card shows 5 comments of 7, newest first, cut at 300 with …, then ещё 2' '
-	{ echo "$INIT"; call 2 issue "{\"key\":\"AURORA-9001\"}"; } | sdlc jira --project AURORA &&
+test_expect_success 'mcp jira: the card shows 5 comments of 7, newest first, cut at 300 with …, then ещё 2; none: комментариев нет' '
+	{ echo "$INIT"; call 2 issue "{\"key\":\"AURORA-9001\"}"; call 3 issue "{\"key\":\"AURORA-9003\"}"; } |
+		sdlc jira --project AURORA &&
 	okres 2 && text 2 >card.txt &&
+	text 3 | grep -x "комментариев нет" && ! text 3 | grep "ещё" &&
 	grep -x "комментарии (7):" card.txt &&
 	grep -x "#107 Сидоров, 08.11 15:45" card.txt &&
 	grep -x "$(printf "%0300d" 0 | sed "s/0/я/g")…" card.txt &&

@@ -10,16 +10,13 @@
 #include "core_io.h"
 #include "err.h"
 #include "log.h"
+#include "hub/api-int.h"
 #include "hub/hub.h"
 #include "hub/texts.h"
 #include "store/db_tracker.h"
 
-#define HUB_LIMIT_DEFAULT	50
-#define HUB_LIMIT_MAX		500
-#define HUB_QUERY_MAX		1024	/* bytes of one decoded query value */
 
-/* A refusal: status and {"error": text} with the text of t and its arguments. */
-static void
+void
 hub_refuse(struct core_response *resp, int status, enum hub_text t, ...)
 {
 	struct json_object	*o;
@@ -35,8 +32,7 @@ hub_refuse(struct core_response *resp, int status, enum hub_text t, ...)
 	core_response_json(resp, status, o);
 }
 
-/* A store failure: the database's state, or a bug; logged, never shown. */
-static void
+void
 hub_failed(struct core_response *resp, int rc, const struct err *e)
 {
 	if (rc == ERR_UNAVAILABLE) {
@@ -58,12 +54,8 @@ hub_hex(int c)
 	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-/*
- * The value of name in a query string, percent-decoded ('+' is a space)
- * into buf; NULL when absent, empty, or not decodable into len bytes
- * without a NUL (*bad is then set).
- */
-static const char *
+/* hub_query ('+' is a space). */
+const char *
 hub_query(const char *query, const char *name, char *buf, size_t len, int *bad)
 {
 	const char	*p = query, *end;
@@ -129,8 +121,7 @@ hub_projects(struct db *db, struct core_response *resp)
 	core_response_json(resp, 200, o);
 }
 
-/* The member name of body as a string, or NULL. */
-static const char *
+const char *
 hub_member(struct json_object *body, const char *name, int *present)
 {
 	struct json_object	*v;
@@ -313,6 +304,14 @@ hub_handle(struct db *db, const struct config *cfg, const struct principal *who,
 			hub_issues(db, query, resp);
 		else
 			hub_issue(db, path + 7, resp);
+		return;
+	}
+	if (strcmp(path, "commands") == 0 && get) {
+		hub_commands(resp);
+		return;
+	}
+	if (strcmp(path, "batches") == 0 || strncmp(path, "batches/", 8) == 0) {
+		hub_batches_route(db, who, method, path, query, body, resp);
 		return;
 	}
 	hub_refuse(resp, 404, HT_HUB_NO_PATH, method, path);

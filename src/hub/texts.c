@@ -31,6 +31,7 @@ static const char *const hub_texts[HT__MAX] = {
 	[HT_HUB_SCOPE] = "токену нужна область %s",
 	[HT_HUB_ERROR] = "внутренняя ошибка хаба; подробности в его журнале",
 	[HT_HUB_ANSWER] = "хаб ответил непонятно (HTTP %ld)",
+	[HT_NO_BATCH] = "пакета %s нет",
 	[HT_COMMENTS] = "комментарии (%zu):",
 	[HT_NO_COMMENTS] = "комментариев нет",
 	[HT_MORE] = "ещё %zu",

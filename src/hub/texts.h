@@ -30,6 +30,7 @@ enum hub_text {
 	HT_HUB_SCOPE,		/* 403: the scope needed */
 	HT_HUB_ERROR,		/* 500 */
 	HT_HUB_ANSWER,		/* the hub's answer cannot be read: HTTP status */
+	HT_NO_BATCH,		/* 404 of GET /batches/{id}: id */
 	HT_COMMENTS,		/* the card's comments: count */
 	HT_NO_COMMENTS,
 	HT_MORE,		/* "ещё M": count */

@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 
 #include "buf.h"
+#include "sdlc/jira-int.h"
 #include "sdlc/sdlc.h"
 
 #define JIRA_SUMMARY_MAX	80	/* code points of a summary in the issues table */
@@ -331,7 +332,7 @@ static const struct sdlc_tool jira_tools[] = {
 	  "Проекты хаба: метка, название, доска, тип доски («неизвестен», пока агент не "
 	  "определил) и число своих задач; в привязанной сессии текущий проект отмечен.",
 	  "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
-	  SDLC_ANY | SDLC_READ, jira_projects },
+	  SDLC_ANY | SDLC_READ, jira_projects, NULL },
 	{ "project_create", "Завести проект",
 	  "Заводит проект в хабе (POST /projects, автор claude) и ставит пакет его обновления; "
 	  "отвечает проектом, id пакета обновления и фрагментом .mcp.json для репозитория "
@@ -343,7 +344,7 @@ static const struct sdlc_tool jira_tools[] = {
 	  "\"description\":\"название проекта\"},"
 	  "\"board_id\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"id доски\"}},"
 	  "\"required\":[\"label\",\"name\"],\"additionalProperties\":false}",
-	  SDLC_ANY, jira_project_create },
+	  SDLC_ANY, jira_project_create, NULL },
 	{ "issues", "Задачи проекта",
 	  "Задачи проекта сессии и их соседи (связанные с ними задачи): ключ, тема (до 80 "
 	  "символов), статус, срок, исполнитель, спринт, SP; сначала недавно изменённые.",
@@ -355,13 +356,13 @@ static const struct sdlc_tool jira_tools[] = {
 	  "\"text\":{\"type\":\"string\",\"maxLength\":255,\"description\":\"подстрока темы\"},"
 	  "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":500,\"default\":50}},"
 	  "\"additionalProperties\":false}",
-	  SDLC_BOUND | SDLC_READ, jira_issues },
+	  SDLC_BOUND | SDLC_READ, jira_issues, NULL },
 	{ "issue", "Карточка задачи",
 	  "Карточка задачи по ключу: поля, связи (обе стороны, с типом и направлением), заметки, "
 	  "последние команды и 5 последних комментариев (новые первыми, до 300 символов).",
 	  "{\"type\":\"object\",\"properties\":{" KEY_SCHEMA "},"
 	  "\"required\":[\"key\"],\"additionalProperties\":false}",
-	  SDLC_BOUND | SDLC_READ, jira_issue },
+	  SDLC_BOUND | SDLC_READ, jira_issue, NULL },
 	{ "comment", "Комментарий целиком",
 	  "Один комментарий задачи целиком, с переносами строк; comment_id — номер из ответа "
 	  "issue («#» в начале допускается).",
@@ -369,7 +370,27 @@ static const struct sdlc_tool jira_tools[] = {
 	  "\"comment_id\":{\"type\":\"string\",\"pattern\":\"^#?[0-9]{1,19}$\","
 	  "\"description\":\"номер комментария, например 101 или #101\"}},"
 	  "\"required\":[\"key\",\"comment_id\"],\"additionalProperties\":false}",
-	  SDLC_BOUND | SDLC_READ, jira_comment },
+	  SDLC_BOUND | SDLC_READ, jira_comment, NULL },
+	{ "batch_create", "Поставить пакет команд", NULL,
+	  "{\"type\":\"object\",\"properties\":{"
+	  "\"title\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,"
+	  "\"description\":\"название пакета\"},"
+	  "\"commands\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":49,"
+	  "\"items\":{\"type\":\"object\"},"
+	  "\"description\":\"команды: объекты с type и параметрами (см. описание)\"}},"
+	  "\"required\":[\"title\",\"commands\"],\"additionalProperties\":false}",
+	  SDLC_BOUND, jira_batch_create, jira_batch_describe },
+	{ "batch_status", "Состояние пакета",
+	  "Пакет по id: состояние каждой команды, ошибки и оценка остатка.",
+	  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\","
+	  "\"minimum\":1,\"description\":\"id пакета\"}},"
+	  "\"required\":[\"id\"],\"additionalProperties\":false}",
+	  SDLC_READ, jira_batch_status, NULL },
+	{ "batches", "Последние пакеты",
+	  "Последние пакеты (проекта сессии, если она привязана; иначе все) с их состоянием.",
+	  "{\"type\":\"object\",\"properties\":{\"limit\":{\"type\":\"integer\","
+	  "\"minimum\":1,\"maximum\":500,\"default\":20}},\"additionalProperties\":false}",
+	  SDLC_READ, jira_batches, NULL },
 };
 
 const struct sdlc_module sdlc_jira = {

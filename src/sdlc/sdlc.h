@@ -43,6 +43,7 @@ struct sdlc_tool {
 	const char	*schema;	/* inputSchema, JSON */
 	unsigned	 flags;		/* enum sdlc_flag */
 	sdlc_fn		 fn;
+	void		(*describe)(struct buf *out);	/* non-NULL: writes the description */
 };
 
 struct sdlc_module {

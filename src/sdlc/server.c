@@ -95,14 +95,22 @@ static struct json_object *
 sdlc_list(const struct sdlc_module *m)
 {
 	struct json_object	*r = json_object_new_object(), *a = json_object_new_array(), *t, *h;
+	struct buf		 d;
 	size_t			 i;
 
 	for (i = 0; i < m->n_tools; i++) {
 		t = json_object_new_object();
 		json_object_object_add(t, "name", json_object_new_string(m->tools[i].name));
 		json_object_object_add(t, "title", json_object_new_string(m->tools[i].title));
-		json_object_object_add(t, "description",
-		    json_object_new_string(m->tools[i].description));
+		if (m->tools[i].describe != NULL) {
+			buf_init(&d);
+			m->tools[i].describe(&d);
+			json_object_object_add(t, "description",
+			    json_object_new_string(d.data != NULL ? d.data : ""));
+			buf_release(&d);
+		} else
+			json_object_object_add(t, "description",
+			    json_object_new_string(m->tools[i].description));
 		json_object_object_add(t, "inputSchema",
 		    json_object_get(schema_json(sdlc_schemas[i])));
 		h = json_object_new_object();

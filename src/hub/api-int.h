@@ -1,0 +1,37 @@
+/* api-int: what the hub API's files share (api.c, api_batches.c). */
+#ifndef FM_HUB_API_INT_H
+#define FM_HUB_API_INT_H
+#include <stddef.h>
+#include <json-c/json.h>
+
+#include "hub/texts.h"
+
+struct core_response;
+struct db;
+struct err;
+struct principal;
+
+#define HUB_LIMIT_DEFAULT	50
+#define HUB_LIMIT_MAX		500
+#define HUB_QUERY_MAX		1024	/* bytes of one decoded query value */
+
+/* A refusal: status and {"error": text} with the text of t and its arguments. */
+void	hub_refuse(struct core_response *resp, int status, enum hub_text t, ...);
+/* A store failure (rc, e): 503 for the database's outage, else 500; logged, never shown. */
+void	hub_failed(struct core_response *resp, int rc, const struct err *e);
+/*
+ * The value of name in a query string, percent-decoded into buf; NULL
+ * when absent or empty; NULL with *bad set when it does not fit or holds
+ * a NUL.
+ */
+const char *hub_query(const char *query, const char *name, char *buf, size_t len, int *bad);
+/* The member name of body as a string (NULL otherwise); *present says whether it is there. */
+const char *hub_member(struct json_object *body, const char *name, int *present);
+/* GET /hub/commands: the command registry. */
+void	hub_commands(struct core_response *resp);
+/* /hub/batches and /hub/batches/...: path is "batches" or "batches/<rest>". */
+void	hub_batches_route(struct db *db, const struct principal *who, const char *method,
+	    const char *path, const char *query, struct json_object *body,
+	    struct core_response *resp);
+
+#endif

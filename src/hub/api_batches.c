@@ -1,0 +1,225 @@
+/* api_batches: the hub API's batches and command registry (api-int.h). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "auth.h"
+#include "core_io.h"
+#include "err.h"
+#include "log.h"
+#include "hub/api-int.h"
+#include "hub/commands.h"
+#include "store/db_batches.h"
+
+#define HUB_TITLE_MAX	500	/* bytes of a batch's title */
+
+void
+hub_commands(struct core_response *resp)
+{
+	struct json_object	*o = json_object_new_object();
+
+	json_object_object_add(o, "commands", hub_commands_json());
+	core_response_json(resp, 200, o);
+}
+
+struct hub_own {
+	struct db	*db;
+	const char	*label;
+	int		 failed;
+	struct err	 e;
+};
+
+static int
+hub_own(void *arg, const char *key)
+{
+	struct hub_own	*o = arg;
+	int		 own;
+
+	if (tracker_is_own(o->db, o->label, key, &own, &o->e) != 0) {
+		o->failed = 1;
+		return -1;
+	}
+	return own;
+}
+
+/* {"error": msg} with status. */
+static void
+hub_refuse_text(struct core_response *resp, int status, const char *msg)
+{
+	struct json_object	*o = json_object_new_object();
+
+	json_object_object_add(o, "error", json_object_new_string(msg));
+	core_response_json(resp, status, o);
+}
+
+/* POST /hub/batches {project?, title, author?, commands} */
+static void
+hub_batch_create(struct db *db, const struct principal *who, struct json_object *body,
+    struct core_response *resp)
+{
+	struct hub_batch_ctx	 ctx = { 0 };
+	struct hub_own		 own = { 0 };
+	struct json_object	*labels = NULL, *commands = NULL, *o;
+	const char		*title, *author, *project;
+	uint64_t		 project_id = 0, id;
+	double			 estimate;
+	struct err		 e;
+	char			 msg[600];
+	int			 rc, present;
+
+	if (!(who->scopes & AUTH_SCOPE_WRITE)) {
+		hub_refuse(resp, 403, HT_HUB_SCOPE, "write");
+		return;
+	}
+	err_clear(&e);
+	title = hub_member(body, "title", &present);
+	if (title == NULL || title[0] == '\0' || strlen(title) > HUB_TITLE_MAX) {
+		hub_refuse_text(resp, 422, "title — непустой текст до 500 байт");
+		return;
+	}
+	author = hub_member(body, "author", &present);
+	if (author == NULL || author[0] == '\0' || strlen(author) > 64)
+		author = "api";
+	project = hub_member(body, "project", &present);
+	if (present && project == NULL) {
+		hub_refuse_text(resp, 422, "project — метка проекта");
+		return;
+	}
+	if (project != NULL &&
+	    (rc = tracker_project_get(db, project, &project_id, &ctx.board_id, &e)) != 0) {
+		if (rc == ERR_NOTFOUND)
+			hub_refuse(resp, 404, HT_HUB_UNKNOWN_PROJECT, project);
+		else
+			hub_failed(resp, rc, &e);
+		return;
+	}
+	if ((rc = tracker_labels(db, &labels, &e)) != 0) {
+		hub_failed(resp, rc, &e);
+		return;
+	}
+	ctx.project = project;
+	ctx.labels = labels;
+	own.db = db;
+	own.label = project;
+	err_clear(&own.e);
+	ctx.own = hub_own;
+	ctx.own_arg = &own;
+	commands = hub_batch_check(&ctx, json_object_object_get(body, "commands"), &estimate, msg,
+	    sizeof msg);
+	json_object_put(labels);
+	if (commands == NULL) {
+		if (own.failed)
+			hub_failed(resp, ERR_DB, &own.e);
+		else
+			hub_refuse_text(resp, 422, msg);
+		return;
+	}
+	if ((rc = tracker_batch_add(db, &id, project_id, title, author, commands, &e)) != 0) {
+		json_object_put(commands);
+		hub_failed(resp, rc, &e);
+		return;
+	}
+	log_info("hub: batch %llu of %zu commands queued by %s (%s)", (unsigned long long)id,
+	    json_object_array_length(commands), who->login, author);
+	o = json_object_new_object();
+	json_object_object_add(o, "id", json_object_new_uint64(id));
+	json_object_object_add(o, "project", project != NULL ? json_object_new_string(project) : NULL);
+	json_object_object_add(o, "commands",
+	    json_object_new_uint64(json_object_array_length(commands)));
+	json_object_object_add(o, "estimate_seconds", json_object_new_int64((int64_t)estimate));
+	json_object_put(commands);
+	core_response_json(resp, 201, o);
+}
+
+/* GET /hub/batches/{id} */
+static void
+hub_batch_get(struct db *db, const char *sid, struct core_response *resp)
+{
+	struct json_object	*b, *cmds, *c, *o;
+	const char		*state;
+	struct err		 e;
+	char			*end;
+	unsigned long long	 id = strtoull(sid, &end, 10);
+	double			 left = 0;
+	size_t			 i;
+	int			 rc;
+
+	err_clear(&e);
+	if (*end != '\0' || id == 0 || sid[0] == '0' || strlen(sid) > 19 ||
+	    (rc = tracker_batch_get(db, &b, (uint64_t)id, &e)) == ERR_NOTFOUND) {
+		hub_refuse(resp, 404, HT_NO_BATCH, sid);
+		return;
+	}
+	if (rc != 0) {
+		hub_failed(resp, rc, &e);
+		return;
+	}
+	cmds = json_object_object_get(b, "commands");
+	for (i = 0; i < json_object_array_length(cmds); i++) {
+		c = json_object_array_get_idx(cmds, i);
+		state = json_object_get_string(json_object_object_get(c, "state"));
+		if (strcmp(state, "queued") == 0 || strcmp(state, "claimed") == 0)
+			left += hub_command_seconds(json_object_get_string(
+			    json_object_object_get(c, "type")));
+	}
+	json_object_object_add(b, "estimate_seconds", json_object_new_int64((int64_t)left));
+	o = json_object_new_object();
+	json_object_object_add(o, "batch", b);
+	core_response_json(resp, 200, o);
+}
+
+/* GET /hub/batches?project=P&limit=N */
+static void
+hub_batch_list(struct db *db, const char *query, struct core_response *resp)
+{
+	char			 project[HUB_QUERY_MAX], limit[32], *end;
+	struct json_object	*o;
+	struct err		 e;
+	const char		*label;
+	long			 n = 20;
+	int			 rc, bad = 0;
+
+	label = hub_query(query, "project", project, sizeof project, &bad);
+	if (hub_query(query, "limit", limit, sizeof limit, &bad) != NULL) {
+		n = strtol(limit, &end, 10);
+		if (*end != '\0' || n < 1 || n > HUB_LIMIT_MAX) {
+			hub_refuse(resp, 422, HT_HUB_BAD_LIMIT, limit);
+			return;
+		}
+	}
+	if (bad) {
+		hub_refuse(resp, 400, HT_HUB_BAD_BODY, "query");
+		return;
+	}
+	err_clear(&e);
+	if ((rc = tracker_batches(db, &o, label, (int)n, &e)) != 0) {
+		hub_failed(resp, rc, &e);
+		return;
+	}
+	core_response_json(resp, 200, o);
+}
+
+void
+hub_batches_route(struct db *db, const struct principal *who, const char *method,
+    const char *path, const char *query, struct json_object *body,
+    struct core_response *resp)
+{
+	int	get = strcmp(method, "GET") == 0;
+
+	if (strcmp(path, "batches") == 0) {
+		if (get)
+			hub_batch_list(db, query, resp);
+		else if (body != NULL)
+			hub_batch_create(db, who, body, resp);
+		else
+			hub_refuse(resp, 400, HT_HUB_BAD_BODY, "пусто");
+		return;
+	}
+	if (get && strchr(path + 8, '/') == NULL) {
+		hub_batch_get(db, path + 8, resp);
+		return;
+	}
+	hub_refuse(resp, 404, HT_HUB_NO_PATH, method, path);
+}

@@ -1,0 +1,18 @@
+/* jira-int: the sdlc-jira tools kept beside jira.c (jira_batches.c). */
+#ifndef FM_SDLC_JIRA_INT_H
+#define FM_SDLC_JIRA_INT_H
+#include <json-c/json.h>
+
+#include "buf.h"
+
+struct sdlc_ctx;
+
+int	jira_batch_create(struct sdlc_ctx *ctx, struct json_object *args);
+int	jira_batch_status(struct sdlc_ctx *ctx, struct json_object *args);
+int	jira_batches(struct sdlc_ctx *ctx, struct json_object *args);
+/* A batch's view (batch_status, batch_wait, batch_cancel). */
+void	jira_batch_view(struct buf *out, struct json_object *batch);
+/* batch_create's description, from the hub's command registry. */
+void	jira_batch_describe(struct buf *out);
+
+#endif

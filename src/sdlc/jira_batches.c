@@ -1,0 +1,127 @@
+/* jira_batches: the sdlc-jira tools of batches (jira-int.h). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "buf.h"
+#include "hub/commands.h"
+#include "sdlc/jira-int.h"
+#include "sdlc/sdlc.h"
+
+void
+jira_batch_describe(struct buf *out)
+{
+	hub_commands_describe(out);
+}
+
+/* Seconds as whole minutes, rounded up, at least 1 for anything left. */
+static long
+jira_minutes(int64_t seconds)
+{
+	return seconds <= 0 ? 0 : (long)((seconds + 59) / 60);
+}
+
+int
+jira_batch_create(struct sdlc_ctx *ctx, struct json_object *args)
+{
+	struct json_object	*body, *o;
+	int			 rc;
+
+	body = json_object_new_object();
+	json_object_object_add(body, "project", json_object_new_string(ctx->project));
+	json_object_object_add(body, "title", json_object_get(json_object_object_get(args, "title")));
+	json_object_object_add(body, "author", json_object_new_string("claude"));
+	json_object_object_add(body, "commands",
+	    json_object_get(json_object_object_get(args, "commands")));
+	rc = sdlc_hub(ctx, "POST", "/batches", body, &o);
+	json_object_put(body);
+	if (rc != 0)
+		return rc;
+	buf_printf(ctx->out, "пакет #%s поставлен: команд — %s, оценка — %ld мин "
+	    "(estimate_seconds %s)", sdlc_str(o, "id", "?"), sdlc_str(o, "commands", "?"),
+	    jira_minutes(json_object_get_int64(json_object_object_get(o, "estimate_seconds"))),
+	    sdlc_str(o, "estimate_seconds", "0"));
+	json_object_put(o);
+	return 0;
+}
+
+/* The batch view: its head line, a line a command, what is left. */
+void
+jira_batch_view(struct buf *out, struct json_object *b)
+{
+	struct json_object	*cmds, *c;
+	const char		*error;
+	size_t			 i;
+
+	buf_printf(out, "пакет #%s «%s» (проект %s, автор %s, создан ", sdlc_str(b, "id", ""),
+	    sdlc_str(b, "title", ""), sdlc_str(b, "project", "—"), sdlc_str(b, "author", ""));
+	sdlc_time(out, sdlc_str(b, "created", NULL), 1);
+	buf_printf(out, "): %s", sdlc_str(b, "state", ""));
+	cmds = json_object_object_get(b, "commands");
+	for (i = 0; i < json_object_array_length(cmds); i++) {
+		c = json_object_array_get_idx(cmds, i);
+		buf_printf(out, "\n#%s %s — %s", sdlc_str(c, "id", ""), sdlc_str(c, "type", ""),
+		    sdlc_str(c, "state", ""));
+		if ((error = sdlc_str(c, "error", NULL)) != NULL)
+			buf_printf(out, ": %s", error);
+	}
+	buf_printf(out, "\nоценка остатка: %ld мин",
+	    jira_minutes(json_object_get_int64(json_object_object_get(b, "estimate_seconds"))));
+}
+
+int
+jira_batch_status(struct sdlc_ctx *ctx, struct json_object *args)
+{
+	struct json_object	*o;
+	char			 path[64];
+	int			 rc;
+
+	snprintf(path, sizeof path, "/batches/%" PRId64,
+	    json_object_get_int64(json_object_object_get(args, "id")));
+	if ((rc = sdlc_hub(ctx, "GET", path, NULL, &o)) != 0)
+		return rc;
+	jira_batch_view(ctx->out, json_object_object_get(o, "batch"));
+	json_object_put(o);
+	return 0;
+}
+
+int
+jira_batches(struct sdlc_ctx *ctx, struct json_object *args)
+{
+	struct json_object	*o, *list, *b, *v;
+	struct buf		 q;
+	char			*label;
+	size_t			 i, n;
+	int			 rc;
+
+	buf_init(&q);
+	buf_printf(&q, "/batches?limit=%d", json_object_object_get_ex(args, "limit", &v) ?
+	    json_object_get_int(v) : 20);
+	if (ctx->project != NULL) {
+		if ((label = hub_escape(ctx->project)) == NULL) {
+			buf_release(&q);
+			return 1;
+		}
+		buf_printf(&q, "&project=%s", label);
+		free(label);
+	}
+	rc = q.oom ? 1 : sdlc_hub(ctx, "GET", q.data, NULL, &o);
+	buf_release(&q);
+	if (rc != 0)
+		return rc;
+	list = json_object_object_get(o, "batches");
+	n = json_object_array_length(list);
+	buf_puts(ctx->out, n == 0 ? "пакетов нет" :
+	    "id | проект | название | состояние | команд | создан");
+	for (i = 0; i < n; i++) {
+		b = json_object_array_get_idx(list, i);
+		buf_printf(ctx->out, "\n%s | %s | %s | %s | %s | ", sdlc_str(b, "id", ""),
+		    sdlc_str(b, "project", "—"), sdlc_str(b, "title", ""), sdlc_str(b, "state", ""),
+		    sdlc_str(b, "commands", "0"));
+		sdlc_time(ctx->out, sdlc_str(b, "created", NULL), 1);
+	}
+	json_object_put(o);
+	return 0;
+}
