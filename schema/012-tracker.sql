@@ -92,7 +92,12 @@ CREATE TABLE tracker_comments (
 -- A batch: commands queued together (author claude from MCP, api from the
 -- API without one), for a project or none.  A command's state goes queued ->
 -- claimed (an agent has it; handouts counts how often it was handed out) ->
--- done | failed | cancelled | skipped; params is its JSON object.
+-- done | failed | cancelled | skipped; params is its JSON object, result
+-- what the agent reported (for ensure_issue {"temp_key": "new:1", "key":
+-- "AURORA-12"}, which later commands of the batch use for new:1).  A
+-- batch's commands run in seq order: one is handed out only when those
+-- before it are final.  A claimed command not reported within its lease is
+-- handed out again (handouts counts), and failed after the fifth time.
 CREATE TABLE tracker_batches (
 	id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
 	project_id BIGINT UNSIGNED NULL,
@@ -114,6 +119,7 @@ CREATE TABLE tracker_commands (
 	handouts INT UNSIGNED NOT NULL DEFAULT 0,
 	claimed_at DATETIME(3) NULL,
 	error TEXT NULL,
+	result TEXT NULL,
 	updated_at DATETIME(3) NOT NULL,
 	UNIQUE KEY tracker_commands_seq (batch_id, seq),
 	KEY tracker_commands_state (state, id),

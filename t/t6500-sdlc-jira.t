@@ -82,12 +82,15 @@ test_expect_success 'hub API: the issue with fields, labels, both sides of its l
 	jq -e ".issue.links == [{type: \"Blocks\", direction: \"is blocked by\", side: \"inward\", key: \"AURORA-9001\", summary: (\"Отчёт ОСВ по счёту 60 \" * 5), status: \"В работе\"}]" hub.json
 '
 
-test_expect_success 'mcp jira: initialize names sdlc-jira; tools/list has the tools, read-only marked' '
+test_expect_success 'mcp jira: initialize names sdlc-jira; tools/list is the snapshot t/sdlc-jira-tools.json' '
 	{ echo "$INIT"; echo "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"
 	  echo "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}"; } | sdlc jira --project AURORA &&
 	test "$(wc -l <out)" = 2 &&
 	answer 1 ".result.serverInfo.name == \"sdlc-jira\" and .result.protocolVersion == \"2025-06-18\"" &&
-	answer 2 "[.result.tools[] | [.name, .annotations.readOnlyHint]] == [[\"projects\", true], [\"project_create\", false], [\"issues\", true], [\"issue\", true], [\"comment\", true], [\"batch_create\", false], [\"batch_status\", true], [\"batches\", true]]"
+	jq -s -S ".[] | select(.id == 2) | .result.tools" out >tools.json &&
+	if test "${TEST_UPDATE_SNAPSHOT:-}" = 1; then cp tools.json "$TEST_DIRECTORY/sdlc-jira-tools.json"; fi &&
+	test_cmp "$TEST_DIRECTORY/sdlc-jira-tools.json" tools.json &&
+	jq -e "[.[] | [.name, .annotations.readOnlyHint]] == [[\"projects\", true], [\"project_create\", false], [\"issues\", true], [\"issue\", true], [\"comment\", true], [\"batch_create\", false], [\"batch_status\", true], [\"batches\", true], [\"batch_wait\", true], [\"refresh\", false]]" tools.json
 '
 
 test_expect_success 'mcp jira: issues is the table of own issues and neighbours, summaries cut at 80' '

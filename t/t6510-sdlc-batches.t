@@ -34,7 +34,7 @@ test_expect_success 'batch_create: the label of the project added, the trailing 
 
 test_expect_success 'three commands make a batch of four; the sprint and story points get the board' '
 	batch "1538 в спринт 2" "[{\"type\":\"ensure_fields\",\"key\":\"AURORA-9001\",\"status\":\"Готово\",\"story_points\":5},
-		{\"type\":\"ensure_link\",\"key\":\"AURORA-9001\",\"to\":\"OTHER-6\",\"direction\":\"outward\"},
+		{\"type\":\"ensure_link\",\"key\":\"AURORA-9001\",\"link_type\":\"Relates\",\"to\":\"OTHER-6\",\"direction\":\"outward\"},
 		{\"type\":\"ensure_sprint\",\"key\":\"AURORA-9003\",\"sprint\":\"Спринт 2\"}]" &&
 	okres 2 && text 2 | grep "команд — 4, оценка — 1 мин (estimate_seconds 60)" &&
 	id=$(text 2 | sed -n "s/^пакет #\([0-9]*\) .*/\1/p") &&

@@ -31,6 +31,7 @@ int	cli_runner(struct cli *cli, int argc, char **argv);		/* CI jobs */
 int	cli_call(struct cli *cli, int argc, char **argv);		/* a tool, over HTTP */
 int	cli_mcp(struct cli *cli, int argc, char **argv);		/* a hub module's stdio server */
 int	cli_tracker(struct cli *cli, int argc, char **argv);		/* import */
+int	cli_agent(struct cli *cli, int argc, char **argv);		/* the hub's commands */
 
 /*
  * Prints one tab-separated field of a listing: tabs and line breaks become

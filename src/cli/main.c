@@ -42,6 +42,7 @@ usage(FILE *f)
 	    "  call          call one tool of an endpoint over HTTP (for scripts and runbooks)\n"
 	    "  mcp           serve an sdlc hub module (jira) over stdio, a client of the hub API\n"
 	    "  tracker       import fixtures into the hub's tracker mirror\n"
+	    "  agent         execute the sdlc hub's commands (a long-running process)\n"
 	    "\n"
 	    "Run with no command under a FastCGI socket (spawn-fcgi, systemd, Apache) it\n"
 	    "serves FastCGI; run as CGI (GATEWAY_INTERFACE set) it serves one request.\n"
@@ -142,6 +143,7 @@ static const struct {
 	{ "runner", cli_runner },
 	{ "mcp", cli_mcp },
 	{ "tracker", cli_tracker },
+	{ "agent", cli_agent },
 };
 
 int

@@ -34,4 +34,8 @@ void	hub_batches_route(struct db *db, const struct principal *who, const char *m
 	    const char *path, const char *query, struct json_object *body,
 	    struct core_response *resp);
 
+/* /hub/agent/...: the agent protocol (claim, report, local). */
+void	hub_agent_route(struct db *db, const struct principal *who, const char *method,
+	    const char *path, struct json_object *body, struct core_response *resp);
+
 #endif

@@ -310,6 +310,10 @@ hub_handle(struct db *db, const struct config *cfg, const struct principal *who,
 		hub_commands(resp);
 		return;
 	}
+	if (strncmp(path, "agent/", 6) == 0) {
+		hub_agent_route(db, who, method, path, body, resp);
+		return;
+	}
 	if (strcmp(path, "batches") == 0 || strncmp(path, "batches/", 8) == 0) {
 		hub_batches_route(db, who, method, path, query, body, resp);
 		return;

@@ -67,7 +67,7 @@ static const struct hub_command hub_commands[] = {
 		{ "status", 0, HF_TEXT }, { "assignee", 0, HF_TEXT }, { "priority", 0, HF_TEXT },
 		{ "due", 0, HF_DATE }, { "story_points", 0, HF_NUMBER }, { NULL, 0, 0 } } },
 	{ "ensure_link", 0, 10, {
-		{ "key", 1, HF_KEY }, { "type", 1, HF_TEXT }, { "to", 1, HF_KEY },
+		{ "key", 1, HF_KEY }, { "link_type", 1, HF_TEXT }, { "to", 1, HF_KEY },
 		{ "direction", 0, HF_DIRECTION }, { NULL, 0, 0 } } },
 	{ "ensure_sprint", HC_BOARD, 10, {
 		{ "key", 1, HF_KEY }, { "sprint", 1, HF_TEXT }, { NULL, 0, 0 } } },

@@ -391,6 +391,23 @@ static const struct sdlc_tool jira_tools[] = {
 	  "{\"type\":\"object\",\"properties\":{\"limit\":{\"type\":\"integer\","
 	  "\"minimum\":1,\"maximum\":500,\"default\":20}},\"additionalProperties\":false}",
 	  SDLC_READ, jira_batches, NULL },
+	{ "batch_wait", "Дождаться пакета",
+	  "Ждёт конца пакета (не дольше timeout_minutes, до 60) и отвечает, как batch_status: "
+	  "сразу, как пакет завершится.",
+	  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\","
+	  "\"minimum\":1,\"description\":\"id пакета\"},\"timeout_minutes\":{\"type\":"
+	  "\"integer\",\"minimum\":1,\"maximum\":60,\"default\":10}},"
+	  "\"required\":[\"id\"],\"additionalProperties\":false}",
+	  SDLC_READ, jira_batch_wait, NULL },
+	{ "refresh", "Обновить зеркало",
+	  "Ставит пакет обновления зеркала: keys — этих задач, full — полный прогон всех "
+	  "проектов. Без wait — строка с id пакета; с wait — итог пакета, как у batch_wait.",
+	  "{\"type\":\"object\",\"properties\":{\"keys\":{\"type\":\"array\","
+	  "\"minItems\":1,\"maxItems\":64,\"items\":{\"type\":\"string\","
+	  "\"minLength\":1,\"maxLength\":64}},\"full\":{\"type\":\"boolean\"},"
+	  "\"wait\":{\"type\":\"boolean\",\"default\":false}},"
+	  "\"additionalProperties\":false}",
+	  SDLC_BOUND, jira_refresh, NULL },
 };
 
 const struct sdlc_module sdlc_jira = {

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <json-c/json.h>
 
 #include "buf.h"
@@ -123,5 +125,99 @@ jira_batches(struct sdlc_ctx *ctx, struct json_object *args)
 		sdlc_time(ctx->out, sdlc_str(b, "created", NULL), 1);
 	}
 	json_object_put(o);
+	return 0;
+}
+
+#define JIRA_POLL_SECONDS	1	/* how often a waiting tool asks the hub */
+
+/* Whether a batch's state is final. */
+static int
+jira_final(const char *state)
+{
+	return strcmp(state, "done") == 0 || strcmp(state, "failed") == 0 ||
+	    strcmp(state, "cancelled") == 0;
+}
+
+/*
+ * Waits for batch id to end, at most minutes, asking the hub every
+ * JIRA_POLL_SECONDS with a short request (no hub worker waits), then
+ * writes its view, and a line when it had not ended.
+ */
+static int
+jira_wait(struct sdlc_ctx *ctx, int64_t id, int64_t minutes)
+{
+	struct json_object	*o = NULL, *b;
+	struct timespec		 t0, now;
+	char			 path[64];
+	int			 rc;
+
+	snprintf(path, sizeof path, "/batches/%" PRId64, id);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		if ((rc = sdlc_hub(ctx, "GET", path, NULL, &o)) != 0)
+			return rc;
+		b = json_object_object_get(o, "batch");
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (jira_final(sdlc_str(b, "state", "")) || now.tv_sec - t0.tv_sec >= minutes * 60)
+			break;
+		json_object_put(o);
+		o = NULL;
+		sleep(JIRA_POLL_SECONDS);
+	}
+	jira_batch_view(ctx->out, b);
+	if (!jira_final(sdlc_str(b, "state", "")))
+		buf_printf(ctx->out, "\nпакет ещё не завершён: ждал %" PRId64 " мин; "
+		    "batch_wait или batch_status позже", minutes);
+	json_object_put(o);
+	return 0;
+}
+
+int
+jira_batch_wait(struct sdlc_ctx *ctx, struct json_object *args)
+{
+	struct json_object	*v;
+
+	return jira_wait(ctx, json_object_get_int64(json_object_object_get(args, "id")),
+	    json_object_object_get_ex(args, "timeout_minutes", &v) ? json_object_get_int64(v) : 10);
+}
+
+int
+jira_refresh(struct sdlc_ctx *ctx, struct json_object *args)
+{
+	struct json_object	*body, *cmds, *cmd, *o, *keys = NULL, *full = NULL, *v;
+	int64_t			 id;
+	int			 rc;
+
+	json_object_object_get_ex(args, "keys", &keys);
+	json_object_object_get_ex(args, "full", &full);
+	if (full != NULL && !json_object_get_boolean(full))
+		full = NULL;
+	if ((keys == NULL) == (full == NULL)) {
+		buf_puts(ctx->out, "нужен либо keys, либо full: true");
+		return 1;
+	}
+	cmd = json_object_new_object();
+	json_object_object_add(cmd, "type", json_object_new_string("refresh"));
+	if (keys != NULL)
+		json_object_object_add(cmd, "keys", json_object_get(keys));
+	else
+		json_object_object_add(cmd, "full", json_object_new_boolean(1));
+	cmds = json_object_new_array();
+	json_object_array_add(cmds, cmd);
+	body = json_object_new_object();
+	json_object_object_add(body, "project", json_object_new_string(ctx->project));
+	json_object_object_add(body, "title", json_object_new_string(keys != NULL ?
+	    "обновление задач" : "полное обновление"));
+	json_object_object_add(body, "author", json_object_new_string("claude"));
+	json_object_object_add(body, "commands", cmds);
+	rc = sdlc_hub(ctx, "POST", "/batches", body, &o);
+	json_object_put(body);
+	if (rc != 0)
+		return rc;
+	id = json_object_get_int64(json_object_object_get(o, "id"));
+	json_object_put(o);
+	if (json_object_object_get_ex(args, "wait", &v) && json_object_get_boolean(v))
+		return jira_wait(ctx, id, 10);
+	buf_printf(ctx->out, "пакет обновления #%" PRId64 " поставлен", id);
 	return 0;
 }

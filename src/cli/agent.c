@@ -1,0 +1,146 @@
+/* agent: `forgemcp agent`, the process that executes the hub's commands against a backend. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "cli.h"
+#include "log.h"
+#include "sdlc/client.h"
+
+static void
+agent_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: forgemcp agent --module jira --backend local [--once] [--interval SECONDS]\n"
+	    "\n"
+	    "Executes the commands of the sdlc hub's batches, each batch in order, and\n"
+	    "reports each one: a client of the hub API at hub_url with the token hub_token\n"
+	    "(it needs the write scope).  Backends: local, the hub's own tracker tables (a\n"
+	    "tracker without a Jira): ensure_issue, ensure_fields, ensure_link, refresh.\n"
+	    "\n"
+	    "  --module jira        the module whose commands it runs\n"
+	    "  --backend local      where the commands take effect\n"
+	    "  --once               stop when no command is waiting\n"
+	    "  --interval SECONDS   how long to wait when none is (default 1)\n"
+	    "\n"
+	    "SIGTERM or SIGINT: it stops after the command it is running.\n");
+}
+
+/* Claims one command and has the local backend run it: 1 ran one, 0 none, -1 failed. */
+static int
+agent_step(const struct hub_client *hub)
+{
+	struct json_object	*o = NULL, *cmd, *body, *r = NULL;
+	enum hub_result		 res;
+	long			 status;
+	int			 ran = -1;
+
+	res = hub_request(hub, "POST", "/agent/claim", NULL, &status, &o);
+	if (res != HUB_ANSWERED || status != 200) {
+		log_error("agent: claim: %s (HTTP %ld)", res == HUB_DOWN ? "the hub is down" :
+		    "no answer", status);
+		goto done;
+	}
+	if ((cmd = json_object_object_get(o, "command")) == NULL) {
+		ran = 0;
+		goto done;
+	}
+	body = json_object_new_object();
+	json_object_object_add(body, "command",
+	    json_object_get(json_object_object_get(cmd, "id")));
+	res = hub_request(hub, "POST", "/agent/local", body, &status, &r);
+	json_object_put(body);
+	if (res != HUB_ANSWERED || status != 200) {
+		log_error("agent: command %s: the hub did not run it (HTTP %ld)",
+		    json_object_get_string(json_object_object_get(cmd, "id")), status);
+		goto done;
+	}
+	log_info("agent: command %s (%s): %s%s%s",
+	    json_object_get_string(json_object_object_get(cmd, "id")),
+	    json_object_get_string(json_object_object_get(cmd, "type")),
+	    json_object_get_string(json_object_object_get(r, "state")),
+	    json_object_object_get(r, "error") != NULL ? ": " : "",
+	    json_object_object_get(r, "error") != NULL ?
+	    json_object_get_string(json_object_object_get(r, "error")) : "");
+	ran = 1;
+done:
+	json_object_put(o);
+	json_object_put(r);
+	return ran;
+}
+
+int
+cli_agent(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "module", required_argument, NULL, 'm' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "once", no_argument, NULL, 'o' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct hub_client	 hub;
+	const char		*module = NULL, *backend = NULL;
+	char			*url = NULL;
+	double			 interval = 1;
+	int			 c, once = 0, n;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "m:b:oi:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			module = optarg;
+			break;
+		case 'b':
+			backend = optarg;
+			break;
+		case 'o':
+			once = 1;
+			break;
+		case 'i':
+			if ((interval = cli_seconds(optarg, 0.05, 3600)) < 0)
+				return cli_usage("agent: --interval takes 0.05 to 3600 seconds, "
+				    "not '%s'", optarg);
+			break;
+		case 'h':
+			agent_usage(stdout);
+			return 0;
+		default:
+			return cli_usage("agent: unknown option '%s'", cli_bad_option(argv));
+		}
+	}
+	if (optind < argc)
+		return cli_usage("agent: unexpected argument '%s'", argv[optind]);
+	if (module == NULL || strcmp(module, "jira") != 0)
+		return cli_usage("agent: --module jira is the one module with an agent yet");
+	if (backend == NULL || strcmp(backend, "local") != 0)
+		return cli_usage("agent: --backend local is the one backend yet");
+	memset(&hub, 0, sizeof hub);
+	if (cli->cfg.hub_url != NULL)
+		hub.url = cli->cfg.hub_url;
+	else if (asprintf(&url, "%s/hub", cli->cfg.base_url) >= 0)
+		hub.url = url;
+	else
+		return cli_fail("out of memory");
+	hub.token = cli->cfg.hub_token;
+	hub.timeout = (long)cli->cfg.request_timeout + 5;
+	cli_daemon_start("forgemcp-agent");
+	if (hub_client_init() != 0) {
+		free(url);
+		return 1;
+	}
+	log_info("agent: module %s, backend %s, hub %s", module, backend, hub.url);
+	while (!cli_stopping) {
+		n = agent_step(&hub);
+		if (n == 0 && once)
+			break;
+		if (n <= 0)
+			cli_nap(interval);
+	}
+	hub_client_shutdown();
+	free(url);
+	return 0;
+}

@@ -1,0 +1,179 @@
+/* api_agent: the agent protocol of the hub API: claim, report, and the local backend (api-int.h). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "auth.h"
+#include "core_io.h"
+#include "err.h"
+#include "log.h"
+#include "hub/api-int.h"
+#include "store/db_agent.h"
+
+#define HUB_LEASE_DEFAULT	60	/* seconds an agent has to report a command */
+#define HUB_LEASE_MAX		3600
+
+static void
+hub_agent_refuse(struct core_response *resp, int status, const char *msg)
+{
+	struct json_object	*o = json_object_new_object();
+
+	json_object_object_add(o, "error", json_object_new_string(msg));
+	core_response_json(resp, status, o);
+}
+
+/* The positive integer member name of body, or 0 (absent or not one). */
+static uint64_t
+hub_agent_id(struct json_object *body, const char *name)
+{
+	struct json_object	*v;
+
+	if (body == NULL || !json_object_object_get_ex(body, name, &v) ||
+	    !json_object_is_type(v, json_type_int) || json_object_get_int64(v) <= 0)
+		return 0;
+	return (uint64_t)json_object_get_int64(v);
+}
+
+/* POST /hub/agent/claim {lease_seconds?} */
+static void
+hub_agent_claim(struct db *db, struct json_object *body, struct core_response *resp)
+{
+	struct json_object	*cmd, *o, *v;
+	int64_t			 lease = HUB_LEASE_DEFAULT;
+	struct err		 e;
+	int			 rc;
+
+	if (body != NULL && json_object_object_get_ex(body, "lease_seconds", &v)) {
+		if (!json_object_is_type(v, json_type_int) || (lease = json_object_get_int64(v)) < 1 ||
+		    lease > HUB_LEASE_MAX) {
+			hub_agent_refuse(resp, 422, "lease_seconds — целое число от 1 до 3600");
+			return;
+		}
+	}
+	err_clear(&e);
+	if ((rc = tracker_claim(db, &cmd, (unsigned)lease, &e)) != 0) {
+		hub_failed(resp, rc, &e);
+		return;
+	}
+	if (cmd != NULL)
+		log_info("hub: command %s (%s) handed out, time %s",
+		    json_object_get_string(json_object_object_get(cmd, "id")),
+		    json_object_get_string(json_object_object_get(cmd, "type")),
+		    json_object_get_string(json_object_object_get(cmd, "handouts")));
+	o = json_object_new_object();
+	json_object_object_add(o, "command", cmd);
+	core_response_json(resp, 200, o);
+}
+
+/* The 409 for a command that is not the agent's to report. */
+static void
+hub_agent_not_claimed(struct core_response *resp, uint64_t id, const char *state)
+{
+	char	msg[200];
+
+	if (state[0] == '\0')
+		snprintf(msg, sizeof msg, "команды %llu нет", (unsigned long long)id);
+	else
+		snprintf(msg, sizeof msg, "команда %llu не у агента: она %s",
+		    (unsigned long long)id, state);
+	hub_agent_refuse(resp, state[0] == '\0' ? 404 : 409, msg);
+}
+
+/* POST /hub/agent/report {command, state: done|failed, error?, result?} */
+static void
+hub_agent_report(struct db *db, struct json_object *body, struct core_response *resp)
+{
+	struct json_object	*result = NULL, *o;
+	const char		*state, *error;
+	uint64_t		 id = hub_agent_id(body, "command");
+	char			 now[32];
+	struct err		 e;
+	int			 rc, present;
+
+	state = hub_member(body, "state", &present);
+	error = hub_member(body, "error", &present);
+	if (id == 0 || state == NULL || (strcmp(state, "done") != 0 && strcmp(state, "failed") != 0)) {
+		hub_agent_refuse(resp, 422, "нужны command (id команды) и state: done или failed");
+		return;
+	}
+	if (strcmp(state, "failed") == 0 && (error == NULL || error[0] == '\0')) {
+		hub_agent_refuse(resp, 422, "у failed нужна причина: error");
+		return;
+	}
+	if (json_object_object_get_ex(body, "result", &result) && result != NULL &&
+	    !json_object_is_type(result, json_type_object)) {
+		hub_agent_refuse(resp, 422, "result — объект");
+		return;
+	}
+	err_clear(&e);
+	rc = tracker_report(db, id, strcmp(state, "done") == 0, error, result, now, sizeof now, &e);
+	if (rc == ERR_INVALID) {
+		hub_agent_not_claimed(resp, id, now);
+		return;
+	}
+	if (rc != 0) {
+		hub_failed(resp, rc, &e);
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "command", json_object_new_uint64(id));
+	json_object_object_add(o, "state", json_object_new_string(state));
+	core_response_json(resp, 200, o);
+}
+
+/* POST /hub/agent/local {command}: the local backend runs a claimed command. */
+static void
+hub_agent_local(struct db *db, struct json_object *body, struct core_response *resp)
+{
+	struct json_object	*o;
+	uint64_t		 id = hub_agent_id(body, "command");
+	char			 state[32], *why = NULL;
+	struct err		 e;
+	int			 rc, done;
+
+	if (id == 0) {
+		hub_agent_refuse(resp, 422, "нужен command: id команды");
+		return;
+	}
+	err_clear(&e);
+	rc = tracker_local_run(db, id, &done, &why, state, sizeof state, &e);
+	if (rc == ERR_INVALID) {
+		hub_agent_not_claimed(resp, id, state);
+		return;
+	}
+	if (rc != 0) {
+		hub_failed(resp, rc, &e);
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "command", json_object_new_uint64(id));
+	json_object_object_add(o, "state", json_object_new_string(done ? "done" : "failed"));
+	json_object_object_add(o, "error", why != NULL ? json_object_new_string(why) : NULL);
+	free(why);
+	core_response_json(resp, 200, o);
+}
+
+void
+hub_agent_route(struct db *db, const struct principal *who, const char *method,
+    const char *path, struct json_object *body, struct core_response *resp)
+{
+	if (strcmp(method, "POST") != 0) {
+		core_response_header(resp, "Allow", "POST");
+		hub_refuse(resp, 405, HT_HUB_METHOD, method, path);
+		return;
+	}
+	if (!(who->scopes & AUTH_SCOPE_WRITE)) {
+		hub_refuse(resp, 403, HT_HUB_SCOPE, "write");
+		return;
+	}
+	if (strcmp(path, "agent/claim") == 0)
+		hub_agent_claim(db, body, resp);
+	else if (strcmp(path, "agent/report") == 0)
+		hub_agent_report(db, body, resp);
+	else if (strcmp(path, "agent/local") == 0)
+		hub_agent_local(db, body, resp);
+	else
+		hub_refuse(resp, 404, HT_HUB_NO_PATH, method, path);
+}

@@ -1,0 +1,43 @@
+/*
+ * db_agent: the agent's side of the hub's queue of commands in MySQL:
+ * claims (FOR UPDATE SKIP LOCKED, in seq order within a batch, with a
+ * lease and hand-outs), reports, and the local backend, which applies a
+ * command to the tracker tables and reports it in one transaction.
+ */
+#ifndef FM_DB_AGENT_H
+#define FM_DB_AGENT_H
+#include <stdint.h>
+#include <json-c/json.h>
+
+struct db;
+struct err;
+
+#define TRACKER_HANDOUTS_MAX	5	/* hand-outs without a report before a command fails */
+
+/*
+ * Claims the next command an agent may run: the oldest queued one, or one
+ * claimed longer than lease_seconds ago (handed out again), whose batch
+ * has nothing unfinished before it.  *out is {id, batch, seq, type,
+ * params, handouts, project} with the temporary keys in params already
+ * replaced by the keys earlier commands made; NULL when there is none.  A
+ * command naming a temporary key whose ensure_issue failed is skipped, and
+ * one handed out TRACKER_HANDOUTS_MAX times is failed, on the way.
+ */
+int	tracker_claim(struct db *db, struct json_object **out, unsigned lease_seconds,
+	    struct err *e);
+/*
+ * Reports a claimed command done or failed (error: why), with result (may
+ * be NULL; for ensure_issue {"key": ...}).  ERR_INVALID when it is not
+ * claimed (*state receives its state, "" when there is no such command).
+ */
+int	tracker_report(struct db *db, uint64_t id, int done, const char *error,
+	    struct json_object *result, char *state, size_t len, struct err *e);
+/*
+ * The local backend: applies the claimed command id to the tracker tables
+ * and reports it, in one transaction: done with its result, or failed with
+ * the reason in *why (caller frees).  ERR_INVALID as tracker_report.
+ */
+int	tracker_local_run(struct db *db, uint64_t id, int *done, char **why, char *state,
+	    size_t len, struct err *e);
+
+#endif

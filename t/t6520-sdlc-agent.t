@@ -1,0 +1,117 @@
+#!/bin/bash
+# t6520: the agent of the sdlc hub: the protocol played with curl (claims in
+# batch order, leases and hand-outs, reports and their refusals), then
+# `forgemcp agent --module jira --backend local` as a real process: a batch
+# made in `forgemcp mcp jira` is executed, batch_wait returns as it ends,
+# and the new issue and its link show in issues and in both cards.
+. ./test-lib.sh
+
+start_all
+make_user ann &&
+ANN_TOKEN=$(make_token ann read,write) || { echo "Bail out! fixtures"; exit 1; }
+. "$TEST_DIRECTORY/lib/sdlc.sh"
+sdlc_fixture aurora.json && fm tracker import aurora.json >/dev/null ||
+	{ echo "Bail out! fixtures"; exit 1; }
+
+# agent_bg: the agent in the background, its process id in AGENT
+agent_bg () {
+	FORGEMCP_HUB_URL=$HUB_URL FORGEMCP_HUB_TOKEN=$ANN_TOKEN \
+		"$FORGEMCP" agent --module jira --backend local --interval 0.1 >>agent.log 2>&1 &
+	AGENT=$!
+	test_register_pid "$AGENT"
+}
+claim () { hub POST agent/claim "${1:-{\}}"; }
+
+test_expect_success 'agent --help; a module or backend it does not have is a usage error' '
+	fm agent --help | grep "usage: forgemcp agent --module jira --backend local" &&
+	{ fm agent --module wiki --backend local 2>err; test $? = 2; } &&
+	grep "agent: --module jira is the one module with an agent yet" err &&
+	{ fm agent --module jira --backend jira 2>err; test $? = 2; } &&
+	grep "agent: --backend local is the one backend yet" err
+'
+
+test_expect_success 'the protocol: commands of a batch are handed out in order, again after the lease' '
+	hub POST batches "{\"title\":\"api\",\"project\":\"AURORA\",\"commands\":[{\"type\":\"ensure_fields\",\"key\":\"AURORA-9001\",\"status\":\"Проверка\"}]}" &&
+	test "$STATUS" = 201 && B=$(jq .id hub.json) &&
+	claim && test "$STATUS" = 200 &&
+	jq -e ".command | .batch == $B and .seq == 1 and .type == \"ensure_fields\" and .handouts == 1 and .project == \"AURORA\"" hub.json &&
+	C1=$(jq .command.id hub.json) &&
+	claim && jq -e ".command == null" hub.json &&
+	sleep 1.2 && claim "{\"lease_seconds\":1}" &&
+	jq -e ".command.id == $C1 and .command.handouts == 2" hub.json
+'
+
+test_expect_success 'reports: done ends a command and lets the next go; other reports are refused' '
+	hub POST agent/report "{\"command\":$C1,\"state\":\"failed\"}" && test "$STATUS" = 422 &&
+	jq -e ".error == \"у failed нужна причина: error\"" hub.json &&
+	hub POST agent/report "{\"command\":$C1,\"state\":\"done\"}" && test "$STATUS" = 200 &&
+	hub POST agent/report "{\"command\":$C1,\"state\":\"done\"}" && test "$STATUS" = 409 &&
+	jq -e ".error == \"команда $C1 не у агента: она done\"" hub.json &&
+	hub POST agent/report "{\"command\":999999,\"state\":\"done\"}" && test "$STATUS" = 404 &&
+	claim && jq -e ".command.type == \"refresh\" and .command.params == {keys: [\"AURORA-9001\"]}" hub.json &&
+	C2=$(jq .command.id hub.json) &&
+	hub POST agent/report "{\"command\":$C2,\"state\":\"done\"}" &&
+	hub GET "batches/$B" && jq -e ".batch.state == \"done\"" hub.json
+'
+
+test_expect_success 'a command handed out five times without a report fails' '
+	hub POST batches "{\"title\":\"lost\",\"commands\":[{\"type\":\"refresh\",\"full\":true}]}" && B=$(jq .id hub.json) &&
+	for i in 1 2 3 4 5; do claim "{\"lease_seconds\":1}" && jq -e ".command.handouts == $i" hub.json && sleep 1.1 || exit 1; done &&
+	claim "{\"lease_seconds\":1}" && jq -e ".command == null" hub.json &&
+	hub GET "batches/$B" &&
+	jq -e ".batch | .state == \"failed\" and .commands[0].error == \"выдана агенту 5 раз без отчёта\"" hub.json
+'
+
+test_expect_success 'the agent runs a batch of forgemcp mcp jira; batch_wait returns as it ends' '
+	{ echo "$INIT"; call 2 batch_create "{\"title\":\"Ошибка со связью\",\"commands\":[{\"type\":\"ensure_issue\",\"temp_key\":\"new:1\",\"summary\":\"Ошибка ОСВ 60\",\"issue_type\":\"bug\"},{\"type\":\"ensure_link\",\"key\":\"new:1\",\"link_type\":\"Blocks\",\"to\":\"AURORA-9003\"}]}"; } |
+		sdlc jira --project AURORA &&
+	okres 2 && B=$(text 2 | sed -n "s/^пакет #\([0-9]*\) .*/\1/p") &&
+	agent_bg &&
+	{ echo "$INIT"; call 2 batch_wait "{\"id\":$B,\"timeout_minutes\":10}"; } | sdlc jira --project AURORA &&
+	okres 2 && text 2 >wait.txt &&
+	sed -n 1p wait.txt | grep "): done$" &&
+	test "$(sed -n 2,4p wait.txt | sed "s/^#[0-9]* //")" = "ensure_issue — done
+ensure_link — done
+refresh — done" &&
+	hub GET "batches/$B" &&
+	jq -e ".batch.commands[0] | .state == \"done\"" hub.json &&
+	test "$(db_sql "SELECT result FROM tracker_commands WHERE batch_id = $B AND seq = 1")" = "{\"temp_key\":\"new:1\",\"key\":\"AURORA-9004\"}"
+'
+
+test_expect_success 'the new issue is in issues with the label; its link shows on both cards' '
+	{ echo "$INIT"; call 2 issues "{}"; call 3 issue "{\"key\":\"AURORA-9004\"}"; call 4 issue "{\"key\":\"AURORA-9003\"}"; } |
+		sdlc jira --project AURORA &&
+	text 2 | grep "^AURORA-9004 | Ошибка ОСВ 60 | Новая | — | — | — | —$" &&
+	text 3 | grep -x "метки: AURORA" &&
+	text 3 | grep -x "blocks AURORA-9003 «Вторая» (Готово; Blocks)" &&
+	text 4 | grep -x "is blocked by AURORA-9004 «Ошибка ОСВ 60» (Новая; Blocks)"
+'
+
+test_expect_success 'failures: a type the local backend lacks fails; what needs a failed new issue is skipped' '
+	hub POST batches "{\"title\":\"no project\",\"commands\":[{\"type\":\"ensure_issue\",\"temp_key\":\"new:1\",\"summary\":\"s\"},{\"type\":\"ensure_fields\",\"key\":\"new:1\",\"status\":\"x\"},{\"type\":\"ensure_sprint\",\"key\":\"AURORA-9001\",\"sprint\":\"S\"}]}" &&
+	B=$(jq .id hub.json) &&
+	{ echo "$INIT"; call 2 batch_wait "{\"id\":$B,\"timeout_minutes\":1}"; } | sdlc jira --project AURORA &&
+	text 2 >wait.txt &&
+	sed -n 1p wait.txt | grep "): failed$" &&
+	grep "ensure_issue — failed: у пакета нет проекта: ключ новой задачи берётся из метки проекта" wait.txt &&
+	grep "ensure_fields — skipped: new:1 не создана: её ensure_issue не выполнен" wait.txt &&
+	grep "ensure_sprint — failed: бэкенд local не выполняет ensure_sprint" wait.txt &&
+	test "$(db_sql "SELECT COUNT(*) FROM tracker_issues")" = 5
+'
+
+test_expect_success 'refresh: a line with the batch; with wait, its result; unbound, refused' '
+	{ echo "$INIT"; call 2 refresh "{\"keys\":[\"AURORA-9001\"]}"; call 3 refresh "{\"full\":true,\"wait\":true}"
+	  call 4 refresh "{}"; call 5 batch_wait "{\"id\":1,\"timeout_minutes\":61}"; } | sdlc jira --project AURORA &&
+	okres 2 && text 2 | grep -x "пакет обновления #[0-9]* поставлен" &&
+	okres 3 && text 3 | sed -n 1p | grep "«полное обновление» (проект AURORA, автор claude, .*): done$" &&
+	iserr 4 && test "$(text 4)" = "нужен либо keys, либо full: true" &&
+	iserr 5 && text 5 | grep timeout_minutes &&
+	{ echo "$INIT"; call 2 refresh "{\"full\":true}"; } | sdlc jira &&
+	iserr 2 && text 2 | grep "^сессия не привязана к проекту"
+'
+
+test_expect_success 'SIGTERM stops the agent' '
+	kill -TERM "$AGENT" && wait_for 10 eval "! kill -0 $AGENT 2>/dev/null"
+'
+
+test_done
