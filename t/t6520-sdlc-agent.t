@@ -62,6 +62,27 @@ test_expect_success 'a command handed out five times without a report fails' '
 	jq -e ".batch | .state == \"failed\" and .commands[0].error == \"выдана агенту 5 раз без отчёта\"" hub.json
 '
 
+test_expect_success 'batch_cancel: the queued commands cancelled; the one at the agent named, stopped only with force' '
+	hub POST batches "{\"title\":\"на отмену\",\"project\":\"AURORA\",\"commands\":[{\"type\":\"ensure_fields\",\"key\":\"AURORA-9001\",\"status\":\"A\"},{\"type\":\"ensure_fields\",\"key\":\"AURORA-9001\",\"status\":\"B\"}]}" &&
+	B=$(jq .id hub.json) && claim && C=$(jq .command.id hub.json) &&
+	jq -e ".command.batch == $B" hub.json &&
+	{ echo "$INIT"; call 2 batch_cancel "{\"id\":$B}"; } | sdlc jira --project AURORA &&
+	okres 2 && text 2 >cancel.txt &&
+	sed -n 1p cancel.txt | grep "^пакет #$B «на отмену» .*: running$" &&
+	test "$(sed -n 2,4p cancel.txt | sed "s/^#[0-9]* //")" = "ensure_fields — claimed
+ensure_fields — cancelled: отменена: batch_cancel
+refresh — cancelled: отменена: batch_cancel" &&
+	grep -xF "команда #$C уже у агента и будет выполнена; остановить — \`POST /commands/$C/cancel\` с \`force: true\`" cancel.txt &&
+	hub POST "commands/$C/cancel" "{}" && test "$STATUS" = 409 &&
+	jq -e ".error == \"команда #$C уже у агента и будет выполнена; остановить — \`POST /commands/$C/cancel\` с \`force: true\`\"" hub.json &&
+	hub POST "commands/$C/cancel" "{\"force\":true}" && test "$STATUS" = 200 &&
+	hub POST agent/report "{\"command\":$C,\"state\":\"done\"}" && test "$STATUS" = 409 &&
+	jq -e ".error == \"команда $C не у агента: она cancelled\"" hub.json &&
+	hub GET "batches/$B" && jq -e ".batch.state == \"cancelled\"" hub.json &&
+	hub POST "commands/$C/cancel" "{\"force\":true}" && test "$STATUS" = 409 &&
+	jq -e ".error == \"команда $C уже завершена: cancelled\"" hub.json
+'
+
 test_expect_success 'the agent runs a batch of forgemcp mcp jira; batch_wait returns as it ends' '
 	{ echo "$INIT"; call 2 batch_create "{\"title\":\"Ошибка со связью\",\"commands\":[{\"type\":\"ensure_issue\",\"temp_key\":\"new:1\",\"summary\":\"Ошибка ОСВ 60\",\"issue_type\":\"bug\"},{\"type\":\"ensure_link\",\"key\":\"new:1\",\"link_type\":\"Blocks\",\"to\":\"AURORA-9003\"}]}"; } |
 		sdlc jira --project AURORA &&
@@ -107,6 +128,19 @@ test_expect_success 'refresh: a line with the batch; with wait, its result; unbo
 	iserr 4 && test "$(text 4)" = "нужен либо keys, либо full: true" &&
 	iserr 5 && text 5 | grep timeout_minutes &&
 	{ echo "$INIT"; call 2 refresh "{\"full\":true}"; } | sdlc jira &&
+	iserr 2 && text 2 | grep "^сессия не привязана к проекту"
+'
+
+test_expect_success 'command_retry: a new batch of the command; another project'"'"'s or none is refused' '
+	{ echo "$INIT"; call 2 command_retry "{\"id\":$C1}"; } | sdlc jira --project AURORA &&
+	okres 2 && B=$(text 2 | sed -n "s/^пакет #\([0-9]*\) поставлен: команд — 2, .*/\1/p") && test -n "$B" &&
+	hub GET "batches/$B" &&
+	jq -e ".batch | .title == \"повтор команды $C1\" and .author == \"claude\" and .commands[0].params == {key: \"AURORA-9001\", status: \"Проверка\"}" hub.json &&
+	S=$(db_sql "SELECT c.id FROM tracker_commands c JOIN tracker_batches b ON b.id = c.batch_id WHERE b.project_id IS NULL AND c.type = \"ensure_sprint\"") &&
+	{ echo "$INIT"; call 2 command_retry "{\"id\":$S}"; call 3 command_retry "{\"id\":999999}"; } | sdlc jira --project AURORA &&
+	iserr 2 && test "$(text 2)" = "команда $S из пакета без проекта: в сессии проекта AURORA её не повторить" &&
+	iserr 3 && test "$(text 3)" = "команды 999999 нет" &&
+	{ echo "$INIT"; call 2 command_retry "{\"id\":$C1}"; } | sdlc jira &&
 	iserr 2 && text 2 | grep "^сессия не привязана к проекту"
 '
 

@@ -34,6 +34,9 @@ void	hub_batches_route(struct db *db, const struct principal *who, const char *m
 	    const char *path, const char *query, struct json_object *body,
 	    struct core_response *resp);
 
+/* /hub/commands/{id}/cancel and /retry: path is "commands/<rest>". */
+void	hub_commands_route(struct db *db, const struct principal *who, const char *method,
+	    const char *path, struct json_object *body, struct core_response *resp);
 /* /hub/agent/...: the agent protocol (claim, report, local). */
 void	hub_agent_route(struct db *db, const struct principal *who, const char *method,
 	    const char *path, struct json_object *body, struct core_response *resp);

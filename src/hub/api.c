@@ -310,6 +310,10 @@ hub_handle(struct db *db, const struct config *cfg, const struct principal *who,
 		hub_commands(resp);
 		return;
 	}
+	if (strncmp(path, "commands/", 9) == 0) {
+		hub_commands_route(db, who, method, path, body, resp);
+		return;
+	}
 	if (strncmp(path, "agent/", 6) == 0) {
 		hub_agent_route(db, who, method, path, body, resp);
 		return;

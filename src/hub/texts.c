@@ -32,6 +32,8 @@ static const char *const hub_texts[HT__MAX] = {
 	[HT_HUB_ERROR] = "внутренняя ошибка хаба; подробности в его журнале",
 	[HT_HUB_ANSWER] = "хаб ответил непонятно (HTTP %ld)",
 	[HT_NO_BATCH] = "пакета %s нет",
+	[HT_AT_AGENT] = "команда #%llu уже у агента и будет выполнена; остановить — "
+	    "`POST /commands/%llu/cancel` с `force: true`",
 	[HT_COMMENTS] = "комментарии (%zu):",
 	[HT_NO_COMMENTS] = "комментариев нет",
 	[HT_MORE] = "ещё %zu",

@@ -31,6 +31,7 @@ enum hub_text {
 	HT_HUB_ERROR,		/* 500 */
 	HT_HUB_ANSWER,		/* the hub's answer cannot be read: HTTP status */
 	HT_NO_BATCH,		/* 404 of GET /batches/{id}: id */
+	HT_AT_AGENT,		/* a claimed command: its id twice */
 	HT_COMMENTS,		/* the card's comments: count */
 	HT_NO_COMMENTS,
 	HT_MORE,		/* "ещё M": count */

@@ -12,6 +12,8 @@ int	jira_batch_status(struct sdlc_ctx *ctx, struct json_object *args);
 int	jira_batches(struct sdlc_ctx *ctx, struct json_object *args);
 int	jira_batch_wait(struct sdlc_ctx *ctx, struct json_object *args);
 int	jira_refresh(struct sdlc_ctx *ctx, struct json_object *args);
+int	jira_batch_cancel(struct sdlc_ctx *ctx, struct json_object *args);
+int	jira_command_retry(struct sdlc_ctx *ctx, struct json_object *args);
 /* A batch's view (batch_status, batch_wait, batch_cancel). */
 void	jira_batch_view(struct buf *out, struct json_object *batch);
 /* batch_create's description, from the hub's command registry. */

@@ -408,6 +408,21 @@ static const struct sdlc_tool jira_tools[] = {
 	  "\"wait\":{\"type\":\"boolean\",\"default\":false}},"
 	  "\"additionalProperties\":false}",
 	  SDLC_BOUND, jira_refresh, NULL },
+	{ "batch_cancel", "Отменить пакет",
+	  "Отменяет команды пакета, ещё не взятые агентом, и показывает пакет; о каждой команде, "
+	  "уже взятой агентом, — строка: она будет выполнена, остановить её можно только через "
+	  "API хаба с force.",
+	  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\","
+	  "\"minimum\":1,\"description\":\"id пакета\"}},"
+	  "\"required\":[\"id\"],\"additionalProperties\":false}",
+	  0, jira_batch_cancel, NULL },
+	{ "command_retry", "Повторить команду",
+	  "Ставит команду (по её id из batch_status) ещё раз, новым пакетом проекта сессии; "
+	  "команду пакета другого проекта или без проекта хаб не повторит.",
+	  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\","
+	  "\"minimum\":1,\"description\":\"id команды\"}},"
+	  "\"required\":[\"id\"],\"additionalProperties\":false}",
+	  SDLC_BOUND, jira_command_retry, NULL },
 };
 
 const struct sdlc_module sdlc_jira = {

@@ -221,3 +221,55 @@ jira_refresh(struct sdlc_ctx *ctx, struct json_object *args)
 	buf_printf(ctx->out, "пакет обновления #%" PRId64 " поставлен", id);
 	return 0;
 }
+
+int
+jira_batch_cancel(struct sdlc_ctx *ctx, struct json_object *args)
+{
+	struct json_object	*o, *b, *cmds, *c;
+	char			 path[64], line[300];
+	size_t			 i;
+	int			 rc;
+
+	snprintf(path, sizeof path, "/batches/%" PRId64 "/cancel",
+	    json_object_get_int64(json_object_object_get(args, "id")));
+	if ((rc = sdlc_hub(ctx, "POST", path, NULL, &o)) != 0)
+		return rc;
+	b = json_object_object_get(o, "batch");
+	jira_batch_view(ctx->out, b);
+	cmds = json_object_object_get(b, "commands");
+	for (i = 0; i < json_object_array_length(cmds); i++) {
+		c = json_object_array_get_idx(cmds, i);
+		if (strcmp(sdlc_str(c, "state", ""), "claimed") != 0)
+			continue;
+		hub_textf(line, sizeof line, HT_AT_AGENT,
+		    (unsigned long long)json_object_get_int64(json_object_object_get(c, "id")),
+		    (unsigned long long)json_object_get_int64(json_object_object_get(c, "id")));
+		buf_printf(ctx->out, "\n%s", line);
+	}
+	json_object_put(o);
+	return 0;
+}
+
+int
+jira_command_retry(struct sdlc_ctx *ctx, struct json_object *args)
+{
+	struct json_object	*body, *o;
+	char			 path[64];
+	int			 rc;
+
+	snprintf(path, sizeof path, "/commands/%" PRId64 "/retry",
+	    json_object_get_int64(json_object_object_get(args, "id")));
+	body = json_object_new_object();
+	json_object_object_add(body, "project", json_object_new_string(ctx->project));
+	json_object_object_add(body, "author", json_object_new_string("claude"));
+	rc = sdlc_hub(ctx, "POST", path, body, &o);
+	json_object_put(body);
+	if (rc != 0)
+		return rc;
+	buf_printf(ctx->out, "пакет #%s поставлен: команд — %s, оценка — %ld мин "
+	    "(estimate_seconds %s)", sdlc_str(o, "id", "?"), sdlc_str(o, "commands", "?"),
+	    jira_minutes(json_object_get_int64(json_object_object_get(o, "estimate_seconds"))),
+	    sdlc_str(o, "estimate_seconds", "0"));
+	json_object_put(o);
+	return 0;
+}

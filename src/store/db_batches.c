@@ -256,3 +256,100 @@ done:
 	db_rows_release(&r);
 	return rc;
 }
+
+static const char SQL_BATCH_EXISTS[] =
+    "SELECT id FROM tracker_batches WHERE id = ? FOR UPDATE";
+static const char SQL_BATCH_CANCEL[] =
+    "UPDATE tracker_commands SET state = 'cancelled', error = ?, updated_at = UTC_TIMESTAMP(3)"
+    " WHERE batch_id = ? AND state = 'queued'";
+static const char SQL_COMMAND_LOCK[] =
+    "SELECT c.state, c.batch_id, c.type, c.params, p.label FROM tracker_commands c"
+    " JOIN tracker_batches b ON b.id = c.batch_id"
+    " LEFT JOIN tracker_projects p ON p.id = b.project_id WHERE c.id = ? FOR UPDATE";
+static const char SQL_COMMAND_CANCEL[] =
+    "UPDATE tracker_commands SET state = 'cancelled', error = ?, updated_at = UTC_TIMESTAMP(3)"
+    " WHERE id = ?";
+
+int
+tracker_batch_cancel(struct db *db, uint64_t id, uint64_t *cancelled, struct err *e)
+{
+	struct db_rows	 r = { 0 };
+	int		 rc;
+
+	*cancelled = 0;
+	if ((rc = db_begin(db, e)) != 0)
+		return rc;
+	if ((rc = db_run(db, DB_ONCE, SQL_BATCH_EXISTS, &r, NULL, NULL, e, "u", id)) == 0 &&
+	    r.n == 0)
+		rc = ERR_NOTFOUND;
+	if (rc != 0 || (rc = db_run(db, DB_ONCE, SQL_BATCH_CANCEL, NULL, cancelled, NULL, e, "su",
+	    "отменена: batch_cancel", id)) != 0 || (rc = db_commit(db, e)) != 0)
+		db_rollback(db);
+	db_rows_release(&r);
+	return rc;
+}
+
+int
+tracker_command_cancel(struct db *db, uint64_t id, int force, char *state, size_t len,
+    struct err *e)
+{
+	struct db_rows	 r = { 0 };
+	int		 rc;
+
+	state[0] = '\0';
+	if ((rc = db_begin(db, e)) != 0)
+		return rc;
+	if ((rc = db_run(db, DB_ONCE, SQL_COMMAND_LOCK, &r, NULL, NULL, e, "u", id)) != 0)
+		goto fail;
+	if (r.n == 0) {
+		rc = ERR_NOTFOUND;
+		goto fail;
+	}
+	snprintf(state, len, "%s", db_rows_get(&r, 0, 0));
+	if (strcmp(state, "queued") != 0 && !(force && strcmp(state, "claimed") == 0)) {
+		rc = ERR_INVALID;
+		goto fail;
+	}
+	if ((rc = db_run(db, DB_ONCE, SQL_COMMAND_CANCEL, NULL, NULL, NULL, e, "su",
+	    strcmp(state, "claimed") == 0 ? "остановлена: force, когда была у агента" :
+	    "отменена", id)) != 0 || (rc = db_commit(db, e)) != 0)
+		goto fail;
+	db_rows_release(&r);
+	return 0;
+fail:
+	db_rollback(db);
+	db_rows_release(&r);
+	return rc;
+}
+
+int
+tracker_command_get(struct db *db, struct json_object **out, uint64_t id, struct err *e)
+{
+	struct db_rows		 r = { 0 };
+	struct json_object	*params;
+	const char		*label;
+	int			 rc;
+
+	*out = NULL;
+	if ((rc = db_run(db, DB_RETRY, SQL_COMMAND_LOCK, &r, NULL, NULL, e, "u", id)) != 0)
+		goto done;
+	if (r.n == 0) {
+		rc = ERR_NOTFOUND;
+		goto done;
+	}
+	if ((params = json_tokener_parse(db_rows_get(&r, 0, 3))) == NULL ||
+	    !json_object_is_type(params, json_type_object)) {
+		json_object_put(params);
+		params = json_object_new_object();
+	}
+	json_object_object_add(params, "type", json_object_new_string(db_rows_get(&r, 0, 2)));
+	label = db_rows_get(&r, 0, 4);
+	*out = json_object_new_object();
+	json_object_object_add(*out, "id", json_object_new_uint64(id));
+	json_object_object_add(*out, "state", json_object_new_string(db_rows_get(&r, 0, 0)));
+	json_object_object_add(*out, "project", label != NULL ? json_object_new_string(label) : NULL);
+	json_object_object_add(*out, "command", params);
+done:
+	db_rows_release(&r);
+	return rc;
+}

@@ -5,6 +5,7 @@
  */
 #ifndef FM_DB_BATCHES_H
 #define FM_DB_BATCHES_H
+#include <stddef.h>
 #include <stdint.h>
 #include <json-c/json.h>
 
@@ -33,5 +34,20 @@ int	tracker_batch_get(struct db *db, struct json_object **out, uint64_t id, stru
 /* The latest batches, of one project when label is not NULL: {batches: [{id, project, title, author, created, state, commands}]}. */
 int	tracker_batches(struct db *db, struct json_object **out, const char *label, int limit,
 	    struct err *e);
+
+/* Cancels the queued commands of a batch (*cancelled: how many); ERR_NOTFOUND. */
+int	tracker_batch_cancel(struct db *db, uint64_t id, uint64_t *cancelled, struct err *e);
+/*
+ * Cancels one command: a queued one, or with force a claimed one (the
+ * agent's report is then refused).  ERR_NOTFOUND; ERR_INVALID with its
+ * state in state when it is claimed without force, or final.
+ */
+int	tracker_command_cancel(struct db *db, uint64_t id, int force, char *state, size_t len,
+	    struct err *e);
+/*
+ * A command as a batch would hold it: {id, state, project (its batch's,
+ * or null), command: {type, params...}}.  ERR_NOTFOUND.
+ */
+int	tracker_command_get(struct db *db, struct json_object **out, uint64_t id, struct err *e);
 
 #endif
