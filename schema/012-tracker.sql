@@ -126,3 +126,42 @@ CREATE TABLE tracker_commands (
 	CONSTRAINT tracker_commands_batch_fk FOREIGN KEY (batch_id)
 	    REFERENCES tracker_batches (id) ON DELETE CASCADE
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- Notes: the hub's own annotations of an issue, not the tracker's.  A
+-- temporary key of a project's batch is kept as "<label>/new:<n>" until its
+-- ensure_issue reports the real key, which the notes then move to.
+CREATE TABLE tracker_notes (
+	issue_key VARCHAR(140) NOT NULL PRIMARY KEY,
+	goal TEXT NULL,
+	next_step TEXT NULL,
+	risks TEXT NULL,
+	text TEXT NULL,
+	updated_by VARCHAR(64) NOT NULL,
+	updated_at DATETIME(3) NOT NULL
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- Settings of the hub and its agents; every change raises version (the
+-- settings_version an agent reports it runs with).
+CREATE TABLE tracker_settings (
+	name VARCHAR(64) NOT NULL PRIMARY KEY,
+	value VARCHAR(1000) NOT NULL,
+	version BIGINT UNSIGNED NOT NULL,
+	updated_by VARCHAR(64) NOT NULL,
+	updated_at DATETIME(3) NOT NULL
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- A refresh of the mirror: of a project, or of all (project_id NULL), with
+-- the moment up to which the tracker's change journal was taken in.
+CREATE TABLE tracker_sync_runs (
+	id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
+	project_id BIGINT UNSIGNED NULL,
+	command_id BIGINT UNSIGNED NULL,
+	state ENUM('done', 'failed') NOT NULL,
+	issues INT UNSIGNED NOT NULL DEFAULT 0,
+	history_at DATETIME(3) NULL,
+	error TEXT NULL,
+	started_at DATETIME(3) NOT NULL,
+	finished_at DATETIME(3) NOT NULL,
+	CONSTRAINT tracker_sync_runs_project_fk FOREIGN KEY (project_id)
+	    REFERENCES tracker_projects (id) ON DELETE SET NULL
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;

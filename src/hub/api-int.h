@@ -41,4 +41,13 @@ void	hub_commands_route(struct db *db, const struct principal *who, const char *
 void	hub_agent_route(struct db *db, const struct principal *who, const char *method,
 	    const char *path, struct json_object *body, struct core_response *resp);
 
+/* POST /hub/issues/{key}/notes (api_misc.c). */
+void	hub_notes(struct db *db, const struct principal *who, const char *key,
+	    struct json_object *body, struct core_response *resp);
+/* /hub/settings and /hub/settings/{name} (name NULL: all). */
+void	hub_settings_route(struct db *db, const struct principal *who, const char *method,
+	    const char *name, struct json_object *body, struct core_response *resp);
+/* GET /hub/sync_runs. */
+void	hub_sync_runs(struct db *db, const char *query, struct core_response *resp);
+
 #endif

@@ -54,6 +54,33 @@ hub_hex(int c)
 	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
+/*
+ * A path segment of n bytes percent-decoded into out (len bytes); 0, or -1
+ * when it does not fit or decodes to a NUL or a '/'.
+ */
+static int
+hub_segment(const char *in, size_t n, char *out, size_t len)
+{
+	size_t	i, o = 0;
+	int	hi, lo;
+
+	for (i = 0; i < n; i++) {
+		if (o + 1 >= len)
+			return -1;
+		if (in[i] == '%' && i + 2 < n &&
+		    (hi = hub_hex(in[i + 1])) >= 0 && (lo = hub_hex(in[i + 2])) >= 0) {
+			out[o] = (char)(hi * 16 + lo);
+			i += 2;
+		} else
+			out[o] = in[i];
+		if (out[o] == '\0' || out[o] == '/')
+			return -1;
+		o++;
+	}
+	out[o] = '\0';
+	return 0;
+}
+
 /* hub_query ('+' is a space). */
 const char *
 hub_query(const char *query, const char *name, char *buf, size_t len, int *bad)
@@ -276,7 +303,9 @@ hub_handle(struct db *db, const struct config *cfg, const struct principal *who,
     const char *method, const char *path, const char *query, struct json_object *body,
     struct core_response *resp)
 {
-	int	get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
+	int		 get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
+	const char	*slash;
+	char		 key[100];
 
 	(void)cfg;
 	if (!(who->scopes & AUTH_SCOPE_READ)) {
@@ -296,14 +325,36 @@ hub_handle(struct db *db, const struct config *cfg, const struct principal *who,
 		}
 		return;
 	}
+	if (strncmp(path, "issues/", 7) == 0 && (slash = strchr(path + 7, '/')) != NULL &&
+	    strcmp(slash, "/notes") == 0) {
+		if (hub_segment(path + 7, (size_t)(slash - (path + 7)), key, sizeof key) != 0 ||
+		    key[0] == '\0')
+			hub_refuse(resp, 404, HT_HUB_NO_PATH, method, path);
+		else if (post && body != NULL)
+			hub_notes(db, who, key, body, resp);
+		else
+			hub_refuse(resp, post ? 400 : 405, post ? HT_HUB_BAD_BODY : HT_HUB_METHOD,
+			    post ? "пусто" : method, path);
+		return;
+	}
+	if (strcmp(path, "settings") == 0 || strncmp(path, "settings/", 9) == 0) {
+		hub_settings_route(db, who, method, path[8] == '/' ? path + 9 : NULL, body, resp);
+		return;
+	}
+	if (strcmp(path, "sync_runs") == 0 && get) {
+		hub_sync_runs(db, query, resp);
+		return;
+	}
 	if (strcmp(path, "issues") == 0 || (strncmp(path, "issues/", 7) == 0 && path[7] != '\0')) {
 		if (!get) {
 			core_response_header(resp, "Allow", "GET");
 			hub_refuse(resp, 405, HT_HUB_METHOD, method, "/hub/issues");
 		} else if (path[6] == '\0')
 			hub_issues(db, query, resp);
+		else if (hub_segment(path + 7, strlen(path + 7), key, sizeof key) != 0)
+			hub_refuse(resp, 404, HT_NO_ISSUE, path + 7);
 		else
-			hub_issue(db, path + 7, resp);
+			hub_issue(db, key, resp);
 		return;
 	}
 	if (strcmp(path, "commands") == 0 && get) {

@@ -14,6 +14,12 @@ int	jira_batch_wait(struct sdlc_ctx *ctx, struct json_object *args);
 int	jira_refresh(struct sdlc_ctx *ctx, struct json_object *args);
 int	jira_batch_cancel(struct sdlc_ctx *ctx, struct json_object *args);
 int	jira_command_retry(struct sdlc_ctx *ctx, struct json_object *args);
+int	jira_notes_set(struct sdlc_ctx *ctx, struct json_object *args);
+int	jira_settings_get(struct sdlc_ctx *ctx, struct json_object *args);
+int	jira_settings_set(struct sdlc_ctx *ctx, struct json_object *args);
+int	jira_sync_log(struct sdlc_ctx *ctx, struct json_object *args);
+/* Notes as the card and notes_set show them (key NULL: no key in the head line). */
+void	jira_notes_view(struct buf *out, const char *key, struct json_object *notes);
 /* A batch's view (batch_status, batch_wait, batch_cancel). */
 void	jira_batch_view(struct buf *out, struct json_object *batch);
 /* batch_create's description, from the hub's command registry. */

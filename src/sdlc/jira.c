@@ -240,7 +240,8 @@ jira_card_rest(struct buf *out, struct json_object *it)
 		    sdlc_str(x, "key", ""), sdlc_str(x, "summary", ""), sdlc_str(x, "status", ""),
 		    sdlc_str(x, "type", ""));
 	}
-	buf_puts(out, "\nзаметок нет");
+	buf_putc(out, '\n');
+	jira_notes_view(out, NULL, json_object_object_get(it, "notes"));
 	a = json_object_object_get(it, "commands");
 	n = json_object_array_length(a);
 	if (n > 0)
@@ -423,6 +424,35 @@ static const struct sdlc_tool jira_tools[] = {
 	  "\"minimum\":1,\"description\":\"id команды\"}},"
 	  "\"required\":[\"id\"],\"additionalProperties\":false}",
 	  SDLC_BOUND, jira_command_retry, NULL },
+	{ "notes_set", "Заметки к задаче",
+	  "Задаёт заметки хаба к своей задаче проекта сессии (метка проекта; соседи — нет) или к "
+	  "new:<n> задачи, которую создаст пакет проекта; пустая строка стирает поле. Отвечает "
+	  "заметками после изменения.",
+	  "{\"type\":\"object\",\"properties\":{" KEY_SCHEMA ","
+	  "\"goal\":{\"type\":\"string\",\"maxLength\":4000,\"description\":\"цель\"},"
+	  "\"next_step\":{\"type\":\"string\",\"maxLength\":4000,"
+	  "\"description\":\"следующий шаг\"},"
+	  "\"risks\":{\"type\":\"string\",\"maxLength\":4000,\"description\":\"риски\"},"
+	  "\"text\":{\"type\":\"string\",\"maxLength\":4000,\"description\":\"заметка\"}},"
+	  "\"required\":[\"key\"],\"additionalProperties\":false}",
+	  SDLC_BOUND, jira_notes_set, NULL },
+	{ "settings_get", "Настройки хаба",
+	  "Настройки хаба и их settings_version; key — одна настройка.",
+	  "{\"type\":\"object\",\"properties\":{\"key\":{\"type\":\"string\","
+	  "\"pattern\":\"^[a-z_]{1,64}$\"}},\"additionalProperties\":false}",
+	  SDLC_READ, jira_settings_get, NULL },
+	{ "settings_set", "Изменить настройку",
+	  "Меняет одну настройку хаба; отвечает новой settings_version.",
+	  "{\"type\":\"object\",\"properties\":{\"key\":{\"type\":\"string\","
+	  "\"pattern\":\"^[a-z_]{1,64}$\"},\"value\":{\"type\":\"string\",\"maxLength\":999}},"
+	  "\"required\":[\"key\",\"value\"],\"additionalProperties\":false}",
+	  0, jira_settings_set, NULL },
+	{ "sync_log", "Журнал обновлений",
+	  "Последние прогоны обновления зеркала: проект, время, итог, число задач и «журнал: "
+	  "принят ДД.ММ ЧЧ:ММ» (до какого момента взят журнал изменений) или «журнал: нет».",
+	  "{\"type\":\"object\",\"properties\":{\"limit\":{\"type\":\"integer\","
+	  "\"minimum\":1,\"maximum\":500,\"default\":10}},\"additionalProperties\":false}",
+	  SDLC_READ, jira_sync_log, NULL },
 };
 
 const struct sdlc_module sdlc_jira = {

@@ -259,6 +259,15 @@ static const char SQL_LINK[] =
     "INSERT IGNORE INTO tracker_links (outward_id, inward_id, link_type, outward, inward)"
     " SELECT a.id, b.id, ?, ?, ? FROM tracker_issues a JOIN tracker_issues b"
     " ON a.issue_key = ? AND b.issue_key = ?";
+static const char SQL_SYNC_RUN[] =
+    "INSERT INTO tracker_sync_runs (project_id, command_id, state, issues, history_at,"
+    " started_at, finished_at) SELECT b.project_id, ?, 'done', ?, UTC_TIMESTAMP(3),"
+    " UTC_TIMESTAMP(3), UTC_TIMESTAMP(3) FROM tracker_batches b WHERE b.id = ?";
+static const char SQL_PROJECT_ISSUES[] =
+    "SELECT COUNT(*) FROM tracker_issue_labels l JOIN tracker_projects p ON p.label = l.label"
+    " JOIN tracker_batches b ON b.project_id = p.id WHERE b.id = ?";
+static const char SQL_NOTES_MOVE[] =
+    "UPDATE IGNORE tracker_notes SET issue_key = ? WHERE issue_key = CONCAT(?, '/', ?)";
 static const char SQL_KEY_EXISTS[] =
     "SELECT COUNT(*) FROM tracker_issues WHERE issue_key = ?";
 
@@ -333,6 +342,9 @@ local_issue(struct db *db, uint64_t batch, struct json_object *p, struct json_ob
 		if ((rc = db_run(db, DB_ONCE, SQL_NEW_LABEL, NULL, NULL, NULL, e, "us", id,
 		    json_object_get_string(json_object_array_get_idx(labels, i)))) != 0)
 			return rc;
+	if ((rc = db_run(db, DB_ONCE, SQL_NOTES_MOVE, NULL, NULL, NULL, e, "sss", key, label,
+	    local_str(p, "temp_key"))) != 0)
+		return rc;
 	*result = json_object_new_object();
 	json_object_object_add(*result, "temp_key",
 	    json_object_new_string(local_str(p, "temp_key")));
@@ -376,9 +388,33 @@ local_link(struct db *db, struct json_object *p, char **why, struct err *e)
 	return db_run(db, DB_ONCE, SQL_LINK, NULL, NULL, NULL, e, "sssss", type, out, in, from, to);
 }
 
-/* Applies command (type, params with keys resolved); *why set when it fails. */
+/*
+ * refresh: the local tracker is its own mirror, so there is nothing to
+ * fetch; the run is logged, its journal taken in up to now.
+ */
 static int
-local_apply(struct db *db, uint64_t batch, const char *type, struct json_object *p,
+local_refresh(struct db *db, uint64_t batch, uint64_t id, struct json_object *p,
+    struct err *e)
+{
+	struct db_rows		 r = { 0 };
+	struct json_object	*keys = json_object_object_get(p, "keys");
+	int64_t			 n = 0;
+	int			 rc;
+
+	if (keys != NULL)
+		n = (int64_t)json_object_array_length(keys);
+	else if ((rc = db_run(db, DB_ONCE, SQL_PROJECT_ISSUES, &r, NULL, NULL, e, "u",
+	    batch)) != 0)
+		return rc;
+	else
+		n = (int64_t)db_to_u64(db_rows_get(&r, 0, 0));
+	db_rows_release(&r);
+	return db_run(db, DB_ONCE, SQL_SYNC_RUN, NULL, NULL, NULL, e, "uiu", id, n, batch);
+}
+
+/* Applies command id (type, params with keys resolved); *why set when it fails. */
+static int
+local_apply(struct db *db, uint64_t batch, uint64_t id, const char *type, struct json_object *p,
     struct json_object **result, char **why, struct err *e)
 {
 	uint64_t	 changed;
@@ -389,7 +425,7 @@ local_apply(struct db *db, uint64_t batch, const char *type, struct json_object 
 	if (strcmp(type, "ensure_link") == 0)
 		return local_link(db, p, why, e);
 	if (strcmp(type, "refresh") == 0)
-		return 0;	/* the local tracker is its own mirror */
+		return local_refresh(db, batch, id, p, e);
 	if (strcmp(type, "ensure_fields") == 0) {
 		if ((rc = db_run(db, DB_ONCE, SQL_FIELDS, NULL, &changed, NULL, e, "ssssssss",
 		    local_str(p, "summary"), local_str(p, "description"), local_str(p, "status"),
@@ -429,7 +465,7 @@ tracker_local_run(struct db *db, uint64_t id, int *done, char **why, char *state
 	if ((missing = agent_resolve(params, temps)) != NULL) {
 		if (asprintf(why, "%s не создана: её ensure_issue не выполнен", missing) < 0)
 			*why = NULL;
-	} else if ((rc = local_apply(db, batch, db_rows_get(&r, 0, 2), params, &result, why,
+	} else if ((rc = local_apply(db, batch, id, db_rows_get(&r, 0, 2), params, &result, why,
 	    e)) != 0)
 		goto fail;
 	*done = *why == NULL;

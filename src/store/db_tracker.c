@@ -9,6 +9,7 @@
 #include "err.h"
 #include "store/db.h"
 #include "store/db-internal.h"
+#include "store/db_notes.h"
 #include "store/db_tracker.h"
 
 /* The most comments and commands an issue's answer carries. */
@@ -279,7 +280,7 @@ tracker_issue(struct db *db, struct json_object **out, const char *key, struct e
 	    "updated", NULL };
 	static const char *const field_names[] = { "name", "value", NULL };
 	struct db_rows		 r = { 0 };
-	struct json_object	*o = NULL, *labels;
+	struct json_object	*o = NULL, *labels, *notes;
 	uint64_t		 id;
 	size_t			 i;
 	int			 rc;
@@ -320,6 +321,9 @@ tracker_issue(struct db *db, struct json_object **out, const char *key, struct e
 		goto done;
 	json_object_object_add(o, "comment_count",
 	    json_object_new_uint64(r.n > 0 ? db_to_u64(db_rows_get(&r, 0, 0)) : 0));
+	if ((rc = tracker_notes_get(db, &notes, key, e)) != 0)
+		goto done;
+	json_object_object_add(o, "notes", notes);
 	*out = o;
 	o = NULL;
 done:

@@ -1,0 +1,151 @@
+/* jira_misc: the sdlc-jira tools of notes, settings and the sync log (jira-int.h). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "buf.h"
+#include "sdlc/jira-int.h"
+#include "sdlc/sdlc.h"
+
+/* The notes fields and how the answers name them. */
+static const struct {
+	const char	*field, *label;
+} jira_note_labels[] = {
+	{ "goal", "цель" },
+	{ "next_step", "следующий шаг" },
+	{ "risks", "риски" },
+	{ "text", "заметка" },
+};
+
+void
+jira_notes_view(struct buf *out, const char *key, struct json_object *notes)
+{
+	const char	*v;
+	size_t		 i;
+	int		 any = 0;
+
+	for (i = 0; notes != NULL && i < sizeof jira_note_labels / sizeof jira_note_labels[0]; i++) {
+		if ((v = sdlc_str(notes, jira_note_labels[i].field, NULL)) == NULL)
+			continue;
+		if (!any)
+			buf_printf(out, "заметки%s%s:", key != NULL ? " " : "", key != NULL ? key : "");
+		buf_printf(out, "\n%s: %s", jira_note_labels[i].label, v);
+		any = 1;
+	}
+	if (!any)
+		buf_puts(out, "заметок нет");
+}
+
+int
+jira_notes_set(struct sdlc_ctx *ctx, struct json_object *args)
+{
+	struct json_object	*body, *o;
+	const char		*key = json_object_get_string(json_object_object_get(args, "key"));
+	char			*x = NULL, *path = NULL;
+	int			 rc;
+
+	if ((x = hub_escape(key)) == NULL || asprintf(&path, "/issues/%s/notes", x) < 0) {
+		free(x);
+		return 1;
+	}
+	free(x);
+	body = json_object_new_object();
+	json_object_object_foreach(args, k, v) {
+		if (strcmp(k, "key") != 0)
+			json_object_object_add(body, k, json_object_get(v));
+	}
+	json_object_object_add(body, "project", json_object_new_string(ctx->project));
+	rc = sdlc_hub(ctx, "POST", path, body, &o);
+	json_object_put(body);
+	free(path);
+	if (rc != 0)
+		return rc;
+	jira_notes_view(ctx->out, key, json_object_object_get(o, "notes"));
+	json_object_put(o);
+	return 0;
+}
+
+int
+jira_settings_get(struct sdlc_ctx *ctx, struct json_object *args)
+{
+	struct json_object	*o, *list, *s, *v;
+	char			 path[200];
+	size_t			 i;
+	int			 rc;
+
+	if (json_object_object_get_ex(args, "key", &v))
+		snprintf(path, sizeof path, "/settings/%s", json_object_get_string(v));
+	else
+		snprintf(path, sizeof path, "/settings");
+	if ((rc = sdlc_hub(ctx, "GET", path, NULL, &o)) != 0)
+		return rc;
+	buf_printf(ctx->out, "settings_version: %s", sdlc_str(o, "version", "0"));
+	list = json_object_object_get(o, "settings");
+	for (i = 0; i < json_object_array_length(list); i++) {
+		s = json_object_array_get_idx(list, i);
+		buf_printf(ctx->out, "\n%s = %s%s", sdlc_str(s, "name", ""), sdlc_str(s, "value", ""),
+		    json_object_get_boolean(json_object_object_get(s, "default")) ?
+		    " (по умолчанию)" : "");
+	}
+	json_object_put(o);
+	return 0;
+}
+
+int
+jira_settings_set(struct sdlc_ctx *ctx, struct json_object *args)
+{
+	struct json_object	*body, *o;
+	char			 path[200];
+	int			 rc;
+
+	snprintf(path, sizeof path, "/settings/%s",
+	    json_object_get_string(json_object_object_get(args, "key")));
+	body = json_object_new_object();
+	json_object_object_add(body, "value", json_object_get(json_object_object_get(args, "value")));
+	rc = sdlc_hub(ctx, "POST", path, body, &o);
+	json_object_put(body);
+	if (rc != 0)
+		return rc;
+	buf_printf(ctx->out, "%s = %s\nsettings_version: %s", sdlc_str(o, "name", ""),
+	    sdlc_str(o, "value", ""), sdlc_str(o, "version", ""));
+	json_object_put(o);
+	return 0;
+}
+
+int
+jira_sync_log(struct sdlc_ctx *ctx, struct json_object *args)
+{
+	struct json_object	*o, *list, *s, *v;
+	char			 path[64];
+	const char		*history, *error;
+	size_t			 i, n;
+	int			 rc;
+
+	snprintf(path, sizeof path, "/sync_runs?limit=%d",
+	    json_object_object_get_ex(args, "limit", &v) ? json_object_get_int(v) : 10);
+	if ((rc = sdlc_hub(ctx, "GET", path, NULL, &o)) != 0)
+		return rc;
+	list = json_object_object_get(o, "sync_runs");
+	n = json_object_array_length(list);
+	if (n == 0)
+		buf_puts(ctx->out, "прогонов обновления ещё не было");
+	for (i = 0; i < n; i++) {
+		s = json_object_array_get_idx(list, i);
+		buf_printf(ctx->out, "%s#%s %s, ", i ? "\n" : "", sdlc_str(s, "id", ""),
+		    sdlc_str(s, "project", "все проекты"));
+		sdlc_time(ctx->out, sdlc_str(s, "finished", NULL), 1);
+		buf_printf(ctx->out, ", %s, задач: %s, ", sdlc_str(s, "state", ""),
+		    sdlc_str(s, "issues", "0"));
+		if ((history = sdlc_str(s, "history_at", NULL)) != NULL) {
+			buf_puts(ctx->out, "журнал: принят ");
+			sdlc_time(ctx->out, history, 1);
+		} else
+			buf_puts(ctx->out, "журнал: нет");
+		if ((error = sdlc_str(s, "error", NULL)) != NULL)
+			buf_printf(ctx->out, ", ошибка: %s", error);
+	}
+	json_object_put(o);
+	return 0;
+}
