@@ -100,6 +100,27 @@ refresh — queued" &&
 	text 3 | grep "| — | из API | queued | 2 |"
 '
 
+test_expect_success 'hostile input to the hub API: answered with a reason, nothing stored, the workers survive' '
+	before=$(batches_stored) &&
+	hub GET "issues?project=AURORA&text=%27%20OR%201%3D1--" && test "$STATUS" = 200 &&
+	jq -e ".issues == []" hub.json &&
+	hub GET "issues?project=AURORA%00x" && test "$STATUS" = 400 &&
+	hub GET "issues/..%2F..%2Fetc%2Fpasswd" && test "$STATUS" = 404 &&
+	hub GET "issues?project=$(printf "%02000d" 0)" && test "$STATUS" = 400 &&
+	deep=$(printf "%0300d" 0 | sed "s/0/[/g") &&
+	hub POST batches "{\"title\":\"t\",\"commands\":$deep}" && test "$STATUS" = 400 &&
+	many=$(jq -nc "[range(60) | {type: \"refresh\", full: true}]") &&
+	hub POST batches "{\"title\":\"t\",\"commands\":$many}" && test "$STATUS" = 422 &&
+	jq -e ".error == \"в пакете 60 команд, а можно не больше 50 вместе с хвостовым refresh\"" hub.json &&
+	printf "{\"title\":\"\\xff\xfe\",\"commands\":[]}" >bad-utf8.json &&
+	STATUS=$(curl -sS -o hub.json -w "%{http_code}" -H "Authorization: Bearer $ANN_TOKEN" -H "Content-Type: application/json" --data-binary @bad-utf8.json "$BASE_URL/hub/batches") &&
+	test "$STATUS" = 400 &&
+	hub POST batches "{\"title\":\"t\",\"commands\":[{\"type\":\"ensure_issue\",\"temp_key\":\"new:1\",\"summary\":\"s\",\"labels\":[\"a b\"]}]}" &&
+	test "$STATUS" = 422 && jq -e ".error == \"команда #1 (ensure_issue): labels — список меток\"" hub.json &&
+	test "$(batches_stored)" = "$before" &&
+	hub GET projects && test "$STATUS" = 200
+'
+
 test_expect_success 'the description of batch_create is the hub registry, every type and parameter' '
 	{ echo "$INIT"; echo "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}"; } | sdlc jira --project AURORA &&
 	jq -s -r ".[] | select(.id == 2) | .result.tools[] | select(.name == \"batch_create\") | .description" out >desc.txt &&
