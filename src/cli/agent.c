@@ -118,15 +118,8 @@ cli_agent(struct cli *cli, int argc, char **argv)
 		return cli_usage("agent: --module jira is the one module with an agent yet");
 	if (backend == NULL || strcmp(backend, "local") != 0)
 		return cli_usage("agent: --backend local is the one backend yet");
-	memset(&hub, 0, sizeof hub);
-	if (cli->cfg.hub_url != NULL)
-		hub.url = cli->cfg.hub_url;
-	else if (asprintf(&url, "%s/hub", cli->cfg.base_url) >= 0)
-		hub.url = url;
-	else
+	if (cli_hub_client(cli, &hub, &url) != 0)
 		return cli_fail("out of memory");
-	hub.token = cli->cfg.hub_token;
-	hub.timeout = (long)cli->cfg.request_timeout + 5;
 	cli_daemon_start("forgemcp-agent");
 	if (hub_client_init() != 0) {
 		free(url);

@@ -33,6 +33,13 @@ int	cli_mcp(struct cli *cli, int argc, char **argv);		/* a hub module's stdio se
 int	cli_tracker(struct cli *cli, int argc, char **argv);		/* import */
 int	cli_agent(struct cli *cli, int argc, char **argv);		/* the hub's commands */
 
+struct hub_client;
+/*
+ * The hub API client of the configuration: hub_url (or <base_url>/hub, in
+ * *url, which the caller frees), hub_token, request_timeout + 5 s.  -1
+ * when out of memory.
+ */
+int	cli_hub_client(const struct cli *cli, struct hub_client *hub, char **url);
 /*
  * Prints one tab-separated field of a listing: tabs and line breaks become
  * spaces so a record stays one line; a NULL or empty s prints empty.

@@ -25,6 +25,22 @@ mcp_usage(FILE *f)
 	    "                   the tools that need no project work\n");
 }
 
+int
+cli_hub_client(const struct cli *cli, struct hub_client *hub, char **url)
+{
+	memset(hub, 0, sizeof *hub);
+	*url = NULL;
+	if (cli->cfg.hub_url != NULL)
+		hub->url = cli->cfg.hub_url;
+	else if (asprintf(url, "%s/hub", cli->cfg.base_url) >= 0)
+		hub->url = *url;
+	else
+		return -1;
+	hub->token = cli->cfg.hub_token;
+	hub->timeout = (long)cli->cfg.request_timeout + 5;
+	return 0;
+}
+
 /* Exit 2 with the specification's text and the list of modules. */
 static int
 mcp_no_module(const char *name)
@@ -77,15 +93,8 @@ cli_mcp(struct cli *cli, int argc, char **argv)
 		return mcp_no_module(module);
 	if (project != NULL && project[0] == '\0')
 		return cli_usage("mcp: --project takes a project label");
-	memset(&hub, 0, sizeof hub);
-	if (cli->cfg.hub_url != NULL)
-		hub.url = cli->cfg.hub_url;
-	else if (asprintf(&url, "%s/hub", cli->cfg.base_url) >= 0)
-		hub.url = url;
-	else
+	if (cli_hub_client(cli, &hub, &url) != 0)
 		return cli_fail("out of memory");
-	hub.token = cli->cfg.hub_token;
-	hub.timeout = (long)cli->cfg.request_timeout + 5;
 	if (hub.token == NULL)
 		log_warn("mcp: no hub_token (or FORGEMCP_HUB_TOKEN): the hub will refuse every tool");
 	if (hub_client_init() != 0) {

@@ -17,6 +17,8 @@ struct principal;
 
 /* A refusal: status and {"error": text} with the text of t and its arguments. */
 void	hub_refuse(struct core_response *resp, int status, enum hub_text t, ...);
+/* A refusal: status and {"error": msg}. */
+void	hub_refuse_msg(struct core_response *resp, int status, const char *msg);
 /* A store failure (rc, e): 503 for the database's outage, else 500; logged, never shown. */
 void	hub_failed(struct core_response *resp, int rc, const struct err *e);
 /*

@@ -33,6 +33,16 @@ hub_refuse(struct core_response *resp, int status, enum hub_text t, ...)
 }
 
 void
+hub_refuse_msg(struct core_response *resp, int status, const char *msg)
+{
+	struct json_object	*o = json_object_new_object();
+
+	if (o != NULL)
+		json_object_object_add(o, "error", json_object_new_string(msg));
+	core_response_json(resp, status, o);
+}
+
+void
 hub_failed(struct core_response *resp, int rc, const struct err *e)
 {
 	if (rc == ERR_UNAVAILABLE) {

@@ -15,15 +15,6 @@
 #define HUB_LEASE_DEFAULT	60	/* seconds an agent has to report a command */
 #define HUB_LEASE_MAX		3600
 
-static void
-hub_agent_refuse(struct core_response *resp, int status, const char *msg)
-{
-	struct json_object	*o = json_object_new_object();
-
-	json_object_object_add(o, "error", json_object_new_string(msg));
-	core_response_json(resp, status, o);
-}
-
 /* The positive integer member name of body, or 0 (absent or not one). */
 static uint64_t
 hub_agent_id(struct json_object *body, const char *name)
@@ -48,7 +39,7 @@ hub_agent_claim(struct db *db, struct json_object *body, struct core_response *r
 	if (body != NULL && json_object_object_get_ex(body, "lease_seconds", &v)) {
 		if (!json_object_is_type(v, json_type_int) || (lease = json_object_get_int64(v)) < 1 ||
 		    lease > HUB_LEASE_MAX) {
-			hub_agent_refuse(resp, 422, "lease_seconds — целое число от 1 до 3600");
+			hub_refuse_msg(resp, 422, "lease_seconds — целое число от 1 до 3600");
 			return;
 		}
 	}
@@ -78,7 +69,7 @@ hub_agent_not_claimed(struct core_response *resp, uint64_t id, const char *state
 	else
 		snprintf(msg, sizeof msg, "команда %llu не у агента: она %s",
 		    (unsigned long long)id, state);
-	hub_agent_refuse(resp, state[0] == '\0' ? 404 : 409, msg);
+	hub_refuse_msg(resp, state[0] == '\0' ? 404 : 409, msg);
 }
 
 /* POST /hub/agent/report {command, state: done|failed, error?, result?} */
@@ -95,16 +86,16 @@ hub_agent_report(struct db *db, struct json_object *body, struct core_response *
 	state = hub_member(body, "state", &present);
 	error = hub_member(body, "error", &present);
 	if (id == 0 || state == NULL || (strcmp(state, "done") != 0 && strcmp(state, "failed") != 0)) {
-		hub_agent_refuse(resp, 422, "нужны command (id команды) и state: done или failed");
+		hub_refuse_msg(resp, 422, "нужны command (id команды) и state: done или failed");
 		return;
 	}
 	if (strcmp(state, "failed") == 0 && (error == NULL || error[0] == '\0')) {
-		hub_agent_refuse(resp, 422, "у failed нужна причина: error");
+		hub_refuse_msg(resp, 422, "у failed нужна причина: error");
 		return;
 	}
 	if (json_object_object_get_ex(body, "result", &result) && result != NULL &&
 	    !json_object_is_type(result, json_type_object)) {
-		hub_agent_refuse(resp, 422, "result — объект");
+		hub_refuse_msg(resp, 422, "result — объект");
 		return;
 	}
 	err_clear(&e);
@@ -134,7 +125,7 @@ hub_agent_local(struct db *db, struct json_object *body, struct core_response *r
 	int			 rc, done;
 
 	if (id == 0) {
-		hub_agent_refuse(resp, 422, "нужен command: id команды");
+		hub_refuse_msg(resp, 422, "нужен command: id команды");
 		return;
 	}
 	err_clear(&e);

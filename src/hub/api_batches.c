@@ -44,16 +44,6 @@ hub_own(void *arg, const char *key)
 	return own;
 }
 
-/* {"error": msg} with status. */
-static void
-hub_refuse_text(struct core_response *resp, int status, const char *msg)
-{
-	struct json_object	*o = json_object_new_object();
-
-	json_object_object_add(o, "error", json_object_new_string(msg));
-	core_response_json(resp, status, o);
-}
-
 /*
  * Checks commands for the project (NULL: none) and stores them as a batch:
  * 201 {id, project, commands, estimate_seconds}, or the refusal.
@@ -98,7 +88,7 @@ hub_batch_queue(struct db *db, const struct principal *who, const char *project,
 		if (own.failed)
 			hub_failed(resp, ERR_DB, &own.e);
 		else
-			hub_refuse_text(resp, 422, msg);
+			hub_refuse_msg(resp, 422, msg);
 		return;
 	}
 	if ((rc = tracker_batch_add(db, &id, project_id, title, author, checked, &e)) != 0) {
@@ -143,12 +133,12 @@ hub_batch_create(struct db *db, const struct principal *who, struct json_object 
 	}
 	title = hub_member(body, "title", &present);
 	if (title == NULL || title[0] == '\0' || strlen(title) > HUB_TITLE_MAX) {
-		hub_refuse_text(resp, 422, "title — непустой текст до 500 байт");
+		hub_refuse_msg(resp, 422, "title — непустой текст до 500 байт");
 		return;
 	}
 	project = hub_member(body, "project", &present);
 	if (present && project == NULL) {
-		hub_refuse_text(resp, 422, "project — метка проекта");
+		hub_refuse_msg(resp, 422, "project — метка проекта");
 		return;
 	}
 	hub_batch_queue(db, who, project, title, hub_author(body),
@@ -318,7 +308,7 @@ hub_command_cancel(struct db *db, uint64_t id, struct json_object *body,
 	rc = tracker_command_cancel(db, id, force, state, sizeof state, &e);
 	if (rc == ERR_NOTFOUND) {
 		snprintf(msg, sizeof msg, "команды %llu нет", (unsigned long long)id);
-		hub_refuse_text(resp, 404, msg);
+		hub_refuse_msg(resp, 404, msg);
 		return;
 	}
 	if (rc == ERR_INVALID) {
@@ -328,7 +318,7 @@ hub_command_cancel(struct db *db, uint64_t id, struct json_object *body,
 		else
 			snprintf(msg, sizeof msg, "команда %llu уже завершена: %s",
 			    (unsigned long long)id, state);
-		hub_refuse_text(resp, 409, msg);
+		hub_refuse_msg(resp, 409, msg);
 		return;
 	}
 	if (rc != 0) {
@@ -357,7 +347,7 @@ hub_command_retry(struct db *db, const struct principal *who, uint64_t id,
 	err_clear(&e);
 	if ((rc = tracker_command_get(db, &c, id, &e)) == ERR_NOTFOUND) {
 		snprintf(msg, sizeof msg, "команды %llu нет", (unsigned long long)id);
-		hub_refuse_text(resp, 404, msg);
+		hub_refuse_msg(resp, 404, msg);
 		return;
 	}
 	if (rc != 0) {
@@ -373,7 +363,7 @@ hub_command_retry(struct db *db, const struct principal *who, uint64_t id,
 			snprintf(msg, sizeof msg, "команда %llu из пакета проекта %s: в сессии "
 			    "проекта %s её не повторить", (unsigned long long)id, own, project);
 		json_object_put(c);
-		hub_refuse_text(resp, 422, msg);
+		hub_refuse_msg(resp, 422, msg);
 		return;
 	}
 	snprintf(title, sizeof title, "повтор команды %llu", (unsigned long long)id);

@@ -29,15 +29,6 @@ static const struct {
 };
 #define HUB_N_SETTINGS	(sizeof hub_settings / sizeof hub_settings[0])
 
-static void
-hub_misc_refuse(struct core_response *resp, int status, const char *msg)
-{
-	struct json_object	*o = json_object_new_object();
-
-	json_object_object_add(o, "error", json_object_new_string(msg));
-	core_response_json(resp, status, o);
-}
-
 /* POST /hub/issues/{key}/notes {project?, goal?, next_step?, risks?, text?} */
 void
 hub_notes(struct db *db, const struct principal *who, const char *key,
@@ -102,7 +93,7 @@ hub_notes(struct db *db, const struct principal *who, const char *key,
 	return;
 refuse:
 	json_object_put(fields);
-	hub_misc_refuse(resp, 422, msg);
+	hub_refuse_msg(resp, 422, msg);
 }
 
 /* Whether value fits setting i; the reason in msg when not. */
@@ -146,7 +137,7 @@ hub_settings_route(struct db *db, const struct principal *who, const char *metho
 	if (name != NULL && i == HUB_N_SETTINGS) {
 		snprintf(msg, sizeof msg, "настройки %.100s нет; есть: agent_lease_seconds, "
 		    "agent_poll_seconds, jira_page_size, jira_url", name);
-		hub_misc_refuse(resp, 404, msg);
+		hub_refuse_msg(resp, 404, msg);
 		return;
 	}
 	err_clear(&e);
@@ -162,7 +153,7 @@ hub_settings_route(struct db *db, const struct principal *who, const char *metho
 		} else
 			value = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
 		if (!hub_setting_ok(i, value, msg, sizeof msg)) {
-			hub_misc_refuse(resp, 422, msg);
+			hub_refuse_msg(resp, 422, msg);
 			return;
 		}
 		if ((rc = tracker_setting_set(db, &version, name, value, who->login, &e)) != 0) {

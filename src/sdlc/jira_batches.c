@@ -25,6 +25,16 @@ jira_minutes(int64_t seconds)
 	return seconds <= 0 ? 0 : (long)((seconds + 59) / 60);
 }
 
+/* The answer to a batch queued: its id, its commands, the estimate in minutes. */
+static void
+jira_queued(struct buf *out, struct json_object *o)
+{
+	buf_printf(out, "пакет #%s поставлен: команд — %s, оценка — %ld мин "
+	    "(estimate_seconds %s)", sdlc_str(o, "id", "?"), sdlc_str(o, "commands", "?"),
+	    jira_minutes(json_object_get_int64(json_object_object_get(o, "estimate_seconds"))),
+	    sdlc_str(o, "estimate_seconds", "0"));
+}
+
 int
 jira_batch_create(struct sdlc_ctx *ctx, struct json_object *args)
 {
@@ -41,10 +51,7 @@ jira_batch_create(struct sdlc_ctx *ctx, struct json_object *args)
 	json_object_put(body);
 	if (rc != 0)
 		return rc;
-	buf_printf(ctx->out, "пакет #%s поставлен: команд — %s, оценка — %ld мин "
-	    "(estimate_seconds %s)", sdlc_str(o, "id", "?"), sdlc_str(o, "commands", "?"),
-	    jira_minutes(json_object_get_int64(json_object_object_get(o, "estimate_seconds"))),
-	    sdlc_str(o, "estimate_seconds", "0"));
+	jira_queued(ctx->out, o);
 	json_object_put(o);
 	return 0;
 }
@@ -266,10 +273,7 @@ jira_command_retry(struct sdlc_ctx *ctx, struct json_object *args)
 	json_object_put(body);
 	if (rc != 0)
 		return rc;
-	buf_printf(ctx->out, "пакет #%s поставлен: команд — %s, оценка — %ld мин "
-	    "(estimate_seconds %s)", sdlc_str(o, "id", "?"), sdlc_str(o, "commands", "?"),
-	    jira_minutes(json_object_get_int64(json_object_object_get(o, "estimate_seconds"))),
-	    sdlc_str(o, "estimate_seconds", "0"));
+	jira_queued(ctx->out, o);
 	json_object_put(o);
 	return 0;
 }
