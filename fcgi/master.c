@@ -456,7 +456,8 @@ front_main(const struct config *cfg, int argc, char **argv)
 		fprintf(stderr, "forgemcp: %s\n", e.msg);
 		core_release(&core);
 		return 1;
-	}
+	} else
+		core_hub_started(&core);
 	/* libgit2's set-up ran on a thread meanwhile (main); it ends before any fork. */
 	if (front_git_ready(&core) != 0)
 		return 1;

@@ -165,3 +165,41 @@ CREATE TABLE tracker_sync_runs (
 	CONSTRAINT tracker_sync_runs_project_fk FOREIGN KEY (project_id)
 	    REFERENCES tracker_projects (id) ON DELETE SET NULL
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- What each module's agent said of itself at its last claim, and when.
+CREATE TABLE tracker_agents (
+	module VARCHAR(32) NOT NULL PRIMARY KEY,
+	version VARCHAR(64) NULL,
+	launcher VARCHAR(64) NULL,
+	update_state VARCHAR(32) NULL,
+	update_target VARCHAR(64) NULL,
+	update_error TEXT NULL,
+	update_hint TEXT NULL,
+	settings_version BIGINT UNSIGNED NULL,
+	last_seen DATETIME(3) NOT NULL
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- 429 answers an agent met (its claims report how many since the last one).
+CREATE TABLE tracker_agent_429 (
+	id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
+	module VARCHAR(32) NOT NULL,
+	count INT UNSIGNED NOT NULL,
+	at DATETIME(3) NOT NULL,
+	KEY tracker_agent_429_at (module, at)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- The agent version the hub publishes (expects), newest last.
+CREATE TABLE tracker_publications (
+	id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
+	module VARCHAR(32) NOT NULL,
+	version VARCHAR(64) NOT NULL,
+	published_at DATETIME(3) NOT NULL,
+	KEY tracker_publications_module (module, id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- When the hub (a FastCGI master) started: an agent that has not claimed
+-- since the latest start has not reported to this hub yet.
+CREATE TABLE tracker_hub_starts (
+	id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
+	started_at DATETIME(3) NOT NULL
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;

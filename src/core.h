@@ -59,6 +59,11 @@ void	core_served(long us);
 /* Closes the cached repositories and gives all free heap back. */
 void	core_shrink(struct core *c);
 /*
+ * Notes that the hub started (a FastCGI master, once the database is
+ * ready): an agent that has not claimed since has not reported to it.
+ */
+void	core_hub_started(struct core *c);
+/*
  * Handles one request; always fills resp (release it with
  * core_response_release).  When req->client_gone says the client hung up
  * while the work ran, the work stops as at the deadline, one line is

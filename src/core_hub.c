@@ -14,6 +14,7 @@
 #include "hub/hub.h"
 #include "json.h"
 #include "log.h"
+#include "store/db_agents.h"
 
 /* {"error": msg} with status. */
 static void
@@ -113,4 +114,15 @@ done:
 	if (entered)
 		fair_leave(c->fair, c->slot);
 	json_object_put(body);
+}
+
+void
+core_hub_started(struct core *c)
+{
+	struct err	e;
+
+	err_clear(&e);
+	if (tracker_hub_start(c->db, &e) != 0)
+		log_warn("the hub's start was not recorded (agent_status will not know of it): %s",
+		    e.msg);
 }

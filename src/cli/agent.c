@@ -17,8 +17,10 @@ agent_usage(FILE *f)
 	    "\n"
 	    "Executes the commands of the sdlc hub's batches, each batch in order, and\n"
 	    "reports each one: a client of the hub API at hub_url with the token hub_token\n"
-	    "(it needs the write scope).  Backends: local, the hub's own tracker tables (a\n"
-	    "tracker without a Jira): ensure_issue, ensure_fields, ensure_link, refresh.\n"
+	    "(it needs the write scope).  Each claim tells the hub its version, and the\n"
+	    "launcher that started it when FORGEMCP_AGENT_LAUNCHER names one.  Backends:\n"
+	    "local, the hub's own tracker tables (a tracker without a Jira): ensure_issue,\n"
+	    "ensure_fields, ensure_link, refresh.\n"
 	    "\n"
 	    "  --module jira        the module whose commands it runs\n"
 	    "  --backend local      where the commands take effect\n"
@@ -32,12 +34,19 @@ agent_usage(FILE *f)
 static int
 agent_step(const struct hub_client *hub)
 {
-	struct json_object	*o = NULL, *cmd, *body, *r = NULL;
+	struct json_object	*o = NULL, *cmd, *body, *r = NULL, *said;
+	const char		*launcher;
 	enum hub_result		 res;
 	long			 status;
 	int			 ran = -1;
 
-	res = hub_request(hub, "POST", "/agent/claim", NULL, &status, &o);
+	said = json_object_new_object();
+	json_object_object_add(said, "module", json_object_new_string("jira"));
+	json_object_object_add(said, "version", json_object_new_string(PACKAGE_VERSION));
+	if ((launcher = getenv("FORGEMCP_AGENT_LAUNCHER")) != NULL && *launcher != '\0')
+		json_object_object_add(said, "launcher", json_object_new_string(launcher));
+	res = hub_request(hub, "POST", "/agent/claim", said, &status, &o);
+	json_object_put(said);
 	if (res != HUB_ANSWERED || status != 200) {
 		log_error("agent: claim: %s (HTTP %ld)", res == HUB_DOWN ? "the hub is down" :
 		    "no answer", status);

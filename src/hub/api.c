@@ -375,7 +375,7 @@ hub_handle(struct db *db, const struct config *cfg, const struct principal *who,
 		hub_commands_route(db, who, method, path, body, resp);
 		return;
 	}
-	if (strncmp(path, "agent/", 6) == 0) {
+	if (strncmp(path, "agent/", 6) == 0 || strcmp(path, "agent") == 0) {
 		hub_agent_route(db, who, method, path, body, resp);
 		return;
 	}

@@ -11,6 +11,7 @@
 #include "log.h"
 #include "hub/api-int.h"
 #include "store/db_agent.h"
+#include "store/db_agents.h"
 
 #define HUB_LEASE_DEFAULT	60	/* seconds an agent has to report a command */
 #define HUB_LEASE_MAX		3600
@@ -33,8 +34,9 @@ hub_agent_claim(struct db *db, struct json_object *body, struct core_response *r
 {
 	struct json_object	*cmd, *o, *v;
 	int64_t			 lease = HUB_LEASE_DEFAULT;
+	const char		*module;
 	struct err		 e;
-	int			 rc;
+	int			 rc, present;
 
 	if (body != NULL && json_object_object_get_ex(body, "lease_seconds", &v)) {
 		if (!json_object_is_type(v, json_type_int) || (lease = json_object_get_int64(v)) < 1 ||
@@ -44,6 +46,13 @@ hub_agent_claim(struct db *db, struct json_object *body, struct core_response *r
 		}
 	}
 	err_clear(&e);
+	module = body != NULL ? hub_member(body, "module", &present) : NULL;
+	if (module == NULL || strcmp(module, "jira") != 0)
+		module = "jira";
+	if ((rc = tracker_agent_seen(db, module, body, &e)) != 0) {
+		hub_failed(resp, rc, &e);
+		return;
+	}
 	if ((rc = tracker_claim(db, &cmd, (unsigned)lease, &e)) != 0) {
 		hub_failed(resp, rc, &e);
 		return;
@@ -146,10 +155,57 @@ hub_agent_local(struct db *db, struct json_object *body, struct core_response *r
 	core_response_json(resp, 200, o);
 }
 
+/* GET /hub/agent[?module=jira] */
+static void
+hub_agent_status(struct db *db, struct core_response *resp)
+{
+	struct json_object	*o;
+	struct err		 e;
+	int			 rc;
+
+	err_clear(&e);
+	if ((rc = tracker_agent_status(db, &o, "jira", &e)) != 0) {
+		hub_failed(resp, rc, &e);
+		return;
+	}
+	core_response_json(resp, 200, o);
+}
+
+/* POST /hub/agent/publish {module?, version} */
+static void
+hub_agent_publish(struct db *db, struct json_object *body, struct core_response *resp)
+{
+	struct json_object	*o;
+	const char		*version;
+	struct err		 e;
+	int			 rc, present;
+
+	version = body != NULL ? hub_member(body, "version", &present) : NULL;
+	if (version == NULL || version[0] == '\0' || strlen(version) > 64 ||
+	    strspn(version, "0123456789.") != strlen(version)) {
+		hub_refuse_msg(resp, 422, "version — номер версии агента: цифры и точки");
+		return;
+	}
+	err_clear(&e);
+	if ((rc = tracker_publish(db, "jira", version, &e)) != 0) {
+		hub_failed(resp, rc, &e);
+		return;
+	}
+	log_info("hub: agent version %s published", version);
+	o = json_object_new_object();
+	json_object_object_add(o, "module", json_object_new_string("jira"));
+	json_object_object_add(o, "version", json_object_new_string(version));
+	core_response_json(resp, 200, o);
+}
+
 void
 hub_agent_route(struct db *db, const struct principal *who, const char *method,
     const char *path, struct json_object *body, struct core_response *resp)
 {
+	if (strcmp(path, "agent") == 0 && strcmp(method, "GET") == 0) {
+		hub_agent_status(db, resp);
+		return;
+	}
 	if (strcmp(method, "POST") != 0) {
 		core_response_header(resp, "Allow", "POST");
 		hub_refuse(resp, 405, HT_HUB_METHOD, method, path);
@@ -165,6 +221,8 @@ hub_agent_route(struct db *db, const struct principal *who, const char *method,
 		hub_agent_report(db, body, resp);
 	else if (strcmp(path, "agent/local") == 0)
 		hub_agent_local(db, body, resp);
+	else if (strcmp(path, "agent/publish") == 0)
+		hub_agent_publish(db, body, resp);
 	else
 		hub_refuse(resp, 404, HT_HUB_NO_PATH, method, path);
 }

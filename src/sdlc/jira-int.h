@@ -18,6 +18,7 @@ int	jira_notes_set(struct sdlc_ctx *ctx, struct json_object *args);
 int	jira_settings_get(struct sdlc_ctx *ctx, struct json_object *args);
 int	jira_settings_set(struct sdlc_ctx *ctx, struct json_object *args);
 int	jira_sync_log(struct sdlc_ctx *ctx, struct json_object *args);
+int	jira_agent_status(struct sdlc_ctx *ctx, struct json_object *args);
 /* Notes as the card and notes_set show them (key NULL: no key in the head line). */
 void	jira_notes_view(struct buf *out, const char *key, struct json_object *notes);
 /* A batch's view (batch_status, batch_wait, batch_cancel). */

@@ -453,6 +453,11 @@ static const struct sdlc_tool jira_tools[] = {
 	  "{\"type\":\"object\",\"properties\":{\"limit\":{\"type\":\"integer\","
 	  "\"minimum\":1,\"maximum\":500,\"default\":10}},\"additionalProperties\":false}",
 	  SDLC_READ, jira_sync_log, NULL },
+	{ "agent_status", "Состояние агента",
+	  "Агент онлайн или офлайн, его версия, текущая команда, довыданные команды (id, тип, "
+	  "число выдач), 429 за сутки, версия настроек, публикация, обновление и запускатель.",
+	  "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
+	  SDLC_READ, jira_agent_status, NULL },
 };
 
 const struct sdlc_module sdlc_jira = {

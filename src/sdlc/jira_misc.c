@@ -149,3 +149,72 @@ jira_sync_log(struct sdlc_ctx *ctx, struct json_object *args)
 	json_object_put(o);
 	return 0;
 }
+
+int
+jira_agent_status(struct sdlc_ctx *ctx, struct json_object *args)
+{
+	struct json_object	*o, *a, *c, *p;
+	struct buf		*out = ctx->out;
+	const char		*version, *launcher, *state, *target, *hint, *sv;
+	size_t			 i;
+	int			 rc;
+
+	(void)args;
+	if ((rc = sdlc_hub(ctx, "GET", "/agent", NULL, &o)) != 0)
+		return rc;
+	version = sdlc_str(o, "version", NULL);
+	launcher = sdlc_str(o, "launcher", NULL);
+	if (!json_object_get_boolean(json_object_object_get(o, "seen")))
+		buf_puts(out, "агент офлайн: ещё не выходил на связь");
+	else {
+		buf_printf(out, "агент %s: %s v%s, последний запрос ",
+		    json_object_get_boolean(json_object_object_get(o, "online")) ? "онлайн" :
+		    "офлайн", sdlc_str(o, "module", ""), version != NULL ? version : "?");
+		sdlc_time(out, sdlc_str(o, "last_seen", NULL), 1);
+	}
+	if ((c = json_object_object_get(o, "current")) != NULL)
+		buf_printf(out, "\nтекущая команда: #%s %s, пакет %s", sdlc_str(c, "id", ""),
+		    sdlc_str(c, "type", ""), sdlc_str(c, "batch", ""));
+	else
+		buf_puts(out, "\nтекущей команды нет");
+	a = json_object_object_get(o, "handed_again");
+	if (json_object_array_length(a) == 0)
+		buf_puts(out, "\nдовыданных команд нет");
+	else
+		buf_puts(out, "\nдовыданные команды:");
+	for (i = 0; i < json_object_array_length(a); i++) {
+		c = json_object_array_get_idx(a, i);
+		buf_printf(out, "\n#%s %s — выдана %s раза", sdlc_str(c, "id", ""),
+		    sdlc_str(c, "type", ""), sdlc_str(c, "handouts", ""));
+	}
+	buf_printf(out, "\n429 за сутки: %s", sdlc_str(o, "count_429", "0"));
+	sv = sdlc_str(o, "settings_version", NULL);
+	buf_printf(out, "\nверсия настроек: %s (в хабе: %s)", sv != NULL ? sv : "неизвестна",
+	    sdlc_str(o, "hub_settings_version", "0"));
+	if ((p = json_object_object_get(o, "publication")) != NULL) {
+		buf_printf(out, "\nпубликация: v%s от ", sdlc_str(p, "version", ""));
+		sdlc_time(out, sdlc_str(p, "published_at", NULL), 1);
+	} else
+		buf_puts(out, "\nпубликации нет");
+	state = sdlc_str(o, "update_state", NULL);
+	target = sdlc_str(o, "update_target", NULL);
+	if (state != NULL) {
+		buf_printf(out, "\nобновление: %s v%s → v%s", state, version != NULL ? version : "?",
+		    target != NULL ? target : "?");
+		if (strcmp(state, "rolled_back") == 0)
+			buf_printf(out, "\nоткат с v%s на v%s: %s", target != NULL ? target : "?",
+			    version != NULL ? version : "?",
+			    sdlc_str(o, "update_error", "причина не названа"));
+	}
+	if (!json_object_get_boolean(json_object_object_get(o, "reported")))
+		buf_puts(out, "\nзапускатель: неизвестно (агент ещё не выходил на связь после "
+		    "перезапуска хаба)");
+	else if (launcher != NULL)
+		buf_printf(out, "\nзапускатель: v%s", launcher);
+	else
+		buf_puts(out, "\nбез запускателя\nагент запущен без run.py: обновлять его некому");
+	if ((hint = sdlc_str(o, "update_hint", NULL)) != NULL)
+		buf_printf(out, "\nupdate_hint: %s", hint);
+	json_object_put(o);
+	return 0;
+}
