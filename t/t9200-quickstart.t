@@ -72,7 +72,7 @@ test_expect_success 'the token is printed nowhere; the state keeps it in 0600 fi
 '
 
 test_expect_success 'the printed .mcp.json, its variable set as printed, reaches the endpoint' '
-	grep "^{\"mcpServers\"" first.out >mcp.json &&
+	grep "^{\"mcpServers\": {\"forge\"" first.out >mcp.json &&
 	test "$(wc -l <mcp.json)" = 1 &&
 	jq -e ".mcpServers.forge.type == \"http\" and .mcpServers.forge.url == \"http://127.0.0.1:$QS_PORT/mcp\"" mcp.json &&
 	hdr=$(jq -r ".mcpServers.forge.headers.Authorization" mcp.json) &&
@@ -115,13 +115,14 @@ test_expect_success 'the printed create_run starts demo/notes CI; the runner run
 	jq -e "[.result.structuredContent.jobs[] | .state] == [\"success\", \"success\"]" got.json
 '
 
-test_expect_success 'env prints FORGEMCP_URL and FORGEMCP_TOKEN for eval, exported' '
+test_expect_success 'env prints FORGEMCP_URL, FORGEMCP_HUB_URL and FORGEMCP_TOKEN for eval, exported' '
 	FORGEMCP_STATE=$QS_STATE "$QS" env >env.out &&
-	test "$(wc -l <env.out)" = 2 &&
+	test "$(wc -l <env.out)" = 3 &&
 	(
 		unset FORGEMCP_URL FORGEMCP_TOKEN &&
 		eval "$(cat env.out)" &&
 		test "$FORGEMCP_URL" = "http://127.0.0.1:$QS_PORT/mcp" &&
+		test "$FORGEMCP_HUB_URL" = "http://127.0.0.1:$QS_PORT/hub" &&
 		test "$FORGEMCP_TOKEN" = "$TOKEN" &&
 		"$FORGEMCP" call get_user >me.json &&
 		jq -e ".structuredContent.login != null" me.json &&
@@ -129,6 +130,32 @@ test_expect_success 'env prints FORGEMCP_URL and FORGEMCP_TOKEN for eval, export
 			-H "Content-Type: application/json" \
 			-d "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}" >ping.json &&
 		jq -e ".id == 7 and .result == {}" ping.json
+	)
+'
+
+test_expect_success 'the printed sdlc-jira server, with env: DEMO'"'"'s issues; a batch the agent runs; the new issue' '
+	grep "^{\"mcpServers\": {\"sdlc-jira\"" first.out >sdlc.json &&
+	jq -e ".mcpServers[\"sdlc-jira\"].args == [\"mcp\", \"jira\", \"--project\", \"DEMO\"]" sdlc.json &&
+	! grep -F "$TOKEN" sdlc.json &&
+	cmd=$(jq -r ".mcpServers[\"sdlc-jira\"].command" sdlc.json) &&
+	init="{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}" &&
+	(
+		eval "$(cat env.out)" && unset FORGEMCP_CONFIG &&
+		{ echo "$init"
+		  echo "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"issues\",\"arguments\":{}}}"
+		  echo "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"batch_create\",\"arguments\":{\"title\":\"demo\",\"commands\":[{\"type\":\"ensure_issue\",\"temp_key\":\"new:1\",\"summary\":\"Из быстрого старта\"}]}}}"
+		} | timeout 30 "$cmd" mcp jira --project DEMO >sdlc1.out 2>sdlc1.err &&
+		jq -s -r ".[] | select(.id == 2) | .result.content[0].text" sdlc1.out >demo-issues.txt &&
+		grep "^DEMO-1 | Подключить Claude Code к трекеру | В работе | 31.12 | demo | Спринт 1 | 3$" demo-issues.txt &&
+		grep "^DEMO-3 " demo-issues.txt &&
+		b=$(jq -s -r ".[] | select(.id == 3) | .result.content[0].text" sdlc1.out | sed -n "s/^пакет #\([0-9]*\) .*/\1/p") &&
+		test -n "$b" &&
+		{ echo "$init"
+		  echo "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"batch_wait\",\"arguments\":{\"id\":$b,\"timeout_minutes\":1}}}"
+		  echo "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"issues\",\"arguments\":{}}}"
+		} | timeout 90 "$cmd" mcp jira --project DEMO >sdlc2.out 2>sdlc2.err &&
+		jq -s -r ".[] | select(.id == 2) | .result.content[0].text" sdlc2.out | sed -n 1p | grep "): done$" &&
+		jq -s -r ".[] | select(.id == 3) | .result.content[0].text" sdlc2.out | grep "^DEMO-4 | Из быстрого старта | Новая "
 	)
 '
 
@@ -159,6 +186,7 @@ test_expect_success 'status says what runs' '
 	grep -E "^  fcgi +running" status.out &&
 	grep -E "^  worker +running" status.out &&
 	grep -E "^  runner +running" status.out &&
+	grep -E "^  agent +running" status.out &&
 	grep -E "^  nginx +running" status.out &&
 	grep "answers" status.out
 '
