@@ -125,11 +125,56 @@ ensure_template () {
 	return $ret
 }
 
+# build_migrated_ DIR: DIR/data, a copy of the template datadir that the
+# binary under test has migrated, and that run's output in DIR/migrate.out
+# and DIR/migrate.stderr.
+build_migrated_ () {
+	local dir=$1 tmp=$1.tmp.$$ pid rc=0
+	rm -rf "$tmp" && mkdir -p "$tmp" && cp -a "$TEMPLATE/data" "$tmp/data" || return 1
+	db_start_in "$tmp/data" "$tmp/s" "$tmp/pid" "$tmp/err.log"
+	pid=$DB_STARTED
+	if ! db_wait_ready_ "$tmp/s" 60; then
+		cat "$tmp/err.log" >&2
+		stop_pid "$pid" 30
+		return 1
+	fi
+	printf 'db_socket = %s\ndb_user = %s\ndb_password = %s\ndb_name = %s\nrepo_root = %s\n' \
+		"$tmp/s" "$DB_USER" "$DB_PASSWORD" "$DB_NAME" "$tmp/repos" >"$tmp/forgemcp.conf" &&
+	mkdir -p "$tmp/repos" &&
+	FORGEMCP_CONFIG=$tmp/forgemcp.conf "$FORGEMCP" migrate >"$tmp/migrate.out" 2>"$tmp/migrate.stderr" ||
+		{ cat "$tmp/migrate.stderr" >&2; rc=1; }
+	# copied only once the server is gone, as the template is
+	stop_pid "$pid" 60 || rc=1
+	rm -rf "$tmp/s" "$tmp/pid" "$tmp/repos" "$tmp/forgemcp.conf" "$tmp/data.tmp"
+	test $rc = 0 && mv -T "$tmp" "$dir" 2>/dev/null
+	rm -rf "$tmp"
+	test -f "$dir/migrate.out"
+}
+
+# start_db [--migrated]: the script's mariadbd, on a copy of the template
+# datadir.  With --migrated (start_server's, when the script has not
+# started MariaDB itself) the copy is of one the binary under test has
+# already migrated, and migrate_db is not run again: the migrations run
+# once per suite run (per binary and schema), not once per script.  The
+# first script to need it builds it; scripts that start at once may each
+# build one, and the first to finish puts it in place.
 start_db () {
+	local data=$TEMPLATE/data key
 	mariadbd_bin >/dev/null || skip_all "mariadbd is not installed"
 	ensure_template || { echo "Bail out! cannot build the MariaDB template datadir"; exit 1; }
+	if test "${1:-}" = --migrated && test -x "$FORGEMCP"; then
+		key=$(cat "$SRC_DIR"/schema/*.sql | cksum) &&
+		key=${key%% *}-$(stat -c %s-%Y "$FORGEMCP") &&
+		key=$TEMPLATE.migrated/$key &&
+		mkdir -p "$TEMPLATE.migrated" &&
+		{ test -f "$key/migrate.out" || build_migrated_ "$key"; } &&
+		data=$key/data &&
+		cp "$key/migrate.out" "$TRASH/migrate.out" &&
+		cp "$key/migrate.stderr" "$TRASH/migrate.stderr" ||
+			{ echo "Bail out! cannot build the migrated template datadir"; exit 1; }
+	fi
 	rm -rf "$TRASH/db"
-	cp -a "$TEMPLATE/data" "$TRASH/db" || exit 1
+	cp -a "$data" "$TRASH/db" || exit 1
 	db_start_in "$TRASH/db" "$DB_SOCK" "$TRASH/db.pid" "$TRASH/db.log"
 	DB_PID=$DB_STARTED
 	if ! db_wait_ready_ "$DB_SOCK" 60; then
