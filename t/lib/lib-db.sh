@@ -148,6 +148,8 @@ build_migrated_ () {
 	rm -rf "$tmp/s" "$tmp/pid" "$tmp/repos" "$tmp/forgemcp.conf" "$tmp/data.tmp"
 	test $rc = 0 && mv -T "$tmp" "$dir" 2>/dev/null
 	rm -rf "$tmp"
+	# those of binaries or schemas of earlier runs
+	find "${dir%/*}" -mindepth 1 -maxdepth 1 -mmin +120 -exec rm -rf {} + 2>/dev/null
 	test -f "$dir/migrate.out"
 }
 
