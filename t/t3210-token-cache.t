@@ -18,14 +18,18 @@ BOB=$(make_token bob read)
 BOB_ID=$(db_sql "SELECT id FROM users WHERE login = 'bob'")
 legacy_body ping null 7 >ping.json
 
-# burst TOKEN N: N pings, 16 at a time; prints one HTTP status per line.
+# burst TOKEN N [BODY]: N POSTs of BODY (default ping.json), 16 at a time
+# on 16 connections of one curl (--parallel), not a curl process each;
+# prints one HTTP status per line.
 burst () {
 	local i
-	for i in $(seq "$2"); do echo "$i"; done |
-	xargs -P 16 -I{} curl -s -o /dev/null -w '%{http_code}\n' \
+	for i in $(seq "$2"); do
+		printf 'url = "%s/mcp"\noutput = "/dev/null"\n' "$BASE_URL"
+	done >burst.cfg &&
+	curl -s --parallel --parallel-immediate --parallel-max 16 -w '%{http_code}\n' \
 		-H "Authorization: Bearer $1" -H 'Content-Type: application/json' \
 		-H 'Accept: application/json, text/event-stream' \
-		--data-binary @ping.json "$BASE_URL/mcp"
+		--data-binary @"${3:-ping.json}" -K burst.cfg
 }
 
 room_in_window () {
@@ -74,11 +78,7 @@ test_expect_success 'a burst of 40 batches of 10 calls gets at most rate_limit (
 	make_user dora &&
 	DORA=$(make_token dora read) &&
 	perl -e "print q([), join(q(,), map { qq({\"jsonrpc\":\"2.0\",\"id\":\$_,\"method\":\"ping\"}) } 1..10), q(])" >batch.json &&
-	for i in $(seq 40); do echo "$i"; done |
-	xargs -P 16 -I{} curl -s -o /dev/null -w "%{http_code}\n" \
-		-H "Authorization: Bearer $DORA" -H "Content-Type: application/json" \
-		-H "Accept: application/json, text/event-stream" \
-		--data-binary @batch.json "$BASE_URL/mcp" >codes &&
+	burst "$DORA" 40 batch.json >codes &&
 	ok=$(grep -c "^200$" codes) &&
 	over=$(grep -c "^429$" codes) &&
 	say "batches: $ok answered, $over refused" &&

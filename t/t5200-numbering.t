@@ -24,10 +24,11 @@ test_expect_success 'set up a repository with 100 branches to open pull requests
 '
 
 # client K: 50 creates, alternating issues and pull requests (25 each, on
-# branches of its own), with a refused create after every fifth one.
-# Each answer goes to answers/K-I.json.
+# branches of its own), with a refused create after every fifth one, sent
+# one after the other on one connection (tool_stream).  Each answer goes to
+# answers/K-I.json (answers/refused-K-I.json for a refused one).
 client () {
-	local k=$1 i=1 pr=0 code args tool
+	local k=$1 i=1 pr=0 args tool
 	while test $i -le $PER_CLIENT; do
 		if test $(( (i + k) % 2 )) = 0; then
 			tool=create_issue
@@ -37,8 +38,7 @@ client () {
 			tool=create_pull_request
 			args="{\"repo\":\"$R\",\"title\":\"client $k pr $i\",\"head\":\"n$(printf %03d $((k * 25 + pr)))\",\"base\":\"main\"}"
 		fi
-		code=$(fast_tool $tool "$args" "$ALICE_TOKEN" "answers/$k-$i.json") || return 1
-		test "$code" = 200 || { echo "client $k request $i: HTTP $code"; return 1; }
+		printf '%s\t%s\t%s\n' "$tool" "$args" "answers/$k-$i.json"
 		if test $((i % 5)) = 0; then
 			case $(( (i / 5) % 4 )) in
 			0) tool=create_issue; args="{\"repo\":\"$R\",\"title\":\"   \"}" ;;
@@ -46,11 +46,16 @@ client () {
 			2) tool=create_pull_request; args="{\"repo\":\"$R\",\"title\":\"x\",\"head\":\"main\",\"base\":\"main\"}" ;;
 			3) tool=create_pull_request; args="{\"repo\":\"$R\",\"title\":\"x\",\"head\":\"n001\",\"base\":\"main\"}" ;;
 			esac
-			code=$(fast_tool $tool "$args" "$ALICE_TOKEN" "answers/refused-$k-$i.json") || return 1
-			test "$code" = 200 || { echo "client $k refused $i: HTTP $code"; return 1; }
+			printf '%s\t%s\t%s\n' "$tool" "$args" "answers/refused-$k-$i.json"
 		fi
 		i=$((i + 1))
-	done
+	done >requests-$k &&
+	tool_stream "$ALICE_TOKEN" requests-$k >statuses-$k &&
+	test "$(wc -l <statuses-$k)" = $((PER_CLIENT + PER_CLIENT / 5)) &&
+	if grep -v "^200 " statuses-$k; then
+		echo "client $k: the requests above were not answered 200"
+		return 1
+	fi
 }
 
 test_expect_success "$((CLIENTS * PER_CLIENT)) creates from $CLIENTS parallel clients all succeed" '
@@ -126,9 +131,11 @@ test_expect_success '100 comments from 4 parallel clients on one issue: all stor
 	for k in 0 1 2 3; do
 		(
 			for i in $(seq -w 1 25); do
-				code=$(fast_tool add_issue_comment "{\"repo\":\"$R\",\"number\":201,\"body\":\"c$k-$i\"}" "$ALICE_TOKEN" "answers/comment-$k-$i.json") &&
-				test "$code" = 200 || exit 1
-			done
+				printf "add_issue_comment\t%s\tanswers/comment-%s-%s.json\n" \
+					"{\"repo\":\"$R\",\"number\":201,\"body\":\"c$k-$i\"}" "$k" "$i"
+			done >comments-$k &&
+			tool_stream "$ALICE_TOKEN" comments-$k >statuses-c$k &&
+			test "$(grep -c "^200 " statuses-c$k)" = 25 || { cat statuses-c$k; exit 1; }
 		) &
 		pids="$pids $!"
 	done &&

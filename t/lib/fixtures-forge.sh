@@ -126,6 +126,33 @@ fast_tool () {
 	return $code
 }
 
+# tool_stream TOKEN LIST: the modern tools/call of each line of the file
+# LIST (NAME, ARGS_JSON and OUTFILE, tab-separated) in order, one after the
+# other on one keep-alive connection of t/lib/http-client.pl: fast_tool's
+# request, without a curl process each, for a client of a parallel load
+# (run it in the background).  Each body goes to its OUTFILE (and to
+# $RESPONSES_LOG); prints "STATUS OUTFILE" for each, STATUS 000 when there
+# was no answer.
+tool_stream () {
+	local tok=$1 list=$2 name args out body status len
+	while IFS=$'\t' read -r name args out; do
+		body="{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"$MODERN_VERSION\",\"io.modelcontextprotocol/clientCapabilities\":{}},\"name\":\"$name\",\"arguments\":$args}}"
+		printf '=%d\tAuthorization: Bearer %s\tContent-Type: application/json\tAccept: application/json, text/event-stream\tMCP-Protocol-Version: %s\tMcp-Method: tools/call\tMcp-Name: %s\n%s' \
+			"${#body}" "$tok" "$MODERN_VERSION" "$name" "$body"
+	done <"$list" |
+	perl "$TEST_DIRECTORY/lib/http-client.pl" 127.0.0.1 "$HTTP_PORT" /mcp 2>>"$TRASH/http-client.stderr" |
+	while IFS=$'\t' read -r name args out <&3; do
+		status=000 len=0 body=
+		read -r status len || :
+		if test "${len:-0}" -gt 0; then
+			IFS= read -r -N "$len" body || status=000
+		fi
+		printf '%s' "$body" >"$out"
+		printf '%s\n' "$body" >>"$RESPONSES_LOG"
+		echo "$status $out"
+	done 3<"$list"
+}
+
 # repo_put GITDIR BRANCH PATH CONTENT [PATH CONTENT]...: a commit on BRANCH of
 # the bare repository GITDIR writing each file (CONTENT "-" removes it), made
 # with plain git plumbing and test_tick's clock, as a push would leave it.

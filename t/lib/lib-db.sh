@@ -125,11 +125,58 @@ ensure_template () {
 	return $ret
 }
 
+# build_migrated_ DIR: DIR/data, a copy of the template datadir that the
+# binary under test has migrated, and that run's output in DIR/migrate.out
+# and DIR/migrate.stderr.
+build_migrated_ () {
+	local dir=$1 tmp=$1.tmp.$$ pid rc=0
+	rm -rf "$tmp" && mkdir -p "$tmp" && cp -a "$TEMPLATE/data" "$tmp/data" || return 1
+	db_start_in "$tmp/data" "$tmp/s" "$tmp/pid" "$tmp/err.log"
+	pid=$DB_STARTED
+	if ! db_wait_ready_ "$tmp/s" 60; then
+		cat "$tmp/err.log" >&2
+		stop_pid "$pid" 30
+		return 1
+	fi
+	printf 'db_socket = %s\ndb_user = %s\ndb_password = %s\ndb_name = %s\nrepo_root = %s\n' \
+		"$tmp/s" "$DB_USER" "$DB_PASSWORD" "$DB_NAME" "$tmp/repos" >"$tmp/forgemcp.conf" &&
+	mkdir -p "$tmp/repos" &&
+	FORGEMCP_CONFIG=$tmp/forgemcp.conf "$FORGEMCP" migrate >"$tmp/migrate.out" 2>"$tmp/migrate.stderr" ||
+		{ cat "$tmp/migrate.stderr" >&2; rc=1; }
+	# copied only once the server is gone, as the template is
+	stop_pid "$pid" 60 || rc=1
+	rm -rf "$tmp/s" "$tmp/pid" "$tmp/repos" "$tmp/forgemcp.conf" "$tmp/data.tmp"
+	test $rc = 0 && mv -T "$tmp" "$dir" 2>/dev/null
+	rm -rf "$tmp"
+	# those of binaries or schemas of earlier runs
+	find "${dir%/*}" -mindepth 1 -maxdepth 1 -mmin +120 -exec rm -rf {} + 2>/dev/null
+	test -f "$dir/migrate.out"
+}
+
+# start_db [--migrated]: the script's mariadbd, on a copy of the template
+# datadir.  With --migrated (start_server's, when the script has not
+# started MariaDB itself) the copy is of one the binary under test has
+# already migrated, and migrate_db is not run again: the migrations run
+# once per suite run (per binary and schema), not once per script.  The
+# first script to need it builds it; scripts that start at once may each
+# build one, and the first to finish puts it in place.
 start_db () {
+	local data=$TEMPLATE/data key
 	mariadbd_bin >/dev/null || skip_all "mariadbd is not installed"
 	ensure_template || { echo "Bail out! cannot build the MariaDB template datadir"; exit 1; }
+	if test "${1:-}" = --migrated && test -x "$FORGEMCP"; then
+		key=$(cat "$SRC_DIR"/schema/*.sql | cksum) &&
+		key=${key%% *}-$(stat -c %s-%Y "$FORGEMCP") &&
+		key=$TEMPLATE.migrated/$key &&
+		mkdir -p "$TEMPLATE.migrated" &&
+		{ test -f "$key/migrate.out" || build_migrated_ "$key"; } &&
+		data=$key/data &&
+		cp "$key/migrate.out" "$TRASH/migrate.out" &&
+		cp "$key/migrate.stderr" "$TRASH/migrate.stderr" ||
+			{ echo "Bail out! cannot build the migrated template datadir"; exit 1; }
+	fi
 	rm -rf "$TRASH/db"
-	cp -a "$TEMPLATE/data" "$TRASH/db" || exit 1
+	cp -a "$data" "$TRASH/db" || exit 1
 	db_start_in "$TRASH/db" "$DB_SOCK" "$TRASH/db.pid" "$TRASH/db.log"
 	DB_PID=$DB_STARTED
 	if ! db_wait_ready_ "$DB_SOCK" 60; then
@@ -161,6 +208,49 @@ stop_db () {
 MARIADB_CLIENT_=$(mariadb_client)
 db_sql () {
 	"$MARIADB_CLIENT_" --no-defaults -S "$DB_SOCK" -u root -N -B "$DB_NAME" -e "$1"
+}
+
+# db_client_start: from now on db_query sends its SQL to one MariaDB client
+# process (a connection kept open, over two FIFOs) instead of starting a
+# client per statement as db_sql does: for a script that reads the same
+# state hundreds of times (some 40 ms of CPU a client run).  Statements
+# run in the main shell only, one at a time.  Restart it after a restart of
+# MariaDB.
+DB_CLIENT_PID=
+DB_CLIENT_N=0
+db_client_start () {
+	local dir=$TRASH/db-client
+	rm -rf "$dir" && mkdir -p "$dir" && mkfifo "$dir/in" "$dir/out" || return 1
+	"$MARIADB_CLIENT_" --no-defaults -S "$DB_SOCK" -u root -N -B --unbuffered --force \
+		"$DB_NAME" <"$dir/in" >"$dir/out" 2>>"$dir/err" &
+	DB_CLIENT_PID=$!
+	test_register_pid "$DB_CLIENT_PID"
+	exec {DB_CLIENT_IN}>"$dir/in" {DB_CLIENT_OUT}<"$dir/out"
+}
+
+# db_query 'SQL': as db_sql 'SQL', through db_client_start's client (which
+# it starts when there is none).  Fails, printing the client's message,
+# when a statement failed, and when the client is gone.
+db_query () {
+	local err=$TRASH/db-client/err line end
+	test -n "$DB_CLIENT_PID" || db_client_start || return 1
+	# the client appends: emptied here, it holds only this statement's errors
+	: >"$err"
+	DB_CLIENT_N=$((DB_CLIENT_N + 1))
+	end="-- end of statement $DB_CLIENT_N --"
+	printf '%s;\nSELECT '"'"'%s'"'"';\n' "$1" "$end" >&"$DB_CLIENT_IN" || return 1
+	while IFS= read -r line <&"$DB_CLIENT_OUT"; do
+		if test "$line" = "$end"; then
+			if test -s "$err"; then
+				cat "$err" >&2
+				return 1
+			fi
+			return 0
+		fi
+		printf '%s\n' "$line"
+	done
+	echo "the MariaDB client is gone" >&2
+	return 1
 }
 
 # ---------------------------------------------------------------------------

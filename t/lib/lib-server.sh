@@ -20,7 +20,7 @@ migrate_db () {
 # start_server [WORKERS]: migrate, then forgemcp fcgi --listen on a unix socket.
 start_server () {
 	test -x "$FORGEMCP" || { echo "Bail out! no forgemcp binary at $FORGEMCP"; exit 1; }
-	test -n "$DB_PID" || start_db
+	test -n "$DB_PID" || start_db --migrated
 	test -f "$TRASH/migrate.out" || migrate_db
 	start_fcgi_only "${1:-2}"
 }
@@ -158,7 +158,7 @@ stop_nginx () {
 
 # start_all: the usual stack for wire tests.
 start_all () {
-	start_db
+	start_db --migrated
 	start_server "$@"
 	start_nginx
 }
