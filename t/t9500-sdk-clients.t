@@ -115,6 +115,17 @@ test_expect_success 'sdk 1.x and client 2.x (both eras) start CI runs with creat
 	test "$(db_sql "SELECT COUNT(*) FROM ci_runs WHERE workflow = '"'"'hello'"'"'")" = 3
 '
 
+test_expect_success 'sdk 1.x over stdio starts forgemcp mcp jira: sdlc-jira, its tools, issues of the project' '
+	ANN_HUB=$(make_token alice read,write) &&
+	printf "%s" "{\"projects\":[{\"label\":\"SDK\",\"name\":\"SDK\"}],\"issues\":[{\"id\":1,\"key\":\"SDK-1\",\"summary\":\"Из SDK\",\"status\":\"Новая\",\"labels\":[\"SDK\"],\"created\":\"2026-12-01T09:00:00Z\"}]}" >sdk-tracker.json &&
+	fm tracker import sdk-tracker.json >/dev/null &&
+	FORGEMCP_HUB_URL=$BASE_URL/hub FORGEMCP_HUB_TOKEN=$ANN_HUB timeout 60 "$NODE" "$CLIENTS/sdk1-stdio.mjs" \
+		issues "{}" -- "$FORGEMCP" mcp jira --project SDK >stdio.json 2>stdio.err ||
+		{ cat stdio.err; false; } &&
+	jq -e ".server.name == \"sdlc-jira\" and (.tools | index(\"batch_create\") and index(\"issues\")) and
+		.call.isError == false and (.call.text | contains(\"SDK-1 | Из SDK | Новая\"))" stdio.json
+'
+
 test_expect_success 'the server logged each client call with its tool' '
 	grep -E "rpc=tools/call tool=create_issue" "$SERVER_LOG" >calls &&
 	test "$(wc -l <calls)" -ge 4 &&
