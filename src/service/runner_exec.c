@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,6 +18,43 @@
 #include "store/db_runner.h"
 
 #define TRUNCATED_LINE	"log truncated at 16 MiB\n"
+#define ORPHAN_SIGNAL	SIGUSR2	/* a job's process gets it when its runner dies */
+
+static volatile sig_atomic_t	step_pg;	/* the running step's process group, or 0 */
+static volatile sig_atomic_t	orphaned;	/* the runner died */
+
+/* The runner died: its job's step goes at once, whatever the job's process is doing. */
+static void
+on_orphaned(int sig)
+{
+	pid_t	 pg = step_pg;
+
+	(void)sig;
+	orphaned = 1;
+	if (pg > 0 && kill(-pg, SIGKILL) != 0)
+		kill(pg, SIGKILL);
+}
+
+void
+runner_orphan_guard(pid_t parent)
+{
+	struct sigaction	 sa;
+
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_orphaned;
+	sigaction(ORPHAN_SIGNAL, &sa, NULL);
+	prctl(PR_SET_PDEATHSIG, ORPHAN_SIGNAL);
+	/* The runner may have died before the prctl. */
+	if (getppid() != parent)
+		raise(ORPHAN_SIGNAL);
+}
+
+int
+runner_orphaned(void)
+{
+	return orphaned;
+}
 
 double
 runner_now(void)
@@ -84,7 +122,8 @@ static void
 step_child(const struct config *cfg, int out, const char *run, char *const *envp,
     const char *cwd)
 {
-	static const int sigs[] = { SIGTERM, SIGINT, SIGCHLD, SIGPIPE, SIGHUP, SIGUSR1 };
+	static const int sigs[] = { SIGTERM, SIGINT, SIGCHLD, SIGPIPE, SIGHUP, SIGUSR1,
+	    ORPHAN_SIGNAL };
 	sigset_t	 none;
 	long		 fd, max;
 	size_t		 i;
@@ -139,6 +178,8 @@ step_tick(struct runner_exec *x, double now)
 			log_warn("runner: job %llu: heartbeat: %s", (unsigned long long)x->id, e.msg);
 		x->beat = now;
 	}
+	if (orphaned && x->end == RUNNER_END_DONE)
+		x->end = RUNNER_END_ORPHANED;
 	if (x->end != RUNNER_END_DONE)
 		return;
 	if (now - x->polled >= 0.5) {
@@ -178,13 +219,19 @@ static int
 step_run(struct runner_exec *x, const char *run, char *const *envp, const char *cwd)
 {
 	struct pollfd	 p;
+	sigset_t	 block, old;
 	double		 now, kill_at = 0, drain_until = 0;
 	pid_t		 pid, w;
 	int		 fds[2], status = 0, open_ = 1, running = 1;
 
 	if (pipe(fds) != 0)
 		return 127;
+	/* The runner's death between the fork and step_pg must not miss the step. */
+	sigemptyset(&block);
+	sigaddset(&block, ORPHAN_SIGNAL);
+	sigprocmask(SIG_BLOCK, &block, &old);
 	if ((pid = fork()) < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		close(fds[0]);
 		close(fds[1]);
 		return 127;
@@ -193,6 +240,8 @@ step_run(struct runner_exec *x, const char *run, char *const *envp, const char *
 		close(fds[0]);
 		step_child(x->r->cfg, fds[1], run, envp, cwd);
 	}
+	step_pg = pid;
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(fds[1]);
 	fcntl(fds[0], F_SETFL, O_NONBLOCK);
 	while (open_ || running) {
@@ -218,6 +267,7 @@ step_run(struct runner_exec *x, const char *run, char *const *envp, const char *
 			poll(NULL, 0, 50);
 	}
 	close(fds[0]);
+	step_pg = 0;
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 127;
@@ -232,6 +282,10 @@ runner_steps(struct runner_exec *x, const struct wf_job *job, char *const *envp,
 	int	 n;
 
 	for (i = 0; i < job->n_steps; i++) {
+		if (orphaned) {
+			x->end = RUNNER_END_ORPHANED;
+			return 1;
+		}
 		if (job->steps[i].name != NULL)
 			n = snprintf(head, sizeof head, "==> step %zu/%zu: %.100s\n", i + 1,
 			    job->n_steps, job->steps[i].name);
