@@ -73,13 +73,16 @@ pool_reap(struct pool *p)
 static int
 pool_start(struct pool *p, const struct runner *r, const struct runner_job *j)
 {
-	pid_t	 pid;
+	pid_t	 pid, self = getpid();
 
 	if ((pid = fork()) < 0)
 		return -1;
-	if (pid == 0)
+	if (pid == 0) {
+		/* Killed with the runner, even by SIGKILL: its step goes with it. */
+		runner_orphan_guard(self);
 		/* The parent's database connection is left alone: the job opens its own. */
 		_exit(runner_job(r, j) == 0 ? 0 : 1);
+	}
 	p->pid[p->n++] = pid;
 	return 0;
 }

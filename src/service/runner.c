@@ -303,6 +303,7 @@ job_exec(const struct runner *r, struct db *db, const struct runner_job *j,
 		*state = "cancelled";
 		snprintf(tail, tailsize, "job cancelled: the runner stopped\n");
 		break;
+	case RUNNER_END_ORPHANED:
 	case RUNNER_END_DONE:
 		break;
 	}
@@ -351,7 +352,13 @@ runner_job(const struct runner *r, const struct runner_job *j)
 	repo_cache_free(repos);
 	rm_tree(ws);
 	err_clear(&e);
-	if ((rc = runner_finish(db, j->id, r->claimed_by, state, exit_code,
+	if (runner_orphaned()) {
+		/* Its runner is gone: recorded as lost, by the recovery, like any lost runner's. */
+		rc = -1;
+		log_warn("runner: job %llu (%s): the runner is gone; its step was killed and "
+		    "the job is left to the lost-runner recovery", (unsigned long long)j->id,
+		    j->job_id);
+	} else if ((rc = runner_finish(db, j->id, r->claimed_by, state, exit_code,
 	    tail[0] != '\0' ? tail : NULL, &e)) != 0)
 		log_error("runner: job %llu: recording its end: %s", (unsigned long long)j->id,
 		    e.msg);

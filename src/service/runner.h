@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct config;
 struct db;
@@ -47,6 +48,7 @@ enum runner_end {
 	RUNNER_END_TIMEOUT,	/* timeout_minutes passed */
 	RUNNER_END_CANCEL,	/* cancel_run asked */
 	RUNNER_END_STOP,	/* the runner stopped and the grace passed */
+	RUNNER_END_ORPHANED,	/* the runner died: the end is left to the lost-runner recovery */
 };
 
 struct runner_exec {
@@ -78,6 +80,15 @@ int	runner_steps(struct runner_exec *x, const struct wf_job *job, char *const *e
 	    const char *cwd);
 /* Seconds on the monotonic clock. */
 double	runner_now(void);
+/*
+ * In a job's process, parent the runner's pid: when the runner dies (even
+ * by SIGKILL) the running step's process group is killed at once and
+ * runner_orphaned() becomes true, so no process of the job outlives the
+ * runner and the job's end is left to the lost-runner recovery.
+ */
+void	runner_orphan_guard(pid_t parent);
+/* Whether the runner that started this job's process is gone. */
+int	runner_orphaned(void);
 
 /* ---- runner_sandbox.c: bubblewrap and rlimits ---- */
 

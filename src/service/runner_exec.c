@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,6 +19,43 @@
 #include "store/db_runner.h"
 
 #define TRUNCATED_LINE	"log truncated at 16 MiB\n"
+#define ORPHAN_SIGNAL	SIGUSR2	/* a job's process gets it when its runner dies */
+
+static volatile sig_atomic_t	step_pg;	/* the running step's process group, or 0 */
+static volatile sig_atomic_t	orphaned;	/* the runner died */
+
+/* The runner died: its job's step goes at once, whatever the job's process is doing. */
+static void
+on_orphaned(int sig)
+{
+	pid_t	 pg = step_pg;
+
+	(void)sig;
+	orphaned = 1;
+	if (pg > 0 && kill(-pg, SIGKILL) != 0)
+		kill(pg, SIGKILL);
+}
+
+void
+runner_orphan_guard(pid_t parent)
+{
+	struct sigaction	 sa;
+
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_orphaned;
+	sigaction(ORPHAN_SIGNAL, &sa, NULL);
+	prctl(PR_SET_PDEATHSIG, ORPHAN_SIGNAL);
+	/* The runner may have died before the prctl. */
+	if (getppid() != parent)
+		raise(ORPHAN_SIGNAL);
+}
+
+int
+runner_orphaned(void)
+{
+	return orphaned;
+}
 
 double
 runner_now(void)
@@ -84,7 +123,8 @@ static void
 step_child(const struct config *cfg, int out, const char *run, char *const *envp,
     const char *cwd)
 {
-	static const int sigs[] = { SIGTERM, SIGINT, SIGCHLD, SIGPIPE, SIGHUP, SIGUSR1 };
+	static const int sigs[] = { SIGTERM, SIGINT, SIGCHLD, SIGPIPE, SIGHUP, SIGUSR1,
+	    ORPHAN_SIGNAL };
 	sigset_t	 none;
 	long		 fd, max;
 	size_t		 i;
@@ -98,12 +138,18 @@ step_child(const struct config *cfg, int out, const char *run, char *const *envp
 	if ((in = open("/dev/null", O_RDONLY)) < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
 	    dup2(out, 2) < 0 || chdir(cwd) != 0)
 		_exit(127);
-	/* Nothing of the runner (its database connection) is left to the step. */
-	max = sysconf(_SC_OPEN_MAX);
-	if (max < 0 || max > 65536)
-		max = 65536;
-	for (fd = 3; fd < max; fd++)
-		close((int)fd);
+	/*
+	 * Nothing of the runner (its database connection) is left to the step:
+	 * one call, or (a kernel before 5.9) a close() for every descriptor
+	 * the limit allows, some 20,000 calls.
+	 */
+	if (close_range(3, ~0U, 0) != 0) {
+		max = sysconf(_SC_OPEN_MAX);
+		if (max < 0 || max > 65536)
+			max = 65536;
+		for (fd = 3; fd < max; fd++)
+			close((int)fd);
+	}
 	runner_sandbox_exec(cfg, cwd, run, envp);
 	_exit(127);
 }
@@ -139,6 +185,8 @@ step_tick(struct runner_exec *x, double now)
 			log_warn("runner: job %llu: heartbeat: %s", (unsigned long long)x->id, e.msg);
 		x->beat = now;
 	}
+	if (orphaned && x->end == RUNNER_END_DONE)
+		x->end = RUNNER_END_ORPHANED;
 	if (x->end != RUNNER_END_DONE)
 		return;
 	if (now - x->polled >= 0.5) {
@@ -177,14 +225,21 @@ step_read(struct runner_exec *x, int fd)
 static int
 step_run(struct runner_exec *x, const char *run, char *const *envp, const char *cwd)
 {
-	struct pollfd	 p;
+	struct pollfd	 p[2];
+	sigset_t	 block, old;
 	double		 now, kill_at = 0, drain_until = 0;
 	pid_t		 pid, w;
-	int		 fds[2], status = 0, open_ = 1, running = 1;
+	nfds_t		 n;
+	int		 fds[2], status = 0, open_ = 1, running = 1, nap = 1, pidfd;
 
 	if (pipe(fds) != 0)
 		return 127;
+	/* The runner's death between the fork and step_pg must not miss the step. */
+	sigemptyset(&block);
+	sigaddset(&block, ORPHAN_SIGNAL);
+	sigprocmask(SIG_BLOCK, &block, &old);
 	if ((pid = fork()) < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		close(fds[0]);
 		close(fds[1]);
 		return 127;
@@ -193,8 +248,12 @@ step_run(struct runner_exec *x, const char *run, char *const *envp, const char *
 		close(fds[0]);
 		step_child(x->r->cfg, fds[1], run, envp, cwd);
 	}
+	step_pg = pid;
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(fds[1]);
 	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	/* Readable when the step exits: its end is seen at once, not at the next poll. */
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	while (open_ || running) {
 		now = runner_now();
 		if (running) {
@@ -209,15 +268,26 @@ step_run(struct runner_exec *x, const char *run, char *const *envp, const char *
 			}
 		} else if (now >= drain_until)
 			break;
+		n = 0;
 		if (open_) {
-			p.fd = fds[0];
-			p.events = POLLIN;
-			if (poll(&p, 1, 100) > 0)
-				open_ = step_read(x, fds[0]);
-		} else
-			poll(NULL, 0, 50);
+			p[n].fd = fds[0];
+			p[n++].events = POLLIN;
+		}
+		if (running && pidfd >= 0) {
+			p[n].fd = pidfd;
+			p[n++].events = POLLIN;
+		}
+		if (n == 0) {
+			/* Without a pidfd (a kernel before 5.3): 1 ms, doubling to 50. */
+			poll(NULL, 0, nap);
+			nap = nap < 25 ? nap * 2 : 50;
+		} else if (poll(p, n, 100) > 0 && open_ && (p[0].revents & (POLLIN | POLLHUP)))
+			open_ = step_read(x, fds[0]);
 	}
+	if (pidfd >= 0)
+		close(pidfd);
 	close(fds[0]);
+	step_pg = 0;
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 127;
@@ -232,6 +302,10 @@ runner_steps(struct runner_exec *x, const struct wf_job *job, char *const *envp,
 	int	 n;
 
 	for (i = 0; i < job->n_steps; i++) {
+		if (orphaned) {
+			x->end = RUNNER_END_ORPHANED;
+			return 1;
+		}
 		if (job->steps[i].name != NULL)
 			n = snprintf(head, sizeof head, "==> step %zu/%zu: %.100s\n", i + 1,
 			    job->n_steps, job->steps[i].name);

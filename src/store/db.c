@@ -412,7 +412,16 @@ db_vrun(struct db *db, enum db_retry retry, const char *sql, struct db_rows *row
 					db_fail(db, no, "fetch", "connection lost", NULL);
 					continue;
 				}
-				return db_fail(db, no, "fetch", mysql_stmt_error(st), e);
+				rc = db_fail(db, no, "fetch", mysql_stmt_error(st), e);
+				/*
+				 * A result that broke off (a deadlock found while its
+				 * rows were read) leaves the connection out of step
+				 * with the server: the next statement would wait for
+				 * an answer that never comes, holding its locks.  It
+				 * is closed (the transaction with it) and remade.
+				 */
+				db_disconnect(db);
+				return rc;
 			}
 		} else {
 			mysql_stmt_free_result(st);

@@ -28,7 +28,7 @@
 #                   the limiter pair and the start-up time, "catalogue" the
 #                   size of the tools/list catalogue in bytes, "ci" the CI
 #                   cases of t/perf/bench-ci.sh (create_run,
-#                   get_run_logs-16MiB, ci-start)
+#                   get_run_logs-16MiB, ci-start, ci-sandbox, ci-throughput)
 #   FORGEMCP_BENCH_BIN  an already built forgemcp to measure
 #
 # Needs (Debian): wrk hyperfine libfcgi-dev libfcgi-bin nginx-light
