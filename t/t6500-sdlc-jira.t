@@ -48,7 +48,9 @@ test_expect_success 'hub API: issues of a project are its own and its neighbours
 	hub GET "issues?project=AURORA&status=%D0%93%D0%BE%D1%82%D0%BE%D0%B2%D0%BE" &&
 	jq -e "[.issues[].key] == [\"AURORA-9003\"]" hub.json &&
 	hub GET "issues?project=AURORA&text=%D0%BE%D1%81%D0%B2" &&
-	jq -e "[.issues[].key] == [\"AURORA-9001\"]" hub.json
+	jq -e "[.issues[].key] == [\"AURORA-9001\"]" hub.json &&
+	hub GET "issues?project=AURORA&text=%25" && jq -e ".issues == []" hub.json &&
+	hub GET "issues?project=AURORA&text=_" && jq -e ".issues == []" hub.json
 '
 
 test_expect_success 'hub API refusals say why, with the status a client branches on' '

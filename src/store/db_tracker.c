@@ -52,7 +52,7 @@ static const char SQL_ISSUES[] =
     "   WHERE k.outward_id = i.id OR k.inward_id = i.id))"
     " AND (? IS NULL OR i.status = ?) AND (? IS NULL OR i.assignee = ?)"
     " AND (? IS NULL OR i.sprint = ?) AND (? IS NULL OR i.issue_type = ?)"
-    " AND (? IS NULL OR i.summary LIKE CONCAT('%', ?, '%'))"
+    " AND (? IS NULL OR LOCATE(?, i.summary) > 0)"
     " ORDER BY i.updated_at DESC, i.id DESC LIMIT ?";
 static const char SQL_ISSUE[] =
     "SELECT i.id, i.issue_key, i.issue_type, i.summary, i.description, i.status, i.priority,"
