@@ -77,9 +77,9 @@ setup_forge_fixtures () {
 	make_user erin &&
 	make_user frank &&
 	make_project_repo "$TRASH/project.git" &&
-	fm repo import alice/project --from "$TRASH/project.git" --description 'pull requests' >/dev/null &&
-	fm collaborator add alice/project dave writer >/dev/null &&
-	fm collaborator add alice/project erin reader >/dev/null &&
+	FM_FIXTURE=1 fm repo import alice/project --from "$TRASH/project.git" --description 'pull requests' >/dev/null &&
+	FM_FIXTURE=1 fm collaborator add alice/project dave writer >/dev/null &&
+	FM_FIXTURE=1 fm collaborator add alice/project erin reader >/dev/null &&
 	DAVE_TOKEN=$(make_token dave read,write) &&
 	ERIN_TOKEN=$(make_token erin read,write) &&
 	FRANK_TOKEN=$(make_token frank read,write) &&

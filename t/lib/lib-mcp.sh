@@ -8,14 +8,14 @@
 
 # make_user LOGIN: creates a user.
 make_user () {
-	fm user add "$1" --name "User $1" --email "$1@example.com" >/dev/null 2>>"$TRASH/cli.stderr"
+	FM_FIXTURE=1 fm user add "$1" --name "User $1" --email "$1@example.com" >/dev/null 2>>"$TRASH/cli.stderr"
 }
 
 # make_token LOGIN SCOPES [more args]: prints a new token.
 make_token () {
 	local u=$1 s=$2
 	shift 2
-	fm token create --user "$u" --scopes "$s" "$@" 2>>"$TRASH/cli.stderr"
+	FM_FIXTURE=1 fm token create --user "$u" --scopes "$s" "$@" 2>>"$TRASH/cli.stderr"
 }
 
 TEST_TICK=1700000000
@@ -116,11 +116,11 @@ setup_fixtures () {
 	make_user bob &&
 	make_user carol &&
 	make_fixture_repo "$TRASH/fixture.git" &&
-	fm repo import alice/fixture --from "$TRASH/fixture.git" --description 'the fixture' >/dev/null &&
-	fm repo create alice/secret --private --description 'alice private' >/dev/null &&
-	fm repo import bob/hidden --from "$TRASH/fixture.git" --private >/dev/null &&
-	fm repo create bob/tools --description 'bob public tools' >/dev/null &&
-	fm collaborator add bob/hidden carol reader >/dev/null &&
+	FM_FIXTURE=1 fm repo import alice/fixture --from "$TRASH/fixture.git" --description 'the fixture' >/dev/null &&
+	FM_FIXTURE=1 fm repo create alice/secret --private --description 'alice private' >/dev/null &&
+	FM_FIXTURE=1 fm repo import bob/hidden --from "$TRASH/fixture.git" --private >/dev/null &&
+	FM_FIXTURE=1 fm repo create bob/tools --description 'bob public tools' >/dev/null &&
+	FM_FIXTURE=1 fm collaborator add bob/hidden carol reader >/dev/null &&
 	ALICE_TOKEN=$(make_token alice read,write) &&
 	BOB_TOKEN=$(make_token bob read,write) &&
 	CAROL_TOKEN=$(make_token carol read) &&

@@ -28,7 +28,9 @@
 #                   the limiter pair and the start-up time, "catalogue" the
 #                   size of the tools/list catalogue in bytes, "ci" the CI
 #                   cases of t/perf/bench-ci.sh (create_run,
-#                   get_run_logs-16MiB, ci-start, ci-sandbox, ci-throughput)
+#                   get_run_logs-16MiB, ci-start, ci-sandbox, ci-throughput),
+#                   "sdlc" the sdlc hub's of t/perf/bench-sdlc.sh
+#                   (sdlc-issues, sdlc-issue, hub-issues)
 #   FORGEMCP_BENCH_BIN  an already built forgemcp to measure
 #
 # Needs (Debian): wrk hyperfine libfcgi-dev libfcgi-bin nginx-light
@@ -311,6 +313,8 @@ run_git "git log -50" "git -C $repo_large log -50 --format=%H%x00%an%x00%ae%x00%
 run_git "git ls-tree" "git -C $repo_large ls-tree -l main" get_tree-root
 # shellcheck source=bench-ci.sh
 . "$perf_dir/bench-ci.sh"
+# shellcheck source=bench-sdlc.sh
+. "$perf_dir/bench-sdlc.sh"
 
 # --- memory and start-up ------------------------------------------------------------
 rss_of_workers () {
@@ -419,6 +423,7 @@ machine="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | h
 machine="${machine:-unknown CPU}, $(nproc) cores, $(uname -sr)"
 jq -s --arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg rss "$RSS_AFTER" --arg rss_idle "$RSS_IDLE" --argjson soak "$SOAK_JSON" \
 	--arg startup "$STARTUP" --arg ci_start "$CI_START" --arg secs "$SECS" --arg host "$machine" \
+	--argjson sdlc "$SDLC_JSON" \
 	--arg issues "$issues_made" --argjson files "$large_files" --argjson commits "$large_commits" \
 	--argjson pack "$pack_mb" -f "$perf_dir/table.jq" "$RESULTS" >"$STATE/bench.json" ||
 	die "cannot build bench.json"
@@ -433,6 +438,7 @@ jq -r '"worker RSS after the run (pid:kB): \(.rss_after_run_kb); idle 2 s later:
 	"worker start-up, exec to first answer, 1 worker (median of 9): \(.startup_ms) ms",
 	"CI: approve_pull_request_checks to the first job running, idle runner (median of 5): \(.ci_start_ms) ms",
 	"create_issue: \(.issues_created) issues created",
+	(if .sdlc then "sdlc: a call through forgemcp mcp jira: issues (50 rows) \(.sdlc.issues_ms) ms, issue (50 comments) \(.sdlc.issue_ms) ms" else "sdlc: not run" end),
 	"large repository: \(.large_repo.files) files, \(.large_repo.commits) commits, \(.large_repo.pack_mb) MB packed",
 	(if .soak then "soak RSS: \(.soak)" else "soak: not run (BENCH_SOAK=1)" end),
 	"json: '"$STATE"'/bench.json"' "$STATE/bench.json"

@@ -13,6 +13,7 @@ def ceil_of($r):
   elif $r.case == "list_commits-50" and $r.conns == 1 then ["git log -50"]
   elif $r.case == "get_tree-root" and $r.conns == 1 then ["git ls-tree"]
   elif $r.case == "get_run_logs-16MiB" then ["get_file_contents-64KiB"]
+  elif ($r.case | startswith("hub-issues")) then ["trivial"]
   else [] end;
 def r2: . * 100 | round / 100;
 def paired($r): map(select(.paired != null and .case == $r.case and .conns == $r.conns)) | first;
@@ -37,5 +38,6 @@ def paired($r): map(select(.paired != null and .case == $r.case and .conns == $r
   soak: $soak,
   startup_ms: ($startup | tonumber? // null),
   ci_start_ms: ($ci_start | tonumber? // null),
+  sdlc: $sdlc,
   issues_created: ($issues | tonumber? // null)
 }
