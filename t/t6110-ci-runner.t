@@ -7,14 +7,7 @@
 . "$TEST_DIRECTORY/lib/fixtures-forge.sh"
 . "$TEST_DIRECTORY/lib/ci.sh"
 
-start_all
-mcp_client_start
-setup_forge_fixtures || { echo "Bail out! fixtures"; exit 1; }
-DAVE_X=$(make_token dave read,execute) || { echo "Bail out! fixtures"; exit 1; }
-config_set runner_dir "$TRASH/runner"
-
-P=alice/project
-W=.forgemcp/workflows
+ci_start
 
 # put BRANCH PATH CONTENT...: a commit on BRANCH of the served repository writing each file
 put () { repo_put "$PROJECT_GIT" "$@"; }

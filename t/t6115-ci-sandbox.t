@@ -10,19 +10,8 @@
 . "$TEST_DIRECTORY/lib/fixtures-forge.sh"
 . "$TEST_DIRECTORY/lib/ci.sh"
 
-if ! command -v bwrap >/dev/null; then
-	echo "Bail out! bwrap (Debian bubblewrap) is not installed: the CI runner's sandbox cannot be tested"
-	exit 1
-fi
-
-start_all
-mcp_client_start
-setup_forge_fixtures || { echo "Bail out! fixtures"; exit 1; }
-DAVE_X=$(make_token dave read,execute) || { echo "Bail out! fixtures"; exit 1; }
-config_set runner_dir "$TRASH/runner"
-
-P=alice/project
-W=.forgemcp/workflows
+ci_need_bwrap
+ci_start
 
 # attack RUN: runs the attack workflow with this test's paths; RUN receives its number
 attack () {

@@ -26,40 +26,10 @@
 
 /* The answer: its body (capped) and the headers a status needs. */
 struct call_answer {
-	char	*buf;
-	size_t	 len, cap;
-	int	 too_big, nomem;
+	struct curl_body body;
 	long	 retry_after;	/* -1: none */
 	int	 sse;		/* Content-Type: text/event-stream */
 };
-
-static size_t
-call_write(char *data, size_t size, size_t nmemb, void *arg)
-{
-	struct call_answer	*a = arg;
-	size_t			 n = size * nmemb, ncap;
-	char			*p;
-
-	if (n > (size_t)CALL_ANSWER_MAX - a->len) {
-		a->too_big = 1;
-		return 0;
-	}
-	if (a->len + n + 1 > a->cap) {
-		ncap = a->cap == 0 ? 16384 : a->cap;
-		while (ncap < a->len + n + 1)
-			ncap *= 2;
-		if ((p = realloc(a->buf, ncap)) == NULL) {
-			a->nomem = 1;
-			return 0;
-		}
-		a->buf = p;
-		a->cap = ncap;
-	}
-	memcpy(a->buf + a->len, data, n);
-	a->len += n;
-	a->buf[a->len] = '\0';
-	return n;
-}
 
 /* Keeps Retry-After and whether the body is an event stream; a status line starts over. */
 static size_t
@@ -258,8 +228,9 @@ call_sort(struct json_object **out, const struct call_conn *conn, long status,
 		fputs("; not followed (give the final URL with --url)\n", stderr);
 		return CALL_PROTOCOL;
 	}
-	if (a->len > 0)
-		rpc = a->sse ? call_sse(a->buf) : json_parse_strict(a->buf, a->len, &perr);
+	if (a->body.len > 0)
+		rpc = a->sse ? call_sse(a->body.buf) : json_parse_strict(a->body.buf, a->body.len,
+		    &perr);
 	if (!json_is_type(rpc, json_type_object)) {
 		json_object_put(rpc);
 		rpc = NULL;
@@ -308,6 +279,7 @@ call_rpc(struct json_object **out, const struct call_conn *conn, const char *met
 
 	*out = NULL;
 	memset(&a, 0, sizeof a);
+	a.body.max = CALL_ANSWER_MAX;
 	a.retry_after = -1;
 	ebuf[0] = '\0';
 	if ((body = call_body(conn, method, params)) == NULL) {
@@ -365,17 +337,17 @@ call_rpc(struct json_object **out, const struct call_conn *conn, const char *met
 	    call_cl->easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "") != CURLE_OK ||
 	    call_cl->easy_setopt(curl, CURLOPT_USERAGENT, "forgemcp-call/" PACKAGE_VERSION) != CURLE_OK ||
 	    call_cl->easy_setopt(curl, CURLOPT_ERRORBUFFER, ebuf) != CURLE_OK ||
-	    call_cl->easy_setopt(curl, CURLOPT_WRITEFUNCTION, call_write) != CURLE_OK ||
-	    call_cl->easy_setopt(curl, CURLOPT_WRITEDATA, &a) != CURLE_OK ||
+	    call_cl->easy_setopt(curl, CURLOPT_WRITEFUNCTION, curl_body_write) != CURLE_OK ||
+	    call_cl->easy_setopt(curl, CURLOPT_WRITEDATA, &a.body) != CURLE_OK ||
 	    call_cl->easy_setopt(curl, CURLOPT_HEADERFUNCTION, call_header) != CURLE_OK ||
 	    call_cl->easy_setopt(curl, CURLOPT_HEADERDATA, &a) != CURLE_OK) {
 		fputs("forgemcp: cannot set up the HTTP client\n", stderr);
 		goto done;
 	}
 	cc = call_cl->easy_perform(curl);
-	if (a.nomem)
+	if (a.body.nomem)
 		goto nomem;
-	if (a.too_big) {
+	if (a.body.too_big) {
 		fprintf(stderr, "forgemcp: %s sent an answer larger than %ld bytes\n", conn->url,
 		    CALL_ANSWER_MAX);
 		goto done;
@@ -409,6 +381,6 @@ done:
 		explicit_bzero(h->data, strlen(h->data));
 	call_cl->slist_free_all(hdrs);
 	free(body);
-	free(a.buf);
+	free(a.body.buf);
 	return rc;
 }

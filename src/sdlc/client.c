@@ -17,37 +17,6 @@
 static const struct curl_lib	*hub_cl;
 static CURL			*hub_curl;
 
-struct hub_answer {
-	char	*buf;
-	size_t	 len, cap;
-	int	 too_big;
-};
-
-static size_t
-hub_write(char *data, size_t size, size_t nmemb, void *arg)
-{
-	struct hub_answer	*a = arg;
-	size_t			 n = size * nmemb, ncap;
-	char			*p;
-
-	if (n > (size_t)HUB_ANSWER_MAX - a->len) {
-		a->too_big = 1;
-		return 0;
-	}
-	if (a->len + n + 1 > a->cap) {
-		for (ncap = a->cap ? a->cap : 16384; ncap < a->len + n + 1; ncap *= 2)
-			;
-		if ((p = realloc(a->buf, ncap)) == NULL)
-			return 0;
-		a->buf = p;
-		a->cap = ncap;
-	}
-	memcpy(a->buf + a->len, data, n);
-	a->len += n;
-	a->buf[a->len] = '\0';
-	return n;
-}
-
 int
 hub_client_init(void)
 {
@@ -93,7 +62,7 @@ enum hub_result
 hub_request(const struct hub_client *c, const char *method, const char *path,
     struct json_object *body, long *status, struct json_object **out)
 {
-	struct hub_answer	 a = { 0 };
+	struct curl_body	 a = { .max = HUB_ANSWER_MAX };
 	struct curl_slist	*hdrs = NULL, *h;
 	const struct curl_lib	*cl = hub_cl;
 	enum hub_result		 res = HUB_DOWN;
@@ -141,7 +110,7 @@ hub_request(const struct hub_client *c, const char *method, const char *path,
 	cl->easy_setopt(hub_curl, CURLOPT_CONNECTTIMEOUT, HUB_CONNECT_TIMEOUT);
 	cl->easy_setopt(hub_curl, CURLOPT_TIMEOUT, c->timeout);
 	cl->easy_setopt(hub_curl, CURLOPT_HTTPHEADER, hdrs);
-	cl->easy_setopt(hub_curl, CURLOPT_WRITEFUNCTION, hub_write);
+	cl->easy_setopt(hub_curl, CURLOPT_WRITEFUNCTION, curl_body_write);
 	cl->easy_setopt(hub_curl, CURLOPT_WRITEDATA, &a);
 	if (body != NULL) {
 		cl->easy_setopt(hub_curl, CURLOPT_POSTFIELDS, text);

@@ -2,6 +2,8 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "err.h"
 #include "store/curl_lib.h"
@@ -72,4 +74,31 @@ curl_lib(struct err *e)
 		return NULL;
 	}
 	return &curl_fns;
+}
+
+size_t
+curl_body_write(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct curl_body	*b = arg;
+	size_t			 n = size * nmemb, ncap;
+	char			*p;
+
+	if (n > b->max - b->len) {
+		b->too_big = 1;
+		return 0;
+	}
+	if (b->len + n + 1 > b->cap) {
+		for (ncap = b->cap == 0 ? 16384 : b->cap; ncap < b->len + n + 1; ncap *= 2)
+			;
+		if ((p = realloc(b->buf, ncap)) == NULL) {
+			b->nomem = 1;
+			return 0;
+		}
+		b->buf = p;
+		b->cap = ncap;
+	}
+	memcpy(b->buf + b->len, data, n);
+	b->len += n;
+	b->buf[b->len] = '\0';
+	return n;
 }

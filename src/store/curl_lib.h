@@ -34,6 +34,20 @@ struct curl_lib {
 };
 
 /*
+ * An answer's body read into memory by curl_body_write (CURLOPT_WRITEDATA
+ * the struct): NUL-terminated; at most max bytes, past which too_big is
+ * set and the transfer stops; nomem when an allocation failed.  The caller
+ * frees buf.
+ */
+struct curl_body {
+	char	*buf;
+	size_t	 len, cap, max;
+	int	 too_big, nomem;
+};
+/* CURLOPT_WRITEFUNCTION for a struct curl_body. */
+size_t	curl_body_write(char *data, size_t size, size_t nmemb, void *arg);
+
+/*
  * The loaded library; NULL and ERR_CONFIG in *e, naming the library and
  * the loader's reason, when it cannot be opened or lacks a function (an
  * installation to mend: retrying does not help).

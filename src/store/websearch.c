@@ -33,42 +33,6 @@ struct websearch_provider {
 static CURL			*ws_curl;
 static const struct curl_lib	*ws_cl;	/* set by a provider before its first call */
 
-/* A response body read into memory, capped at WEBSEARCH_RESPONSE_MAX. */
-struct ws_body {
-	char	*buf;
-	size_t	 len, cap;
-	int	 too_big;
-	int	 nomem;
-};
-
-static size_t
-ws_write(char *data, size_t size, size_t nmemb, void *arg)
-{
-	struct ws_body	*b = arg;
-	size_t		 n = size * nmemb, ncap;
-	char		*p;
-
-	if (n > WEBSEARCH_RESPONSE_MAX - b->len) {
-		b->too_big = 1;
-		return 0;
-	}
-	if (b->len + n + 1 > b->cap) {
-		ncap = b->cap == 0 ? 16384 : b->cap;
-		while (ncap < b->len + n + 1)
-			ncap *= 2;
-		if ((p = realloc(b->buf, ncap)) == NULL) {
-			b->nomem = 1;
-			return 0;
-		}
-		b->buf = p;
-		b->cap = ncap;
-	}
-	memcpy(b->buf + b->len, data, n);
-	b->len += n;
-	b->buf[b->len] = '\0';
-	return n;
-}
-
 void
 websearch_results_free(struct websearch_result *v, size_t n)
 {
@@ -99,7 +63,7 @@ has_ctl(const char *s)
  * transport failures and a status other than 200 to public messages.
  */
 static int
-ws_get(struct ws_body *body, const char *url, struct curl_slist *headers, unsigned timeout,
+ws_get(struct curl_body *body, const char *url, struct curl_slist *headers, unsigned timeout,
     struct err *e)
 {
 	char		 ebuf[CURL_ERROR_SIZE];
@@ -129,7 +93,7 @@ ws_get(struct ws_body *body, const char *url, struct curl_slist *headers, unsign
 	    ws_cl->easy_setopt(ws_curl, CURLOPT_ACCEPT_ENCODING, "") != CURLE_OK ||
 	    ws_cl->easy_setopt(ws_curl, CURLOPT_USERAGENT, "forgemcp/" PACKAGE_VERSION) != CURLE_OK ||
 	    ws_cl->easy_setopt(ws_curl, CURLOPT_ERRORBUFFER, ebuf) != CURLE_OK ||
-	    ws_cl->easy_setopt(ws_curl, CURLOPT_WRITEFUNCTION, ws_write) != CURLE_OK ||
+	    ws_cl->easy_setopt(ws_curl, CURLOPT_WRITEFUNCTION, curl_body_write) != CURLE_OK ||
 	    ws_cl->easy_setopt(ws_curl, CURLOPT_WRITEDATA, body) != CURLE_OK)
 		return err_set(e, ERR_INTERNAL, "web search: cannot set up the HTTP client");
 	cc = ws_cl->easy_perform(ws_curl);
@@ -249,7 +213,7 @@ static int
 brave_search(struct websearch_result **out, size_t *n, const struct config *cfg,
     const char *query, int count, struct err *e)
 {
-	struct ws_body		 body = { 0 };
+	struct curl_body		 body = { .max = WEBSEARCH_RESPONSE_MAX };
 	struct curl_slist	*headers = NULL, *h;
 	char			*q = NULL, *url = NULL, *auth = NULL;
 	size_t			 alen;

@@ -5,6 +5,28 @@
 #
 # Licensed under the ISC license, see LICENSE.
 
+# ci_need_bwrap: a script that tests the sandbox stops, saying why, without
+# bubblewrap; it never skips silently.
+ci_need_bwrap () {
+	if ! command -v bwrap >/dev/null; then
+		echo "Bail out! bwrap (Debian bubblewrap) is not installed: the CI runner's sandbox cannot be tested"
+		exit 1
+	fi
+}
+
+# ci_start [WORKERS]: the stack (start_all WORKERS), the forge fixtures,
+# DAVE_X (an execute token of dave, a writer of alice/project), the
+# runner's directory in the configuration, P and W.
+ci_start () {
+	start_all "$@"
+	mcp_client_start
+	setup_forge_fixtures || { echo "Bail out! fixtures"; exit 1; }
+	DAVE_X=$(make_token dave read,execute) || { echo "Bail out! fixtures"; exit 1; }
+	config_set runner_dir "$TRASH/runner"
+	P=alice/project
+	W=.forgemcp/workflows
+}
+
 # run WORKFLOW [EXTRA_JSON]: create_run; RUN receives its number
 run () {
 	tool_call create_run "$(jq -nc --arg r "$P" --arg w "$1" --argjson a "${2:-{\}}" \
