@@ -70,6 +70,7 @@ static const struct config_key config_keys[] = {
 	{ "runner_limit_memory", CK_RLIMIT, F(runner_limit_memory), 0 },
 	{ "runner_limit_processes", CK_RLIMIT, F(runner_limit_processes), 0 },
 	{ "runner_sandbox", CK_SANDBOX, F(runner_sandbox_none), 0 },
+	{ "runner_uid", CK_COUNT, F(runner_uid), 0 },
 	{ "search_base_url", CK_URL, F(search_base_url), 0 },
 	{ "search_hourly_limit", CK_COUNT, F(search_hourly_limit), 0 },
 	{ "search_provider", CK_STR, F(search_provider), 0 },
@@ -350,6 +351,7 @@ config_defaults(struct config *c, struct err *e)
 	c->runner_limit_cpu = 3600;
 	c->runner_limit_memory = 8ULL << 30;
 	c->runner_limit_processes = 1024;
+	c->runner_uid = 65534;
 	c->runner_limit_file_size = 4ULL << 30;
 	if ((c->search_provider = strdup("brave")) == NULL ||
 	    (c->search_base_url = strdup("https://api.search.brave.com/res/v1/web/search")) == NULL)

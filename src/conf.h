@@ -26,6 +26,7 @@ struct config {
 	char	*runner_dir;		/* runner_dir: CI job workspaces (default: "runner" beside repo_root) */
 	int	 runner_sandbox_none;	/* runner_sandbox: bwrap (0, the default) or none (1) */
 	char	*runner_bwrap;		/* runner_bwrap: the bwrap program (default /usr/bin/bwrap) */
+	unsigned runner_uid;		/* runner_uid: the uid (and gid) steps run as under a root runner (default 65534) */
 	/* a CI step's rlimits; 0 is no limit */
 	unsigned long long runner_limit_cpu;	/* runner_limit_cpu: CPU seconds a process (default 3600) */
 	unsigned long long runner_limit_memory;	/* runner_limit_memory: address space bytes (default 8G) */

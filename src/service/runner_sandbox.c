@@ -21,7 +21,6 @@
 #include "conf.h"
 #include "service/runner.h"
 
-#define SANDBOX_UID	65534	/* nobody */
 #define SANDBOX_ARGS	128	/* bwrap's arguments but the environment, with room to spare */
 
 /*
@@ -146,11 +145,14 @@ runner_sandbox_exec(const struct config *cfg, const char *ws, const char *run,
 	 * Root's processes are exempt from RLIMIT_NPROC and would be root
 	 * outside the user namespace: the sandbox is entered as nobody.
 	 */
-	if (drops_uid() && (setgroups(0, NULL) != 0 || setgid(SANDBOX_UID) != 0 ||
-	    setuid(SANDBOX_UID) != 0))
+	if (drops_uid() && (setgroups(0, NULL) != 0 || setgid((gid_t)cfg->runner_uid) != 0 ||
+	    setuid((uid_t)cfg->runner_uid) != 0))
 		return;
 	execve(cfg->runner_bwrap, argv, none);
 }
+
+/* The owner chown_one gives a workspace's files (nftw passes no argument). */
+static uid_t	chown_uid;
 
 static int
 chown_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -158,7 +160,7 @@ chown_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 	(void)st;
 	(void)flag;
 	(void)ftw;
-	return lchown(path, SANDBOX_UID, SANDBOX_UID) != 0 ? -1 : 0;
+	return lchown(path, chown_uid, (gid_t)chown_uid) != 0 ? -1 : 0;
 }
 
 /* The first line of what the probe wrote, without bwrap's "bwrap: " prefix. */
@@ -229,8 +231,9 @@ runner_sandbox_prepare(const struct config *cfg, const char *ws, char *why, size
 		    cfg->runner_bwrap);
 		return -1;
 	}
+	chown_uid = (uid_t)cfg->runner_uid;
 	if (drops_uid() && nftw(ws, chown_one, 16, FTW_PHYS) != 0) {
-		snprintf(why, whysize, "cannot give the workspace to uid %d: %s", SANDBOX_UID,
+		snprintf(why, whysize, "cannot give the workspace to uid %u: %s", cfg->runner_uid,
 		    strerror(errno));
 		return -1;
 	}
