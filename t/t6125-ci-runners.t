@@ -111,11 +111,11 @@ killed () {
 	pgrep -f "marker-$M" && pgrep -f "bg-$M" &&
 	job_pid=$(pgrep -P $PID) &&
 	kill -KILL $PID && { wait $PID; test $? = 137; } &&
-	wait_for 10 eval "! pgrep -f marker-$M && ! pgrep -f bg-$M" &&
-	wait_for 10 eval "! proc_alive $job_pid" &&
+	wait_for 30 eval "! pgrep -f marker-$M && ! pgrep -f bg-$M" &&
+	wait_for 30 eval "! proc_alive $job_pid" &&
 	test "$(job_sql $RK k j.state)" = running &&
-	test -z "$(ls -A "$TRASH/runner")" &&
-	grep "runner: job [0-9]* (k): the runner is gone; its step was killed" "$TRASH/runner.log"
+	wait_for 30 eval "test -z \"\$(ls -A \"$TRASH/runner\")\"" &&
+	wait_for 30 grep -q "runner: job [0-9]* (k): the runner is gone; its step was killed" "$TRASH/runner.log"
 }
 # lost RUN: a later runner ends the killed job runner lost, once; it never runs again
 lost () {
