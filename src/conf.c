@@ -367,8 +367,15 @@ config_defaults(struct config *c, struct err *e)
 	return 0;
 }
 
+/* Which failures to open a configuration file are errors. */
+enum config_need {
+	CONFIG_MUST,		/* every one: a file named by --config or FORGEMCP_CONFIG */
+	CONFIG_EXISTING,	/* all but a missing file: the default one */
+	CONFIG_READABLE		/* all but a missing or unreadable file: a client's default one */
+};
+
 static int
-config_file(struct config *c, const char *path, int must_exist, struct err *e)
+config_file(struct config *c, const char *path, enum config_need need, struct err *e)
 {
 	FILE			*f = NULL;
 	char			 line[4096], where[600], *p, *eq, *key, *val;
@@ -377,7 +384,8 @@ config_file(struct config *c, const char *path, int must_exist, struct err *e)
 	int			 rc = 0;
 
 	if ((f = fopen(path, "r")) == NULL) {
-		if (errno == ENOENT && !must_exist)
+		if ((need != CONFIG_MUST && errno == ENOENT) ||
+		    (need == CONFIG_READABLE && errno == EACCES))
 			return 0;
 		return err_set(e, ERR_CONFIG, "cannot read configuration file %s: %s", path,
 		    strerror(errno));
@@ -436,10 +444,11 @@ config_env(struct config *c, struct err *e)
 }
 
 int
-config_load(struct config *out, const char *path, struct err *e)
+config_load(struct config *out, const char *path, int flags, struct err *e)
 {
 	const char	*env;
-	int		 rc, must = 1;
+	enum config_need need = CONFIG_MUST;
+	int		 rc;
 
 	if ((rc = config_defaults(out, e)) != 0)
 		goto fail;
@@ -449,14 +458,14 @@ config_load(struct config *out, const char *path, struct err *e)
 			path = env;
 		else {
 			path = CONFIG_DEFAULT_PATH;
-			must = 0;
+			need = (flags & CONFIG_CLIENT) ? CONFIG_READABLE : CONFIG_EXISTING;
 		}
 	}
 	if ((out->file = strdup(path)) == NULL) {
 		rc = err_set(e, ERR_NOMEM, "out of memory");
 		goto fail;
 	}
-	if ((rc = config_file(out, path, must, e)) != 0)
+	if ((rc = config_file(out, path, need, e)) != 0)
 		goto fail;
 	if ((rc = config_env(out, e)) != 0)
 		goto fail;

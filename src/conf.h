@@ -65,9 +65,13 @@ struct config {
  * Loads configuration: defaults, then the file at path (NULL means
  * $FORGEMCP_CONFIG or CONFIG_DEFAULT_PATH; a missing default file is not an
  * error, a missing named one is), then FORGEMCP_<KEY> environment variables.
+ * With CONFIG_CLIENT, a default file this user may not read is skipped too:
+ * a client (forgemcp mcp) of a machine whose /etc/forgemcp.conf holds the
+ * database password takes its keys from the environment.
  * On failure returns ERR_CONFIG with a message naming the key (or file and line).
  */
-int	config_load(struct config *out, const char *path, struct err *e);
+#define CONFIG_CLIENT	0x1
+int	config_load(struct config *out, const char *path, int flags, struct err *e);
 void	config_release(struct config *c);
 /* Only the built-in defaults (for --help, which must work without a configuration). */
 int	config_defaults(struct config *out, struct err *e);

@@ -12,6 +12,7 @@
 #include "fair.h"
 #include "http.h"
 #include "hub/hub.h"
+#include "hub/texts.h"
 #include "json.h"
 #include "log.h"
 #include "store/db_agents.h"
@@ -56,12 +57,12 @@ core_hub(struct core *c, const struct core_request *req, struct core_response *r
 	}
 	if (method == NULL || (strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0)) {
 		core_response_header(resp, "Allow", "GET, POST");
-		snprintf(msg, sizeof msg, "%s не поддерживается", method != NULL ? method : "?");
+		hub_say(msg, sizeof msg, "%s не поддерживается", method != NULL ? method : "?");
 		core_hub_refuse(resp, 405, msg);
 		return;
 	}
 	if (req->body_unread || req->body_len > cfg->max_body) {
-		snprintf(msg, sizeof msg, "тело запроса больше %zu байт", cfg->max_body);
+		hub_say(msg, sizeof msg, "тело запроса больше %zu байт", cfg->max_body);
 		core_hub_refuse(resp, 413, msg);
 		return;
 	}
@@ -95,7 +96,7 @@ core_hub(struct core *c, const struct core_request *req, struct core_response *r
 	if (has_body && (req->body_short ||
 	    (body = json_parse_strict(req->body, req->body_len, &perr)) == NULL ||
 	    !json_object_is_type(body, json_type_object))) {
-		snprintf(msg, sizeof msg, "тело запроса — не JSON-объект: %s",
+		hub_say(msg, sizeof msg, "тело запроса — не JSON-объект: %s",
 		    req->body_short ? "оборвано" : perr != JSON_PERR_NONE ? json_perr_text(perr) :
 		    "не объект");
 		core_hub_refuse(resp, 400, msg);

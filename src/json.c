@@ -41,6 +41,23 @@ json_utf8_len(const char *buf, size_t n)
 	return len;
 }
 
+size_t
+json_utf8_cut(const char *s, size_t len)
+{
+	size_t i = len, need;
+	unsigned char c;
+
+	while (i > 0 && ((unsigned char)s[i - 1] & 0xc0) == 0x80 && len - i < 3)
+		i--;
+	if (i == 0)
+		return len;
+	c = (unsigned char)s[i - 1];
+	if (c < 0x80)
+		return len;
+	need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+	return len - (i - 1) >= need ? len : i - 1;
+}
+
 int
 json_utf8_valid(const char *buf, size_t len)
 {

@@ -55,5 +55,10 @@ struct json_object *json_new_string_long(const char *text, size_t len);
 size_t		 json_utf8_len(const char *buf, size_t n);
 /* Whether buf is valid UTF-8 (no overlongs, no surrogates, <= U+10FFFF). */
 int		 json_utf8_valid(const char *buf, size_t len);
+/*
+ * The length s (len bytes) keeps when cut back so that it does not end
+ * inside a UTF-8 sequence: for a text snprintf truncated.
+ */
+size_t		 json_utf8_cut(const char *s, size_t len);
 
 #endif

@@ -106,8 +106,6 @@ struct num {
 	double		d;
 };
 
-/* Cuts s (of length len) back so it does not end inside a UTF-8 sequence. */
-size_t	schema_utf8_cut(const char *s, size_t len);
 /* Appends to p; returns the old length, for schema_path_pop. */
 size_t	schema_path_push(struct path *p, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));

@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "err.h"
+#include "json.h"
 #include "schema.h"
 #include "schema-int.h"
 
@@ -42,7 +43,7 @@ fail(struct vctx *v, const char *fmt, ...)
 	if (n < 0)
 		v->msg[0] = '\0';
 	else if ((size_t)n >= v->msglen)
-		v->msg[schema_utf8_cut(v->msg, v->msglen - 1)] = '\0';
+		v->msg[json_utf8_cut(v->msg, v->msglen - 1)] = '\0';
 	return -1;
 }
 
@@ -410,7 +411,7 @@ fail_alternatives(struct vctx *v, struct snode *const *alt, size_t nalt, struct 
 	if (typed == 1)
 		return validate_node(v, alt[last], j);
 	if (used >= sizeof(each))
-		each[schema_utf8_cut(each, sizeof(each) - 1)] = '\0';
+		each[json_utf8_cut(each, sizeof(each) - 1)] = '\0';
 	return fail_arg(v, "matches none of the allowed forms: %s", each);
 }
 

@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "err.h"
+#include "json.h"
 #include "schema.h"
 #include "schema-int.h"
 
@@ -25,24 +26,6 @@ const struct schema_type schema_types[7] = {
 	{ "null", ST_NULL, "null" },			/* ST_NULL */
 };
 
-/* Cuts s (of length len) back so it does not end inside a UTF-8 sequence. */
-size_t
-schema_utf8_cut(const char *s, size_t len)
-{
-	size_t i = len, need;
-	unsigned char c;
-
-	while (i > 0 && ((unsigned char)s[i - 1] & 0xc0) == 0x80 && len - i < 3)
-		i--;
-	if (i == 0)
-		return len;
-	c = (unsigned char)s[i - 1];
-	if (c < 0x80)
-		return len;
-	need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-	return len - (i - 1) >= need ? len : i - 1;
-}
-
 size_t __attribute__((format(printf, 2, 3)))
 schema_path_push(struct path *p, const char *fmt, ...)
 {
@@ -56,7 +39,7 @@ schema_path_push(struct path *p, const char *fmt, ...)
 	if (n < 0)
 		p->s[p->len] = '\0';
 	else if ((size_t)n >= room)
-		p->len = schema_utf8_cut(p->s, sizeof(p->s) - 1);
+		p->len = json_utf8_cut(p->s, sizeof(p->s) - 1);
 	else
 		p->len += (size_t)n;
 	p->s[p->len] = '\0';

@@ -117,6 +117,10 @@ test_expect_success 'hostile input to the hub API: answered with a reason, nothi
 	test "$STATUS" = 400 &&
 	hub POST batches "{\"title\":\"t\",\"commands\":[{\"type\":\"ensure_issue\",\"temp_key\":\"new:1\",\"summary\":\"s\",\"labels\":[\"a b\"]}]}" &&
 	test "$STATUS" = 422 && jq -e ".error == \"команда #1 (ensure_issue): labels — список меток\"" hub.json &&
+	long=a$(printf "%0400d" 0 | sed "s/0/я/g") &&
+	hub POST batches "{\"title\":\"t\",\"commands\":[{\"type\":\"$long\"}]}" &&
+	test "$STATUS" = 422 &&
+	jq -e ".error | startswith(\"команда #1: неизвестный тип «aяяя\") and endswith(\"я\")" hub.json &&
 	test "$(batches_stored)" = "$before" &&
 	hub GET projects && test "$STATUS" = 200
 '

@@ -1,7 +1,8 @@
 #!/bin/bash
 # t9700: the Debian package (debian/).  dpkg-buildpackage builds it from a
 # copy of the source tree's files, lintian finds no error in it, and
-# `dpkg -i` installs it on this machine: the binary, the man pages, the
+# `dpkg -i` installs it on this machine: the binary (and its name
+# sdlc-hub, with the quick start `sdlc-hub serve` runs), the man pages, the
 # samples, the systemd units (neither enabled nor started), the system user
 # forgemcp and /etc/forgemcp.conf as a conffile, root:forgemcp 0640.  Then
 # the installed configuration is pointed at a throwaway MariaDB, `forgemcp
@@ -150,6 +151,11 @@ test_expect_success 'the binary, the man pages and the samples are installed' '
 		htaccess.sample README.Debian copyright; do
 		ls /usr/share/doc/forgemcp/$s /usr/share/doc/forgemcp/$s.gz 2>/dev/null | grep -q . ||
 			{ echo "missing sample $s"; return 1; }
+	done &&
+	test "$(readlink /usr/bin/sdlc-hub)" = forgemcp &&
+	/usr/bin/sdlc-hub serve --help | grep -q "^usage: sdlc-hub serve" &&
+	for f in quickstart demo-tracker.json nginx-forgemcp.conf.sample; do
+		test -f /usr/share/forgemcp/etc/$f || { echo "missing /usr/share/forgemcp/etc/$f"; return 1; }
 	done
 '
 

@@ -32,6 +32,10 @@ int	cli_call(struct cli *cli, int argc, char **argv);		/* a tool, over HTTP */
 int	cli_mcp(struct cli *cli, int argc, char **argv);		/* a hub module's stdio server */
 int	cli_tracker(struct cli *cli, int argc, char **argv);		/* import */
 int	cli_agent(struct cli *cli, int argc, char **argv);		/* the hub's commands */
+/* A local instance with the hub (etc/quickstart's hub mode); prog is the name it was called by. */
+int	cli_serve(const char *prog, int argc, char **argv);
+/* Its state directory into buf: $FORGEMCP_STATE, $XDG_DATA_HOME/forgemcp, ~/.local/share/forgemcp. */
+int	cli_serve_state(char *buf, size_t len);
 
 struct hub_client;
 /*

@@ -43,6 +43,9 @@ usage(FILE *f)
 	    "  mcp           serve an sdlc hub module (jira) over stdio, a client of the hub API\n"
 	    "  tracker       import fixtures into the hub's tracker mirror\n"
 	    "  agent         execute the sdlc hub's commands (a long-running process)\n"
+	    "  serve         start, stop or report a local instance with the sdlc hub\n"
+	    "\n"
+	    "Installed also as sdlc-hub, which has the commands mcp and serve.\n"
 	    "\n"
 	    "Run with no command under a FastCGI socket (spawn-fcgi, systemd, Apache) it\n"
 	    "serves FastCGI; run as CGI (GATEWAY_INTERFACE set) it serves one request.\n"
@@ -53,6 +56,28 @@ usage(FILE *f)
 	    "  --help         this text; 'forgemcp COMMAND --help' for a command\n"
 	    "  --version      print the version and whether the build has debug hooks\n",
 	    CONFIG_DEFAULT_PATH);
+}
+
+/* Installed also as sdlc-hub (a link to forgemcp): the hub's two commands. */
+static void
+hub_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: sdlc-hub mcp MODULE [--project LABEL]\n"
+	    "       sdlc-hub serve [start|status|stop|env]\n"
+	    "\n"
+	    "The sdlc hub's commands of forgemcp: mcp serves a hub module (jira) over\n"
+	    "stdio; serve starts a local instance with the hub.  'sdlc-hub COMMAND --help'\n"
+	    "for a command; every other command is forgemcp's.\n");
+}
+
+/* argv[0]'s last component is sdlc-hub. */
+static int
+called_as_hub(const char *argv0)
+{
+	const char	*slash = argv0 != NULL ? strrchr(argv0, '/') : NULL;
+
+	return argv0 != NULL && strcmp(slash != NULL ? slash + 1 : argv0, "sdlc-hub") == 0;
 }
 
 const char *
@@ -154,12 +179,12 @@ main(int argc, char **argv)
 	const char	*cmd;
 	char		*fcgi_argv[] = { (char *)(uintptr_t)"fcgi", NULL };
 	size_t		 i;
-	int		 rc, ai = 1, help = 0;
+	int		 rc, ai = 1, help = 0, hub = called_as_hub(argv[0]);
 
 	memset(&cli, 0, sizeof(cli));
 	while (ai < argc && argv[ai][0] == '-') {
 		if (strcmp(argv[ai], "--help") == 0 || strcmp(argv[ai], "-h") == 0) {
-			usage(stdout);
+			hub ? hub_usage(stdout) : usage(stdout);
 			return 0;
 		}
 		if (strcmp(argv[ai], "--version") == 0) {
@@ -179,10 +204,19 @@ main(int argc, char **argv)
 		return cli_usage("unknown option '%s'", argv[ai]);
 	}
 	cmd = ai < argc ? argv[ai] : NULL;
+	if (hub && (cmd == NULL || strcmp(cmd, "help") == 0)) {
+		hub_usage(cmd == NULL ? stderr : stdout);
+		return cmd == NULL ? 2 : 0;
+	}
+	if (hub && strcmp(cmd, "mcp") != 0 && strcmp(cmd, "serve") != 0)
+		return cli_usage("sdlc-hub: unknown command '%s' (mcp, serve)", cmd);
 	if (cmd != NULL && strcmp(cmd, "help") == 0) {
 		usage(stdout);
 		return 0;
 	}
+	/* The local instance is started by a script: no configuration, no database. */
+	if (cmd != NULL && strcmp(cmd, "serve") == 0)
+		return cli_serve(hub ? "sdlc-hub" : "forgemcp", argc - ai, argv + ai);
 	if (cmd == NULL && !front_detect()) {
 		usage(stderr);
 		return 2;
@@ -196,7 +230,8 @@ main(int argc, char **argv)
 			help = 1;
 	/* Help must work before any configuration exists. */
 	if (help ? config_defaults(&cli.cfg, &e) != 0 :
-	    config_load(&cli.cfg, cli.config_path, &e) != 0) {
+	    config_load(&cli.cfg, cli.config_path,
+	    cmd != NULL && strcmp(cmd, "mcp") == 0 ? CONFIG_CLIENT : 0, &e) != 0) {
 		/* Started by a web server: each request gets an answer, a 503, not its 500. */
 		if (cmd == NULL)
 			return front_refuse(e.msg);

@@ -1,8 +1,10 @@
 /* mcp: `forgemcp mcp MODULE [--project LABEL]`, a hub module's stdio MCP server. */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "hub/texts.h"
@@ -17,9 +19,12 @@ mcp_usage(FILE *f)
 	    "\n"
 	    "Serves the MCP server of an sdlc hub module over stdin/stdout (newline-delimited\n"
 	    "JSON-RPC): jira (the tracker mirror, serverInfo sdlc-jira); wiki is listed but not\n"
-	    "in this build yet.  Each tool is a client of the hub API at hub_url (default\n"
-	    "<base_url>/hub) with the token hub_token (or FORGEMCP_HUB_TOKEN, FORGEMCP_TOKEN);\n"
-	    "never put the token in .mcp.json.  Logs go to stderr.\n"
+	    "in this build yet.  Each tool is a client of the hub API at hub_url with the\n"
+	    "token hub_token (or FORGEMCP_HUB_TOKEN, FORGEMCP_TOKEN); never put the token in\n"
+	    ".mcp.json.  With no hub_url, the hub is the local one of `forgemcp serve` when\n"
+	    "its state directory has one (with its token when none is given), else\n"
+	    "<base_url>/hub.  A configuration file the user may not read is skipped.  Logs\n"
+	    "go to stderr.\n"
 	    "\n"
 	    "  --project LABEL  bind the session to a project of the hub; without it only\n"
 	    "                   the tools that need no project work\n");
@@ -38,6 +43,46 @@ cli_hub_client(const struct cli *cli, struct hub_client *hub, char **url)
 		return -1;
 	hub->token = cli->cfg.hub_token;
 	hub->timeout = (long)cli->cfg.request_timeout + 5;
+	return 0;
+}
+
+/*
+ * With no hub_url: the hub of `forgemcp serve` (cli_serve_state), when its
+ * state directory names a port, and its token when none is configured and
+ * this user may read it.  *url and *token are replaced (the caller frees).
+ */
+static int
+mcp_local_hub(struct hub_client *hub, char **url, char **token)
+{
+	char	 state[PATH_MAX], path[PATH_MAX + 16], line[16], *end;
+	FILE	*f;
+	long	 port;
+
+	if (cli_serve_state(state, sizeof state) != 0)
+		return 0;
+	snprintf(path, sizeof path, "%s/port", state);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	if (fgets(line, sizeof line, f) == NULL)
+		line[0] = '\0';
+	fclose(f);
+	port = strtol(line, &end, 10);
+	if (end == line || (*end != '\n' && *end != '\0') || port < 1 || port > 65535)
+		return 0;
+	free(*url);
+	if (asprintf(url, "http://127.0.0.1:%ld/hub", port) < 0) {
+		*url = NULL;
+		cli_fail("out of memory");
+		return -1;
+	}
+	hub->url = *url;
+	snprintf(path, sizeof path, "%s/token", state);
+	if (hub->token == NULL && access(path, R_OK) == 0) {
+		if (cli_token_file(token, path) != 0)
+			return -1;
+		hub->token = *token;
+	}
+	log_debug("mcp: the local hub of forgemcp serve in %s: %s", state, hub->url);
 	return 0;
 }
 
@@ -66,7 +111,7 @@ cli_mcp(struct cli *cli, int argc, char **argv)
 	};
 	struct hub_client	 hub;
 	const char		*project = NULL, *module;
-	char			*url = NULL;
+	char			*url = NULL, *token = NULL;
 	int			 c, rc;
 
 	optind = 1;
@@ -95,14 +140,22 @@ cli_mcp(struct cli *cli, int argc, char **argv)
 		return cli_usage("mcp: --project takes a project label");
 	if (cli_hub_client(cli, &hub, &url) != 0)
 		return cli_fail("out of memory");
+	if (cli->cfg.hub_url == NULL && mcp_local_hub(&hub, &url, &token) != 0) {
+		free(url);
+		return 1;
+	}
 	if (hub.token == NULL)
 		log_warn("mcp: no hub_token (or FORGEMCP_HUB_TOKEN): the hub will refuse every tool");
 	if (hub_client_init() != 0) {
 		free(url);
+		free(token);
 		return 1;
 	}
 	rc = sdlc_serve(&sdlc_jira, &hub, project);
 	hub_client_shutdown();
 	free(url);
+	if (token != NULL)
+		explicit_bzero(token, strlen(token));
+	free(token);
 	return rc;
 }

@@ -24,7 +24,7 @@ hub_refuse(struct core_response *resp, int status, enum hub_text t, ...)
 	va_list			 ap;
 
 	va_start(ap, t);
-	vsnprintf(msg, sizeof msg, hub_text(t), ap);
+	hub_vsay(msg, sizeof msg, hub_text(t), ap);
 	va_end(ap);
 	o = json_object_new_object();
 	if (o != NULL)

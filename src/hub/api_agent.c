@@ -74,9 +74,9 @@ hub_agent_not_claimed(struct core_response *resp, uint64_t id, const char *state
 	char	msg[200];
 
 	if (state[0] == '\0')
-		snprintf(msg, sizeof msg, "команды %llu нет", (unsigned long long)id);
+		hub_say(msg, sizeof msg, "команды %llu нет", (unsigned long long)id);
 	else
-		snprintf(msg, sizeof msg, "команда %llu не у агента: она %s",
+		hub_say(msg, sizeof msg, "команда %llu не у агента: она %s",
 		    (unsigned long long)id, state);
 	hub_refuse_msg(resp, state[0] == '\0' ? 404 : 409, msg);
 }

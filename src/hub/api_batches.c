@@ -307,7 +307,7 @@ hub_command_cancel(struct db *db, uint64_t id, struct json_object *body,
 	err_clear(&e);
 	rc = tracker_command_cancel(db, id, force, state, sizeof state, &e);
 	if (rc == ERR_NOTFOUND) {
-		snprintf(msg, sizeof msg, "команды %llu нет", (unsigned long long)id);
+		hub_say(msg, sizeof msg, "команды %llu нет", (unsigned long long)id);
 		hub_refuse_msg(resp, 404, msg);
 		return;
 	}
@@ -316,7 +316,7 @@ hub_command_cancel(struct db *db, uint64_t id, struct json_object *body,
 			hub_textf(msg, sizeof msg, HT_AT_AGENT, (unsigned long long)id,
 			    (unsigned long long)id);
 		else
-			snprintf(msg, sizeof msg, "команда %llu уже завершена: %s",
+			hub_say(msg, sizeof msg, "команда %llu уже завершена: %s",
 			    (unsigned long long)id, state);
 		hub_refuse_msg(resp, 409, msg);
 		return;
@@ -346,7 +346,7 @@ hub_command_retry(struct db *db, const struct principal *who, uint64_t id,
 		project = hub_member(body, "project", &present);
 	err_clear(&e);
 	if ((rc = tracker_command_get(db, &c, id, &e)) == ERR_NOTFOUND) {
-		snprintf(msg, sizeof msg, "команды %llu нет", (unsigned long long)id);
+		hub_say(msg, sizeof msg, "команды %llu нет", (unsigned long long)id);
 		hub_refuse_msg(resp, 404, msg);
 		return;
 	}
@@ -357,10 +357,10 @@ hub_command_retry(struct db *db, const struct principal *who, uint64_t id,
 	own = json_object_get_string(json_object_object_get(c, "project"));
 	if (project != NULL && (own == NULL || strcmp(own, project) != 0)) {
 		if (own == NULL)
-			snprintf(msg, sizeof msg, "команда %llu из пакета без проекта: в сессии "
+			hub_say(msg, sizeof msg, "команда %llu из пакета без проекта: в сессии "
 			    "проекта %s её не повторить", (unsigned long long)id, project);
 		else
-			snprintf(msg, sizeof msg, "команда %llu из пакета проекта %s: в сессии "
+			hub_say(msg, sizeof msg, "команда %llu из пакета проекта %s: в сессии "
 			    "проекта %s её не повторить", (unsigned long long)id, own, project);
 		json_object_put(c);
 		hub_refuse_msg(resp, 422, msg);

@@ -52,18 +52,18 @@ hub_notes(struct db *db, const struct principal *who, const char *key,
 			continue;
 		if (!json_object_is_type(v, json_type_string) ||
 		    json_object_get_string_len(v) > HUB_NOTE_MAX) {
-			snprintf(msg, sizeof msg, "%s — текст до %d байт", tracker_note_fields[i],
+			hub_say(msg, sizeof msg, "%s — текст до %d байт", tracker_note_fields[i],
 			    HUB_NOTE_MAX);
 			goto refuse;
 		}
 		json_object_object_add(fields, tracker_note_fields[i], json_object_get(v));
 	}
 	if (json_object_object_length(fields) == 0) {
-		snprintf(msg, sizeof msg, "нет полей заметок: goal, next_step, risks, text");
+		hub_say(msg, sizeof msg, "нет полей заметок: goal, next_step, risks, text");
 		goto refuse;
 	}
 	if (temp && project == NULL) {
-		snprintf(msg, sizeof msg, "заметки к %s — только в пакете проекта: укажите project",
+		hub_say(msg, sizeof msg, "заметки к %s — только в пакете проекта: укажите project",
 		    key);
 		goto refuse;
 	}
@@ -75,7 +75,7 @@ hub_notes(struct db *db, const struct principal *who, const char *key,
 			return;
 		}
 		if (!own) {
-			snprintf(msg, sizeof msg, "%s не в проекте %s", key, project);
+			hub_say(msg, sizeof msg, "%s не в проекте %s", key, project);
 			goto refuse;
 		}
 	}
@@ -107,13 +107,13 @@ hub_setting_ok(size_t i, const char *value, char *msg, size_t len)
 		if ((strncmp(value, "http://", 7) == 0 || strncmp(value, "https://", 8) == 0) &&
 		    strlen(value) < 1000 && strpbrk(value, " \t\r\n") == NULL)
 			return 1;
-		snprintf(msg, len, "%s — адрес http:// или https://", hub_settings[i].name);
+		hub_say(msg, len, "%s — адрес http:// или https://", hub_settings[i].name);
 		return 0;
 	}
 	n = strtol(value, &end, 10);
 	if (*value != '\0' && *end == '\0' && n >= hub_settings[i].min && n <= hub_settings[i].max)
 		return 1;
-	snprintf(msg, len, "%s — целое число от %ld до %ld", hub_settings[i].name,
+	hub_say(msg, len, "%s — целое число от %ld до %ld", hub_settings[i].name,
 	    hub_settings[i].min, hub_settings[i].max);
 	return 0;
 }
@@ -135,7 +135,7 @@ hub_settings_route(struct db *db, const struct principal *who, const char *metho
 		if (strcmp(hub_settings[i].name, name) == 0)
 			break;
 	if (name != NULL && i == HUB_N_SETTINGS) {
-		snprintf(msg, sizeof msg, "настройки %.100s нет; есть: agent_lease_seconds, "
+		hub_say(msg, sizeof msg, "настройки %s нет; есть: agent_lease_seconds, "
 		    "agent_poll_seconds, jira_page_size, jira_url", name);
 		hub_refuse_msg(resp, 404, msg);
 		return;

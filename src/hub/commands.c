@@ -7,6 +7,7 @@
 
 #include "buf.h"
 #include "hub/commands.h"
+#include "hub/texts.h"
 
 enum hub_format {
 	HF_KEY,		/* an issue key, AURORA-12, or a temporary key new:<n> of the batch */
@@ -214,7 +215,7 @@ hub_fail(char *msg, size_t len, const char *fmt, ...)
 	va_list	ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, len, fmt, ap);
+	hub_vsay(msg, len, fmt, ap);
 	va_end(ap);
 	return -1;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "hub/texts.h"
+#include "json.h"
 
 static const char *const hub_texts[HT__MAX] = {
 	[HT_HUB_DOWN] = "хаб не запущен: sdlc-hub serve",
@@ -52,7 +53,30 @@ hub_textf(char *buf, size_t len, enum hub_text t, ...)
 	int	n;
 
 	va_start(ap, t);
-	n = vsnprintf(buf, len, hub_text(t), ap);
+	n = hub_vsay(buf, len, hub_text(t), ap);
+	va_end(ap);
+	return n;
+}
+
+int
+hub_vsay(char *buf, size_t len, const char *fmt, va_list ap)
+{
+	int	n;
+
+	n = vsnprintf(buf, len, fmt, ap);
+	if (n >= 0 && len > 0 && (size_t)n >= len)
+		buf[json_utf8_cut(buf, len - 1)] = '\0';
+	return n;
+}
+
+int
+hub_say(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list	ap;
+	int	n;
+
+	va_start(ap, fmt);
+	n = hub_vsay(buf, len, fmt, ap);
 	va_end(ap);
 	return n;
 }

@@ -6,6 +6,7 @@
  */
 #ifndef FM_HUB_TEXTS_H
 #define FM_HUB_TEXTS_H
+#include <stdarg.h>
 #include <stddef.h>
 
 enum hub_text {
@@ -40,7 +41,19 @@ enum hub_text {
 
 /* The text's printf format. */
 const char	*hub_text(enum hub_text t);
-/* The text t with its arguments into buf (snprintf's return). */
+/*
+ * The text t with its arguments into buf (snprintf's return).  A text cut
+ * to fit never ends inside a UTF-8 sequence (hub_vsay).
+ */
 int	hub_textf(char *buf, size_t len, enum hub_text t, ...);
+/*
+ * vsnprintf for texts that reach a client: when the text is cut to fit
+ * buf, it is cut back to a whole UTF-8 character (an argument may be a
+ * caller's long Cyrillic value), so the answer stays valid JSON.
+ */
+int	hub_vsay(char *buf, size_t len, const char *fmt, va_list ap)
+	    __attribute__((format(printf, 3, 0)));
+/* hub_vsay with its arguments. */
+int	hub_say(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "hub/texts.h"
 #include "json.h"
 #include "log.h"
 #include "mcp.h"
@@ -141,7 +142,7 @@ sdlc_call(const struct sdlc_module *m, const struct hub_client *hub, const char 
 			break;
 	if (name == NULL || i == m->n_tools) {
 		*code = RPC_INVALID_PARAMS;
-		snprintf(msg, len, "Unknown tool: %s", name != NULL ? name : "(no name)");
+		hub_say(msg, len, "Unknown tool: %s", name != NULL ? name : "(no name)");
 		return NULL;
 	}
 	if (!json_object_object_get_ex(params, "arguments", &args) || args == NULL)
@@ -225,7 +226,7 @@ sdlc_line(const struct sdlc_module *m, const struct hub_client *hub, const char 
 	}
 	if (msg.kind != RPC_REQUEST)
 		goto done;
-	snprintf(why, sizeof why, "Method not found: %s", msg.method);
+	hub_say(why, sizeof why, "Method not found: %s", msg.method);
 	if (strcmp(msg.method, "initialize") == 0)
 		res = sdlc_initialize(m, msg.params);
 	else if (strcmp(msg.method, "ping") == 0)
