@@ -7,7 +7,7 @@
 # collect_logs_ in test-lib.sh).  This script sorts last, so a plain `prove`
 # or `make check` runs it after all the others.  It first runs a workload of
 # its own (valid calls, refused tokens of every kind, wrong scopes, errors,
-# debug logging, CGI and stdio), so it asserts something real when run alone,
+# debug logging, CGI and stdio, the sdlc hub's API, module server and agent), so it asserts something real when run alone,
 # then searches every collected log for every recorded token.  The fixed
 # prefix "fmcp_" every token starts with is public and not searched for.
 . ./test-lib.sh
@@ -118,6 +118,29 @@ test_expect_success 'workload: the same at log_level debug' '
 	tool_call list_repositories "{}" --token "$WRITE_ONLY_TOKEN" && test_status 403 &&
 	tool_call get_tree "{\"repo\":\"bob/hidden\"}" --token "$ALICE_TOKEN" &&
 	test_json .result.isError true
+'
+
+test_expect_success 'workload: the sdlc hub, its module server and its agent, at debug' '
+	curl -sS -o hub-ok.log -w "%{http_code}" -H "Authorization: Bearer $ALICE_TOKEN" \
+		"$BASE_URL/hub/projects" >hub-ok.status &&
+	test "$(cat hub-ok.status)" = 200 &&
+	curl -sS -o hub-refused.log -w "%{http_code}" -H "Authorization: Bearer $LAST" \
+		"$BASE_URL/hub/projects" >hub-refused.status &&
+	test "$(cat hub-refused.status)" = 401 &&
+	init="{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}" &&
+	call="{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"projects\",\"arguments\":{}}}" &&
+	printf "%s\n%s\n" "$init" "$call" | FORGEMCP_LOG_LEVEL=debug FORGEMCP_HUB_URL=$BASE_URL/hub \
+		FORGEMCP_HUB_TOKEN=$ALICE_TOKEN "$FORGEMCP" mcp jira >mcp-ok.log 2>>mcp.stderr &&
+	jq -s -e ".[1].result.isError == false" mcp-ok.log &&
+	printf "%s\n%s\n" "$init" "$call" | FORGEMCP_LOG_LEVEL=debug FORGEMCP_HUB_URL=$BASE_URL/hub \
+		FORGEMCP_HUB_TOKEN=$LAST "$FORGEMCP" mcp jira >mcp-refused.log 2>>mcp.stderr &&
+	jq -s -e ".[1].result.isError == true" mcp-refused.log &&
+	FORGEMCP_LOG_LEVEL=debug FORGEMCP_HUB_URL=$BASE_URL/hub FORGEMCP_HUB_TOKEN=$ALICE_TOKEN \
+		"$FORGEMCP" agent --module jira --backend local --once 2>>agent.stderr &&
+	test_must_fail env FORGEMCP_LOG_LEVEL=debug FORGEMCP_HUB_URL=$BASE_URL/hub \
+		FORGEMCP_HUB_TOKEN=$LAST "$FORGEMCP" agent --module jira --backend local --once \
+		2>>agent.stderr &&
+	grep -q "agent: claim: the hub answers 401: " agent.stderr
 '
 
 test_expect_success 'workload: CGI runs with a valid and a refused token' '

@@ -24,7 +24,8 @@ agent_usage(FILE *f)
 	    "\n"
 	    "  --module jira        the module whose commands it runs\n"
 	    "  --backend local      where the commands take effect\n"
-	    "  --once               stop when no command is waiting\n"
+	    "  --once               stop when no command is waiting (exit 1 when the hub\n"
+	    "                       cannot be asked: down, or the token refused)\n"
 	    "  --interval SECONDS   how long to wait when none is (default 1)\n"
 	    "\n"
 	    "SIGTERM or SIGINT: it stops after the command it is running.\n");
@@ -34,7 +35,7 @@ agent_usage(FILE *f)
 static int
 agent_step(const struct hub_client *hub)
 {
-	struct json_object	*o = NULL, *cmd, *body, *r = NULL, *said;
+	struct json_object	*o = NULL, *cmd, *body, *r = NULL, *said, *why;
 	const char		*launcher;
 	enum hub_result		 res;
 	long			 status;
@@ -47,9 +48,18 @@ agent_step(const struct hub_client *hub)
 		json_object_object_add(said, "launcher", json_object_new_string(launcher));
 	res = hub_request(hub, "POST", "/agent/claim", said, &status, &o);
 	json_object_put(said);
-	if (res != HUB_ANSWERED || status != 200) {
-		log_error("agent: claim: %s (HTTP %ld)", res == HUB_DOWN ? "the hub is down" :
-		    "no answer", status);
+	if (res == HUB_ANSWERED && status != 200) {
+		/* the hub's {"error": text}, or the gate's JSON-RPC {"error": {"message"}} */
+		why = json_object_object_get(o, "error");
+		if (json_object_is_type(why, json_type_object))
+			why = json_object_object_get(why, "message");
+		log_error("agent: claim: the hub answers %ld: %s", status,
+		    why != NULL ? json_object_get_string(why) : "(no reason)");
+		goto done;
+	}
+	if (res != HUB_ANSWERED) {
+		log_error("agent: claim: %s", res == HUB_DOWN ? "the hub is down" :
+		    "its answer cannot be read");
 		goto done;
 	}
 	if ((cmd = json_object_object_get(o, "command")) == NULL) {
@@ -95,7 +105,7 @@ cli_agent(struct cli *cli, int argc, char **argv)
 	const char		*module = NULL, *backend = NULL;
 	char			*url = NULL;
 	double			 interval = 1;
-	int			 c, once = 0, n;
+	int			 c, once = 0, n, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "m:b:oi:h", opts, NULL)) != -1) {
@@ -135,14 +145,18 @@ cli_agent(struct cli *cli, int argc, char **argv)
 		return 1;
 	}
 	log_info("agent: module %s, backend %s, hub %s", module, backend, hub.url);
+	rc = 0;
 	while (!cli_stopping) {
 		n = agent_step(&hub);
-		if (n == 0 && once)
+		/* --once: a hub that cannot be asked (down, a refused token) is a failure */
+		if (n < 0 && once)
+			rc = 1;
+		if (n <= 0 && once)
 			break;
 		if (n <= 0)
 			cli_nap(interval);
 	}
 	hub_client_shutdown();
 	free(url);
-	return 0;
+	return rc;
 }

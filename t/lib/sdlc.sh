@@ -54,9 +54,14 @@ hub () {
 # sdlc ARGS... < LINES: forgemcp mcp with the hub of this instance; stdout
 # to out (one JSON-RPC answer a line), stderr to err
 HUB_URL=$BASE_URL/hub
+# (both are kept in mcp.stderr and mcp-answers.log too, for t9990's token search)
 sdlc () {
+	local rc=0
 	FORGEMCP_HUB_URL=$HUB_URL FORGEMCP_HUB_TOKEN=$ANN_TOKEN timeout 30 "$FORGEMCP" mcp "$@" \
-		>out 2>err
+		>out 2>err || rc=$?
+	cat err >>mcp.stderr
+	cat out >>mcp-answers.log
+	return $rc
 }
 # call ID TOOL ARGS_JSON: a tools/call line
 call () {
