@@ -155,6 +155,21 @@ apache_calls () {
 		mcp_post --file big &&
 		test_status 413
 	'
+	test_expect_success "$1: the endpoint's toolset and read-only paths, and the sdlc hub's API" '
+		mcp_post --path /mcp/x/repos "$(legacy_body tools/list)" &&
+		test_status 200 &&
+		test_jq "[.result.tools[].name] | index(\"list_repositories\") != null and index(\"create_issue\") == null" &&
+		mcp_post --path /mcp/readonly "$(legacy_body tools/list)" &&
+		test_status 200 &&
+		test_jq "[.result.tools[].name] | index(\"get_file_contents\") != null and index(\"create_issue\") == null" &&
+		mcp_post -X GET --path /hub/projects &&
+		test_status 200 &&
+		test_jq ".projects | type == \"array\"" &&
+		mcp_post -X GET --path /hub/projects --no-auth &&
+		test_status 401 &&
+		mcp_post -X GET --path /hub/nothing &&
+		test_status 404
+	'
 	test_expect_success "$1: other paths do not reach forgemcp" '
 		mcp_post --path /etc/passwd "$(legacy_body ping)" &&
 		test_status 403
