@@ -13,6 +13,7 @@
 #include "hub/api-int.h"
 #include "hub/hub.h"
 #include "hub/texts.h"
+#include "store/db_batches.h"
 #include "store/db_tracker.h"
 
 
@@ -221,21 +222,18 @@ hub_project_create(struct db *db, const struct principal *who, struct json_objec
 static int
 hub_project_known(struct db *db, const char *label, struct core_response *resp)
 {
-	struct json_object	*list;
-	struct err		 e;
-	size_t			 i;
-	int			 rc, found = 0;
+	struct err	 e;
+	uint64_t	 id, board;
+	int		 rc;
 
 	err_clear(&e);
-	if ((rc = tracker_projects(db, &list, &e)) != 0) {
+	if ((rc = tracker_project_get(db, label, &id, &board, &e)) == ERR_NOTFOUND)
+		return 0;
+	if (rc != 0) {
 		hub_failed(resp, rc, &e);
 		return -1;
 	}
-	for (i = 0; !found && i < json_object_array_length(list); i++)
-		found = strcmp(json_object_get_string(json_object_object_get(
-		    json_object_array_get_idx(list, i), "label")), label) == 0;
-	json_object_put(list);
-	return found;
+	return 1;
 }
 
 static void
