@@ -54,6 +54,21 @@ test_expect_success 'notes on new:1 follow the issue its batch makes; sync_log s
 	test "$(sed -n 1p log.txt | sed "s/^#[0-9]* //")" = "все проекты, 01.12 00:30, failed, задач: 0, журнал: нет"
 '
 
+test_expect_success 'notes on new:2 follow the key another backend reports for its ensure_issue' '
+	{ echo "$INIT"; call 2 notes_set "{\"key\":\"new:2\",\"risks\":\"Сроки\"}"
+	  call 3 batch_create "{\"title\":\"чужой бэкенд\",\"commands\":[{\"type\":\"ensure_issue\",\"temp_key\":\"new:2\",\"summary\":\"Из Jira\"}]}"; } |
+		sdlc jira --project AURORA &&
+	okres 2 && okres 3 &&
+	hub POST agent/claim "{}" && test "$STATUS" = 200 &&
+	jq -e ".command.type == \"ensure_issue\"" hub.json &&
+	C=$(jq -r .command.id hub.json) &&
+	hub POST agent/report "{\"command\":$C,\"state\":\"done\",\"result\":{\"key\":\"AURORA-9100\"}}" &&
+	test "$STATUS" = 200 &&
+	test "$(db_sql "SELECT HEX(risks) FROM tracker_notes WHERE issue_key = \"AURORA-9100\"")" = \
+		"$(printf "Сроки" | od -An -tx1 | tr -d " \n" | tr a-f A-F)" &&
+	test "$(db_sql "SELECT COUNT(*) FROM tracker_notes WHERE issue_key LIKE \"%new:%\"")" = 0
+'
+
 test_expect_success 'settings: set raises settings_version by one; get shows values and defaults; refusals' '
 	{ echo "$INIT"; call 2 settings_set "{\"key\":\"agent_lease_seconds\",\"value\":\"120\"}"
 	  call 3 settings_set "{\"key\":\"jira_url\",\"value\":\"https://jira.example.com\"}"

@@ -42,6 +42,11 @@ static const char SQL_END[] =
     " updated_at = UTC_TIMESTAMP(3) WHERE id = ?";
 static const char SQL_STATE[] =
     "SELECT state, batch_id, type, params FROM tracker_commands WHERE id = ? FOR UPDATE";
+/* Notes kept under "<label>/<temp_key>" go to the key the command made. */
+static const char SQL_NOTES_MOVE[] =
+    "UPDATE IGNORE tracker_notes SET issue_key = ? WHERE issue_key ="
+    " (SELECT CONCAT(p.label, '/', ?) FROM tracker_batches b"
+    "  JOIN tracker_projects p ON p.id = b.project_id WHERE b.id = ?)";
 
 /*
  * Replaces each temporary key in params (a string "new:N" as a value, or
@@ -214,6 +219,36 @@ agent_lock_claimed(struct db *db, uint64_t id, struct db_rows *r, char *state, s
 	return strcmp(state, "claimed") == 0 ? 0 : ERR_INVALID;
 }
 
+/*
+ * Ends command id (locked, its row r from agent_lock_claimed) in state,
+ * with why and result.  A done ensure_issue takes the notes of its
+ * temporary key to the key it reports, whichever backend made it.
+ */
+static int
+agent_end(struct db *db, uint64_t id, const struct db_rows *r, const char *state,
+    const char *why, struct json_object *result, struct err *e)
+{
+	struct json_object	*params, *key, *temp;
+	int			 rc;
+
+	if ((rc = db_run(db, DB_ONCE, SQL_END, NULL, NULL, NULL, e, "sssu", state, why,
+	    result != NULL ? json_object_to_json_string_ext(result, JSON_C_TO_STRING_PLAIN |
+	    JSON_C_TO_STRING_NOSLASHESCAPE) : NULL, id)) != 0)
+		return rc;
+	if (strcmp(state, "done") != 0 || strcmp(db_rows_get(r, 0, 2), "ensure_issue") != 0 ||
+	    !json_object_object_get_ex(result, "key", &key) ||
+	    !json_object_is_type(key, json_type_string))
+		return 0;
+	if ((params = json_tokener_parse(db_rows_get(r, 0, 3))) == NULL)
+		return 0;
+	if (json_object_object_get_ex(params, "temp_key", &temp))
+		rc = db_run(db, DB_ONCE, SQL_NOTES_MOVE, NULL, NULL, NULL, e, "ssu",
+		    json_object_get_string(key), json_object_get_string(temp),
+		    db_to_u64(db_rows_get(r, 0, 1)));
+	json_object_put(params);
+	return rc;
+}
+
 int
 tracker_report(struct db *db, uint64_t id, int done, const char *error,
     struct json_object *result, char *state, size_t len, struct err *e)
@@ -224,10 +259,8 @@ tracker_report(struct db *db, uint64_t id, int done, const char *error,
 	if ((rc = db_begin(db, e)) != 0)
 		return rc;
 	if ((rc = agent_lock_claimed(db, id, &r, state, len, e)) != 0 ||
-	    (rc = db_run(db, DB_ONCE, SQL_END, NULL, NULL, NULL, e, "sssu", done ? "done" : "failed",
-	    done ? NULL : error, result != NULL ? json_object_to_json_string_ext(result,
-	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) : NULL, id)) != 0 ||
-	    (rc = db_commit(db, e)) != 0)
+	    (rc = agent_end(db, id, &r, done ? "done" : "failed", done ? NULL : error, result,
+	    e)) != 0 || (rc = db_commit(db, e)) != 0)
 		db_rollback(db);
 	db_rows_release(&r);
 	return rc;
@@ -266,8 +299,6 @@ static const char SQL_SYNC_RUN[] =
 static const char SQL_PROJECT_ISSUES[] =
     "SELECT COUNT(*) FROM tracker_issue_labels l JOIN tracker_projects p ON p.label = l.label"
     " JOIN tracker_batches b ON b.project_id = p.id WHERE b.id = ?";
-static const char SQL_NOTES_MOVE[] =
-    "UPDATE IGNORE tracker_notes SET issue_key = ? WHERE issue_key = CONCAT(?, '/', ?)";
 static const char SQL_KEY_EXISTS[] =
     "SELECT COUNT(*) FROM tracker_issues WHERE issue_key = ?";
 
@@ -342,9 +373,6 @@ local_issue(struct db *db, uint64_t batch, struct json_object *p, struct json_ob
 		if ((rc = db_run(db, DB_ONCE, SQL_NEW_LABEL, NULL, NULL, NULL, e, "us", id,
 		    json_object_get_string(json_object_array_get_idx(labels, i)))) != 0)
 			return rc;
-	if ((rc = db_run(db, DB_ONCE, SQL_NOTES_MOVE, NULL, NULL, NULL, e, "sss", key, label,
-	    local_str(p, "temp_key"))) != 0)
-		return rc;
 	*result = json_object_new_object();
 	json_object_object_add(*result, "temp_key",
 	    json_object_new_string(local_str(p, "temp_key")));
@@ -469,10 +497,7 @@ tracker_local_run(struct db *db, uint64_t id, int *done, char **why, char *state
 	    e)) != 0)
 		goto fail;
 	*done = *why == NULL;
-	if ((rc = db_run(db, DB_ONCE, SQL_END, NULL, NULL, NULL, e, "sssu",
-	    *done ? "done" : "failed", *why, result != NULL ?
-	    json_object_to_json_string_ext(result, JSON_C_TO_STRING_PLAIN |
-	    JSON_C_TO_STRING_NOSLASHESCAPE) : NULL, id)) != 0 ||
+	if ((rc = agent_end(db, id, &r, *done ? "done" : "failed", *why, result, e)) != 0 ||
 	    (rc = db_commit(db, e)) != 0)
 		goto fail;
 	goto done;
