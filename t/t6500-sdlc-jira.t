@@ -149,6 +149,14 @@ test_expect_success 'mcp jira --project with a label the hub lacks: the binding 
 	{ echo "$INIT"; call 2 issues "{}"; call 3 projects "{}"; } | sdlc jira --project STOKS &&
 	iserr 2 && test "$(text 2)" = "проект STOKS не заведён в хабе: project_create или исправьте --project в .mcp.json" &&
 	okres 3 &&
+	grep -q "GET /hub/projects/STOKS HTTP/1.1\" 404" "$NGINX_DIR/logs/access.log" &&
+	{ echo "$INIT"; call 2 issues "{\"limit\":1}"; } | sdlc jira --project "A/../B" &&
+	iserr 2 && test "$(text 2)" = "проект A/../B не заведён в хабе: project_create или исправьте --project в .mcp.json" &&
+	! grep -q "/hub/projects/A" "$NGINX_DIR/logs/access.log" &&
+	hub GET projects/AURORA && test "$STATUS" = 200 &&
+	jq -e ".project == {label: \"AURORA\", board_id: 5120}" hub.json &&
+	hub GET projects/aurora && test "$STATUS" = 404 &&
+	hub POST projects/AURORA "{}" && test "$STATUS" = 405 &&
 	{ echo "$INIT"; call 2 projects "{}"; } | sdlc jira --project AURORA &&
 	text 2 | grep -x "AURORA (текущий) | Аврора | 5120 | неизвестен | 2"
 '

@@ -236,6 +236,36 @@ hub_project_known(struct db *db, const char *label, struct core_response *resp)
 	return 1;
 }
 
+/* GET /hub/projects/<label>: {project: {label, board_id}}, one row; 404 for none. */
+static void
+hub_project(struct db *db, const char *label, struct core_response *resp)
+{
+	struct json_object	*o, *p;
+	struct err		 e;
+	uint64_t		 id, board;
+	int			 rc;
+
+	err_clear(&e);
+	if (!hub_label_ok(label)) {
+		hub_refuse(resp, 404, HT_NO_PROJECT, "?");
+		return;
+	}
+	if ((rc = tracker_project_get(db, label, &id, &board, &e)) == ERR_NOTFOUND) {
+		hub_refuse(resp, 404, HT_NO_PROJECT, label);
+		return;
+	}
+	if (rc != 0) {
+		hub_failed(resp, rc, &e);
+		return;
+	}
+	o = json_object_new_object();
+	p = json_object_new_object();
+	json_object_object_add(p, "label", json_object_new_string(label));
+	json_object_object_add(p, "board_id", board != 0 ? json_object_new_uint64(board) : NULL);
+	json_object_object_add(o, "project", p);
+	core_response_json(resp, 200, o);
+}
+
 static void
 hub_issues(struct db *db, const char *query, struct core_response *resp)
 {
@@ -331,6 +361,14 @@ hub_handle(struct db *db, const struct config *cfg, const struct principal *who,
 			core_response_header(resp, "Allow", "GET, POST");
 			hub_refuse(resp, 405, HT_HUB_METHOD, method, "/hub/projects");
 		}
+		return;
+	}
+	if (strncmp(path, "projects/", 9) == 0 && path[9] != '\0') {
+		if (!get) {
+			core_response_header(resp, "Allow", "GET");
+			hub_refuse(resp, 405, HT_HUB_METHOD, method, path);
+		} else
+			hub_project(db, path + 9, resp);
 		return;
 	}
 	if (strncmp(path, "issues/", 7) == 0 && (slash = strchr(path + 7, '/')) != NULL &&

@@ -29,16 +29,14 @@ sdlc_say(struct buf *out, enum hub_text t, ...)
 	va_end(ap);
 }
 
-int
-sdlc_hub(struct sdlc_ctx *ctx, const char *method, const char *path, struct json_object *body,
+/* What sdlc_hub makes of the answer r (status, v) of a hub request. */
+static int
+sdlc_answer(struct sdlc_ctx *ctx, enum hub_result r, long status, struct json_object *v,
     struct json_object **out)
 {
-	struct json_object	*v, *err;
-	enum hub_result		 r;
-	long			 status;
+	struct json_object	*err;
 
 	*out = NULL;
-	r = hub_request(ctx->hub, method, path, body, &status, &v);
 	if (r == HUB_DOWN)
 		return SDLC_DOWN;
 	if (r == HUB_ANSWERED && status >= 200 && status < 300) {
@@ -56,26 +54,47 @@ sdlc_hub(struct sdlc_ctx *ctx, const char *method, const char *path, struct json
 	return 1;
 }
 
-/* Whether the session's project is one the hub knows: 0 yes, else what to answer. */
+int
+sdlc_hub(struct sdlc_ctx *ctx, const char *method, const char *path, struct json_object *body,
+    struct json_object **out)
+{
+	struct json_object	*v;
+	enum hub_result		 r;
+	long			 status;
+
+	r = hub_request(ctx->hub, method, path, body, &status, &v);
+	return sdlc_answer(ctx, r, status, v, out);
+}
+
+/*
+ * Whether the session's project is one the hub knows (GET /projects/<label>,
+ * one row whatever the mirror's size): 0 yes, else what to answer.  A label
+ * no project can have (labels are [A-Z][A-Z0-9_]*) is not asked about.
+ */
 static int
 sdlc_bound(struct sdlc_ctx *ctx)
 {
-	struct json_object	*o, *list;
-	size_t			 i;
+	struct json_object	*v, *o;
+	enum hub_result		 r;
+	char			 path[96];
+	long			 status;
 	int			 rc;
 
-	if ((rc = sdlc_hub(ctx, "GET", "/projects", NULL, &o)) != 0)
-		return rc;
-	list = json_object_object_get(o, "projects");
-	for (i = 0; i < json_object_array_length(list); i++)
-		if (strcmp(sdlc_str(json_object_array_get_idx(list, i), "label", ""),
-		    ctx->project) == 0) {
-			json_object_put(o);
-			return 0;
-		}
-	json_object_put(o);
-	sdlc_say(ctx->out, HT_NO_PROJECT, ctx->project);
-	return 1;
+	if (strlen(ctx->project) > 64 || strspn(ctx->project,
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen(ctx->project)) {
+		sdlc_say(ctx->out, HT_NO_PROJECT, ctx->project);
+		return 1;
+	}
+	snprintf(path, sizeof path, "/projects/%s", ctx->project);
+	r = hub_request(ctx->hub, "GET", path, NULL, &status, &v);
+	if (r == HUB_ANSWERED && status == 404) {
+		json_object_put(v);
+		sdlc_say(ctx->out, HT_NO_PROJECT, ctx->project);
+		return 1;
+	}
+	if ((rc = sdlc_answer(ctx, r, status, v, &o)) == 0)
+		json_object_put(o);
+	return rc;
 }
 
 static struct json_object *
