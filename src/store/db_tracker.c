@@ -42,15 +42,22 @@ static const char SQL_COMMAND_ADD[] =
 #define ISSUE_LIST_COLS \
     "SELECT i.issue_key, i.summary, i.status, i.issue_type, DATE_FORMAT(i.due_date, '%Y-%m-%d')," \
     " i.assignee, i.sprint, " STORY_POINTS ","
+/*
+ * The candidates are the project's own ids (the label index) and the other
+ * ends of their links (both link indexes), so the cost follows the
+ * project's size, not the mirror's.
+ */
 static const char SQL_ISSUES[] =
     ISSUE_LIST_COLS
     " EXISTS (SELECT 1 FROM tracker_issue_labels l WHERE l.issue_id = i.id AND l.label = ?) AS own"
-    " FROM tracker_issues i"
-    " WHERE (EXISTS (SELECT 1 FROM tracker_issue_labels l WHERE l.issue_id = i.id AND l.label = ?)"
-    "  OR EXISTS (SELECT 1 FROM tracker_links k JOIN tracker_issue_labels l"
-    "   ON l.issue_id = IF(k.outward_id = i.id, k.inward_id, k.outward_id) AND l.label = ?"
-    "   WHERE k.outward_id = i.id OR k.inward_id = i.id))"
-    " AND (? IS NULL OR i.status = ?) AND (? IS NULL OR i.assignee = ?)"
+    " FROM tracker_issues i JOIN ("
+    "  SELECT l.issue_id AS id FROM tracker_issue_labels l WHERE l.label = ?"
+    "  UNION SELECT k.inward_id FROM tracker_issue_labels l"
+    "   JOIN tracker_links k ON k.outward_id = l.issue_id WHERE l.label = ?"
+    "  UNION SELECT k.outward_id FROM tracker_issue_labels l"
+    "   JOIN tracker_links k ON k.inward_id = l.issue_id WHERE l.label = ?"
+    " ) s ON s.id = i.id"
+    " WHERE (? IS NULL OR i.status = ?) AND (? IS NULL OR i.assignee = ?)"
     " AND (? IS NULL OR i.sprint = ?) AND (? IS NULL OR i.issue_type = ?)"
     " AND (? IS NULL OR LOCATE(?, i.summary) > 0)"
     " ORDER BY i.updated_at DESC, i.id DESC LIMIT ?";
@@ -228,8 +235,8 @@ tracker_issues(struct db *db, struct json_object **out, const struct tracker_fil
 	int			 rc, limit = f->limit;
 
 	*out = NULL;
-	if ((rc = db_run(db, DB_RETRY, SQL_ISSUES, &r, NULL, NULL, e, "sssssssssssssi",
-	    f->project, f->project, f->project, f->status, f->status, f->assignee, f->assignee,
+	if ((rc = db_run(db, DB_RETRY, SQL_ISSUES, &r, NULL, NULL, e, "ssssssssssssssi",
+	    f->project, f->project, f->project, f->project, f->status, f->status, f->assignee, f->assignee,
 	    f->sprint, f->sprint, f->type, f->type, f->text, f->text, (int64_t)limit + 1)) != 0)
 		goto done;
 	/* a row past the limit only says that there are more */
