@@ -25,7 +25,7 @@
 . ./test-lib.sh
 
 is_root || skip_all "dpkg -i installs into the real root: run as root"
-if grep -q '^FM_LDFLAGS = .*-fsanitize=address' "$FORGEMCP_BUILD/Makefile" 2>/dev/null; then
+if asan_build; then
 	skip_all "the package is built from the source tree, whatever the build under test: the plain pass tests it, not the ASan one"
 fi
 test -d "$SRC_DIR/debian" || skip_all "no debian/ directory in $SRC_DIR"

@@ -468,6 +468,11 @@ is_root () {
 	test "$(id -u)" = 0
 }
 
+# asan_build: the build under test is the sanitizer one (--enable-asan).
+asan_build () {
+	grep -q '^FM_LDFLAGS = .*-fsanitize=address' "$FORGEMCP_BUILD/Makefile" 2>/dev/null
+}
+
 # fm ARGS...: runs the forgemcp binary with the test configuration.  The
 # token a successful `token create` prints is recorded (test_record_token).
 #
