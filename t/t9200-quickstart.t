@@ -33,12 +33,6 @@ qs () {
 chmod 1777 "$TRASH/asan"
 
 # Whatever quickstart started is stopped when the script ends.
-register_qs_pids () {
-	for f in "$QS_STATE"/run/*.pid; do
-		test -f "$f" && test_register_pid "$(cat "$f")"
-	done
-	return 0
-}
 trap 'c=$?; FORGEMCP_STATE=$QS_STATE "$QS" stop >/dev/null 2>&1; (exit $c); test_exit_' EXIT
 
 # printed_curls FILE: each curl command of the output (with its continuation
@@ -53,7 +47,7 @@ printed_curls () {
 test_expect_success 'a first run builds nothing, starts the instance and explains itself' '
 	qs >first.out 2>first.err
 	code=$?
-	register_qs_pids
+	test_register_pids_in "$QS_STATE/run"
 	cat first.out first.err
 	test "$code" = 0 &&
 	grep -F "endpoint:  http://127.0.0.1:$QS_PORT/mcp" first.out &&
@@ -223,7 +217,7 @@ test_expect_success 'stop stops everything it started' '
 test_expect_success 'after stop, a run brings the same instance back' '
 	qs >third.out 2>&1
 	code=$?
-	register_qs_pids
+	test_register_pids_in "$QS_STATE/run"
 	cat third.out
 	test "$code" = 0 &&
 	test "$(cat "$QS_STATE/token")" = "$TOKEN" &&

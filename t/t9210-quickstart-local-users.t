@@ -43,12 +43,6 @@ qs () {
 	FORGEMCP_STATE=$QS_STATE FORGEMCP_PORT=$QS_PORT FORGEMCP_BUILD=$PRIVATE_BUILD \
 		FORGEMCP_SKIP_APT=1 "$QS" "$@" </dev/null
 }
-register_qs_pids () {
-	for f in "$QS_STATE"/run/*.pid; do
-		test -f "$f" && test_register_pid "$(cat "$f")"
-	done
-	return 0
-}
 USER_STATE=$TRASH/user-qs
 USER_PORT=$(free_port)
 trap 'c=$?; FORGEMCP_STATE=$QS_STATE "$QS" stop >/dev/null 2>&1
@@ -67,7 +61,7 @@ user_of () {
 test_expect_success 'the quick start, started as root, runs' '
 	qs >start.out 2>&1
 	code=$?
-	register_qs_pids
+	test_register_pids_in "$QS_STATE/run"
 	cat start.out
 	test "$code" = 0 &&
 	grep -F "endpoint:  http://127.0.0.1:$QS_PORT/mcp" start.out
@@ -198,7 +192,7 @@ test_expect_success 'a state directory from an earlier quick start is locked dow
 	FORGEMCP_STATE=$QS_STATE "$QS" stop >/dev/null &&
 	qs >upgrade.out 2>&1
 	code=$?
-	register_qs_pids
+	test_register_pids_in "$QS_STATE/run"
 	cat upgrade.out
 	test "$code" = 0 &&
 	grep -F "MariaDB'"'"'s administrator: unix_socket authentication for root only, no password" upgrade.out &&
@@ -256,7 +250,7 @@ test_expect_success 'links a service left in an earlier state directory are remo
 	as_svc ln -s "$TRASH/victim.d" "$QS_STATE/nginx/tmp/body" &&
 	qs >links.out 2>&1
 	code=$?
-	register_qs_pids
+	test_register_pids_in "$QS_STATE/run"
 	cat links.out
 	test "$code" = 0 &&
 	test "$(cat victim)" = original &&
@@ -288,7 +282,7 @@ test_expect_success 'run by an ordinary user, the quick start runs as that user'
 	as_user env FORGEMCP_STATE="$USER_STATE" FORGEMCP_PORT=$USER_PORT \
 		FORGEMCP_BUILD="$FORGEMCP_BUILD" FORGEMCP_SKIP_APT=1 "$QS" </dev/null >user.out 2>&1
 	code=$?
-	for f in "$USER_STATE"/run/*.pid; do test -f "$f" && test_register_pid "$(cat "$f")"; done
+	test_register_pids_in "$USER_STATE/run"
 	cat user.out
 	test "$code" = 0 &&
 	grep -F "services:  run as the user nobody" user.out &&

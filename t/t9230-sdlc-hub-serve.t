@@ -51,12 +51,6 @@ exits () {
 	"$@" || code=$?
 	test "$code" = "$want" || { echo "exit status $code, not $want: $*"; return 1; }
 }
-register_pids () {
-	for f in "$STATE"/run/*.pid; do
-		test -f "$f" && test_register_pid "$(cat "$f")"
-	done
-	return 0
-}
 trap 'c=$?; hubcmd stop >/dev/null 2>&1; (exit $c); test_exit_' EXIT
 
 test_expect_success 'sdlc-hub has the commands mcp and serve, and names them when given another' '
@@ -75,7 +69,7 @@ test_expect_success 'sdlc-hub has the commands mcp and serve, and names them whe
 test_expect_success 'sdlc-hub serve starts a local hub under the user'"'"'s data directory' '
 	hubcmd serve >serve.out 2>&1
 	code=$?
-	register_pids
+	test_register_pids_in "$STATE/run"
 	cat serve.out
 	test $code = 0 &&
 	grep -qx "The sdlc hub runs." serve.out &&

@@ -311,6 +311,16 @@ test_register_pid () {
 	TEST_PIDS="$TEST_PIDS $1"
 }
 
+# test_register_pids_in DIR: test_register_pid for each DIR/*.pid (a quick
+# start's run/ directory).
+test_register_pids_in () {
+	local f
+	for f in "$1"/*.pid; do
+		test -f "$f" && test_register_pid "$(cat "$f")"
+	done
+	return 0
+}
+
 # proc_alive PID: PID exists and is not a zombie.
 #
 # PID may also be PID:START as proc_stamp prints it: then a process that has
