@@ -13,6 +13,7 @@
 #include "hub/api-int.h"
 #include "hub/hub.h"
 #include "hub/texts.h"
+#include "hub/wiki.h"
 #include "store/db_tracker.h"
 
 
@@ -142,14 +143,16 @@ hub_label_ok(const char *label)
 }
 
 static void
-hub_projects(struct db *db, struct core_response *resp)
+hub_projects(struct db *db, const char *query, struct core_response *resp)
 {
 	struct json_object	*list, *o;
 	struct err		 e;
-	int			 rc;
+	char			 module[16];
+	int			 rc, bad = 0;
 
 	err_clear(&e);
-	if ((rc = tracker_projects(db, &list, &e)) != 0) {
+	if ((rc = tracker_projects(db, &list, hub_query(query, "module", module, sizeof module,
+	    &bad) != NULL && strcmp(module, "wiki") == 0, &e)) != 0) {
 		hub_failed(resp, rc, &e);
 		return;
 	}
@@ -173,7 +176,8 @@ hub_project_create(struct db *db, const struct principal *who, struct json_objec
     struct core_response *resp)
 {
 	struct json_object	*v, *out;
-	const char		*label, *name, *author;
+	const char		*label, *name, *author, *wiki_root, *owner, *rname, *branch, *code;
+	char			 copy[401];
 	int64_t			 board = 0;
 	struct err		 e;
 	int			 rc, present;
@@ -199,11 +203,19 @@ hub_project_create(struct db *db, const struct principal *who, struct json_objec
 			return;
 		}
 	}
+	wiki_root = hub_member(body, "wiki_root", &present);
+	if (present && (wiki_root == NULL || strlen(wiki_root) >= sizeof copy ||
+	    snprintf(copy, sizeof copy, "%s", wiki_root) < 0 ||
+	    hub_wiki_root_parse(copy, &owner, &rname, &branch, &code) != 0)) {
+		hub_refuse_msg(resp, 422, "wiki_root — код страницы (DOC-1) или "
+		    "<владелец>/<репозиторий>[@<ветка>]:<код>");
+		return;
+	}
 	author = hub_member(body, "author", &present);
 	if (author == NULL || author[0] == '\0' || strlen(author) > 64)
 		author = "api";
 	err_clear(&e);
-	rc = tracker_project_create(db, &out, label, name, (uint64_t)board, author, &e);
+	rc = tracker_project_create(db, &out, label, name, (uint64_t)board, wiki_root, author, &e);
 	if (rc == ERR_EXISTS) {
 		hub_refuse(resp, 409, HT_PROJECT_EXISTS, label);
 		return;
@@ -227,7 +239,7 @@ hub_project_known(struct db *db, const char *label, struct core_response *resp)
 	int			 rc, found = 0;
 
 	err_clear(&e);
-	if ((rc = tracker_projects(db, &list, &e)) != 0) {
+	if ((rc = tracker_projects(db, &list, 0, &e)) != 0) {
 		hub_failed(resp, rc, &e);
 		return -1;
 	}
@@ -317,14 +329,13 @@ hub_handle(struct db *db, const struct config *cfg, const struct principal *who,
 	const char	*slash;
 	char		 key[100];
 
-	(void)cfg;
 	if (!(who->scopes & AUTH_SCOPE_READ)) {
 		hub_refuse(resp, 403, HT_HUB_SCOPE, "read");
 		return;
 	}
 	if (strcmp(path, "projects") == 0) {
 		if (get)
-			hub_projects(db, resp);
+			hub_projects(db, query, resp);
 		else if (post && body != NULL)
 			hub_project_create(db, who, body, resp);
 		else if (post)
@@ -333,6 +344,22 @@ hub_handle(struct db *db, const struct config *cfg, const struct principal *who,
 			core_response_header(resp, "Allow", "GET, POST");
 			hub_refuse(resp, 405, HT_HUB_METHOD, method, "/hub/projects");
 		}
+		return;
+	}
+	if (strncmp(path, "projects/", 9) == 0) {
+		if (hub_segment(path + 9, strlen(path + 9), key, sizeof key) != 0 ||
+		    !hub_label_ok(key))
+			hub_refuse(resp, 404, HT_HUB_UNKNOWN_PROJECT, path + 9);
+		else if (strcmp(method, "PATCH") == 0)
+			hub_wiki_root_set(db, who, key, body, resp);
+		else {
+			core_response_header(resp, "Allow", "PATCH");
+			hub_refuse(resp, 405, HT_HUB_METHOD, method, path);
+		}
+		return;
+	}
+	if (strncmp(path, "wiki/", 5) == 0) {
+		hub_wiki_route(db, who, method, path, query, body, resp);
 		return;
 	}
 	if (strncmp(path, "issues/", 7) == 0 && (slash = strchr(path + 7, '/')) != NULL &&
@@ -376,7 +403,7 @@ hub_handle(struct db *db, const struct config *cfg, const struct principal *who,
 		return;
 	}
 	if (strncmp(path, "agent/", 6) == 0 || strcmp(path, "agent") == 0) {
-		hub_agent_route(db, who, method, path, body, resp);
+		hub_agent_route(db, cfg, who, method, path, query, body, resp);
 		return;
 	}
 	if (strcmp(path, "batches") == 0 || strncmp(path, "batches/", 8) == 0) {

@@ -1,0 +1,515 @@
+/*
+ * wiki_git: the wiki's git backend: a wiki_sync command makes the pages of
+ * a forge repository's branch head the project's copy.  A page is a file
+ * *.md that opens with front matter ("---" lines around "code: DOC-2",
+ * "title: ...", and optionally "parent: DOC-1"); files without front
+ * matter are not pages.  Folders give the tree: the parent of a/b/c.md is
+ * the page a/b.md, else a.md, unless "parent:" names one.  The copy is
+ * the root page and everything under it; it is checked whole (codes,
+ * parents, cycles, depth, UTF-8) before one transaction replaces the old
+ * copy, and a failure leaves the old copy and says why in the sync run.
+ * The forge's repositories live with the hub, and a page may be larger
+ * than a request body, so the hub reads them itself when the agent asks.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "conf.h"
+#include "err.h"
+#include "log.h"
+#include "buf.h"
+#include "hub/api-int.h"
+#include "hub/wiki.h"
+#include "core_io.h"
+#include "store/db_batches.h"
+#include "store/db_wiki.h"
+#include "store/repo.h"
+
+#define WIKI_FILES_MAX		20000
+#define WIKI_PAGE_BYTES_MAX	(4u << 20)	/* one page's Markdown */
+#define WIKI_TOTAL_BYTES_MAX	(256u << 20)	/* all of them */
+#define WIKI_TITLE_MAX		500		/* characters */
+#define WIKI_NONE		((size_t)-1)
+
+struct wiki_file {
+	const char	*path;		/* borrowed from the repo_files */
+	char		*code, *title, *parent_code;
+	const char	*body;
+	size_t		 parent;	/* WIKI_NONE: none */
+	int		 mark;		/* cycle check: 0 new, 1 on the walk, 2 done */
+};
+
+struct wiki_git {
+	struct wiki_file	*f;
+	size_t			 n;
+	char			 why[600];
+};
+
+size_t
+hub_wiki_chars(const char *s)
+{
+	size_t	n = 0;
+
+	for (; *s != '\0'; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			n++;
+	return n;
+}
+
+int
+hub_wiki_utf8_ok(const char *s, size_t len)
+{
+	const unsigned char	*p = (const unsigned char *)s, *end = p + len;
+	unsigned		 c, need, min;
+
+	while (p < end) {
+		c = *p++;
+		if (c == 0)
+			return 0;
+		if (c < 0x80)
+			continue;
+		if (c >= 0xc2 && c <= 0xdf)
+			need = 1, min = 0x80, c &= 0x1f;
+		else if (c >= 0xe0 && c <= 0xef)
+			need = 2, min = 0x800, c &= 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4)
+			need = 3, min = 0x10000, c &= 0x07;
+		else
+			return 0;
+		if ((size_t)(end - p) < need)
+			return 0;
+		for (; need > 0; need--, p++) {
+			if ((*p & 0xc0) != 0x80)
+				return 0;
+			c = (c << 6) | (*p & 0x3f);
+		}
+		if (c < min || (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
+			return 0;
+	}
+	return 1;
+}
+
+int
+hub_wiki_code_ok(const char *code)
+{
+	size_t	i = 1, digits = 0;
+
+	if (code == NULL || !((code[0] >= 'A' && code[0] <= 'Z') ||
+	    (code[0] >= 'a' && code[0] <= 'z')))
+		return 0;
+	while (code[i] != '\0' && code[i] != '-')
+		if (!((code[i] >= 'A' && code[i] <= 'Z') || (code[i] >= 'a' && code[i] <= 'z') ||
+		    (code[i] >= '0' && code[i] <= '9') || code[i] == '_') || i++ > 40)
+			return 0;
+	if (code[i++] != '-')
+		return 0;
+	for (; code[i] >= '0' && code[i] <= '9'; i++)
+		digits++;
+	return code[i] == '\0' && digits > 0 && digits <= 18;
+}
+
+/* A front matter value: spaces trimmed, one pair of quotes removed; a new string. */
+static char *
+wiki_value(const char *s, size_t n)
+{
+	while (n > 0 && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	if (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0])
+		s++, n -= 2;
+	return strndup(s, n);
+}
+
+/*
+ * Reads the front matter of data into f: 1 a page, 0 not one (no front
+ * matter), -1 with the reason in g->why.
+ */
+static int
+wiki_front(struct wiki_git *g, struct wiki_file *f, const char *data)
+{
+	const char	*p, *eol, *colon;
+	char		**slot;
+
+	if (strncmp(data, "---\n", 4) != 0 && strncmp(data, "---\r\n", 5) != 0)
+		return 0;
+	for (p = strchr(data, '\n') + 1; *p != '\0'; p = eol + 1) {
+		if ((eol = strchr(p, '\n')) == NULL)
+			break;
+		if (strncmp(p, "---", 3) == 0 && (p[3] == '\n' || p[3] == '\r')) {
+			f->body = eol + 1;
+			break;
+		}
+		if ((colon = memchr(p, ':', (size_t)(eol - p))) == NULL)
+			continue;
+		slot = (colon - p == 4 && strncmp(p, "code", 4) == 0) ? &f->code :
+		    (colon - p == 5 && strncmp(p, "title", 5) == 0) ? &f->title :
+		    (colon - p == 6 && strncmp(p, "parent", 6) == 0) ? &f->parent_code : NULL;
+		if (slot == NULL)
+			continue;
+		free(*slot);
+		if ((*slot = wiki_value(colon + 1, (size_t)(eol - colon - 1))) == NULL) {
+			snprintf(g->why, sizeof g->why, "нехватка памяти");
+			return -1;
+		}
+	}
+	if (f->body == NULL) {
+		snprintf(g->why, sizeof g->why, "%s: front matter не закрыта строкой ---", f->path);
+		return -1;
+	}
+	if (f->code == NULL || !hub_wiki_code_ok(f->code)) {
+		snprintf(g->why, sizeof g->why, "%s: в front matter нет кода страницы (code: DOC-1)%s%s",
+		    f->path, f->code != NULL ? " или он не такой: " : "", f->code != NULL ? f->code : "");
+		return -1;
+	}
+	if (f->parent_code != NULL && f->parent_code[0] != '\0' && !hub_wiki_code_ok(f->parent_code)) {
+		snprintf(g->why, sizeof g->why, "%s: parent %s — не код страницы", f->path,
+		    f->parent_code);
+		return -1;
+	}
+	if (f->title == NULL || f->title[0] == '\0') {
+		free(f->title);
+		f->title = strndup(strrchr(f->path, '/') != NULL ? strrchr(f->path, '/') + 1 : f->path,
+		    strlen(strrchr(f->path, '/') != NULL ? strrchr(f->path, '/') + 1 : f->path) - 3);
+	}
+	if (f->title == NULL || hub_wiki_chars(f->title) > WIKI_TITLE_MAX) {
+		snprintf(g->why, sizeof g->why, "%s: название длиннее %d символов", f->path,
+		    WIKI_TITLE_MAX);
+		return -1;
+	}
+	return 1;
+}
+
+/* The page whose file is path (n bytes): its index, or WIKI_NONE. */
+static size_t
+wiki_by_path(const struct wiki_git *g, const char *path, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < g->n; i++)
+		if (strncmp(g->f[i].path, path, n) == 0 && strcmp(g->f[i].path + n, ".md") == 0)
+			return i;
+	return WIKI_NONE;
+}
+
+/* The page of code: its index, or WIKI_NONE. */
+static size_t
+wiki_by_code(const struct wiki_git *g, const char *code)
+{
+	size_t	i;
+
+	for (i = 0; i < g->n; i++)
+		if (strcmp(g->f[i].code, code) == 0)
+			return i;
+	return WIKI_NONE;
+}
+
+/* Codes unique, parents found, no cycles: 0, or -1 with g->why. */
+static int
+wiki_link(struct wiki_git *g)
+{
+	struct wiki_file	*f;
+	size_t			 i, j, k;
+	const char		*slash;
+
+	for (i = 0; i < g->n; i++) {
+		f = &g->f[i];
+		for (j = 0; j < i; j++)
+			if (strcmp(g->f[j].code, f->code) == 0) {
+				snprintf(g->why, sizeof g->why, "код %s у двух страниц: %s и %s",
+				    f->code, g->f[j].path, f->path);
+				return -1;
+			}
+		f->parent = WIKI_NONE;
+		if (f->parent_code != NULL && f->parent_code[0] != '\0') {
+			if ((f->parent = wiki_by_code(g, f->parent_code)) == WIKI_NONE) {
+				snprintf(g->why, sizeof g->why, "%s: родителя %s нет среди страниц",
+				    f->path, f->parent_code);
+				return -1;
+			}
+			continue;
+		}
+		for (k = strlen(f->path); f->parent == WIKI_NONE &&
+		    (slash = memrchr(f->path, '/', k)) != NULL; k = (size_t)(slash - f->path))
+			f->parent = wiki_by_path(g, f->path, (size_t)(slash - f->path));
+	}
+	for (i = 0; i < g->n; i++) {
+		for (j = i; j != WIKI_NONE && g->f[j].mark == 0; j = g->f[j].parent)
+			g->f[j].mark = 1;
+		if (j != WIKI_NONE && g->f[j].mark == 1) {
+			snprintf(g->why, sizeof g->why, "страницы образуют цикл родителей: %s (%s) — "
+			    "её предок она сама", g->f[j].code, g->f[j].path);
+			return -1;
+		}
+		for (j = i; j != WIKI_NONE && g->f[j].mark == 1; j = g->f[j].parent)
+			g->f[j].mark = 2;
+	}
+	return 0;
+}
+
+/*
+ * The root's subtree in pre-order into *out (n pages), the strings in
+ * store (freed by the caller): 0, or -1 with g->why.
+ */
+static int
+wiki_order(struct wiki_git *g, size_t root, const char *src, struct wiki_page_in **out,
+    size_t *n, char ***store)
+{
+	struct wiki_page_in	*p;
+	size_t			*stack, *at, top = 0, i, j, k;
+	char			**s;
+	struct buf		 b;
+
+	*out = p = calloc(g->n, sizeof *p);
+	*store = s = calloc(2 * g->n + 1, sizeof *s);
+	stack = calloc(g->n + 1, sizeof *stack);
+	at = calloc(g->n + 1, sizeof *at);
+	*n = 0;
+	if (p == NULL || s == NULL || stack == NULL || at == NULL) {
+		free(stack);
+		free(at);
+		snprintf(g->why, sizeof g->why, "нехватка памяти");
+		return -1;
+	}
+	stack[top++] = root;
+	while (top > 0) {
+		i = stack[--top];
+		k = (*n)++;
+		at[i] = k;
+		p[k].code = g->f[i].code;
+		p[k].title = g->f[i].title;
+		p[k].body = g->f[i].body;
+		p[k].chars = hub_wiki_chars(g->f[i].body);
+		p[k].parent = i == root ? k : at[g->f[i].parent];
+		p[k].depth = i == root ? 0 : p[p[k].parent].depth + 1;
+		if (p[k].depth > WIKI_TREE_DEPTH_MAX) {
+			snprintf(g->why, sizeof g->why, "%s: глубже %d уровней от корня", g->f[i].path,
+			    WIKI_TREE_DEPTH_MAX);
+			free(stack);
+			free(at);
+			return -1;
+		}
+		buf_init(&b);
+		if (i != root)
+			buf_printf(&b, "%s / ", p[p[k].parent].path);
+		buf_puts(&b, g->f[i].title);
+		s[2 * k] = b.data;
+		p[k].path = b.data != NULL ? b.data : "";
+		if (asprintf(&s[2 * k + 1], "%s:%s", src, g->f[i].path) < 0)
+			s[2 * k + 1] = NULL;
+		p[k].source = s[2 * k + 1] != NULL ? s[2 * k + 1] : "";
+		/* children pushed last first, so they come out in git's order */
+		for (j = g->n; j-- > 0;)
+			if (g->f[j].parent == i && j != root)
+				stack[top++] = j;
+	}
+	/* ord_end: the last place of each subtree, from the end back */
+	for (k = *n; k-- > 0;)
+		p[k].ord_end = (unsigned)(p[k].ord_end > k ? p[k].ord_end : k);
+	for (k = *n; k-- > 1;)
+		if (p[p[k].parent].ord_end < p[k].ord_end)
+			p[p[k].parent].ord_end = p[k].ord_end;
+	free(stack);
+	free(at);
+	return 0;
+}
+
+/* A root "[owner/name[@branch]:]CODE" split (in place) into its parts; 0, or -1 when bad. */
+int
+hub_wiki_root_parse(char *root, const char **owner, const char **name, const char **branch,
+    const char **code)
+{
+	char	*colon, *slash, *at;
+
+	*owner = *name = *branch = NULL;
+	*code = root;
+	if ((colon = strrchr(root, ':')) == NULL)
+		return hub_wiki_code_ok(root) ? 0 : -1;
+	*colon = '\0';
+	*code = colon + 1;
+	if ((slash = strchr(root, '/')) == NULL)
+		return -1;
+	*slash = '\0';
+	*owner = root;
+	*name = slash + 1;
+	if ((at = strchr(slash + 1, '@')) != NULL) {
+		*at = '\0';
+		*branch = at + 1;
+	}
+	if (**owner == '\0' || **name == '\0' || (*branch != NULL && **branch == '\0'))
+		return -1;
+	if (*branch == NULL)
+		*branch = "main";
+	return hub_wiki_code_ok(*code) ? 0 : -1;
+}
+
+static void
+wiki_git_free(struct wiki_git *g)
+{
+	size_t	i;
+
+	for (i = 0; i < g->n; i++) {
+		free(g->f[i].code);
+		free(g->f[i].title);
+		free(g->f[i].parent_code);
+	}
+	free(g->f);
+}
+
+/*
+ * Reads the wiki of root from the repositories under repo_root and checks
+ * it; on success *pages (n, the strings in *store) is the root's subtree
+ * and revision the commit.  -1 with the reason in why.
+ */
+static int
+wiki_git_read(const char *repo_root, const char *root_text, struct wiki_git *gp,
+    struct wiki_page_in **pages, size_t *n, char ***store, struct repo_files *files,
+    char *revision, char *why, size_t len)
+{
+	struct repo_cache	*cache = NULL;
+#define g (*gp)
+	const char		*owner, *name, *branch, *code;
+	char			*root = strdup(root_text), src[600];
+	size_t			 i, r;
+	struct err		 e;
+	int			 rc = -1, k;
+
+	err_clear(&e);
+	if (root == NULL || hub_wiki_root_parse(root, &owner, &name, &branch, &code) != 0 ||
+	    owner == NULL) {
+		snprintf(why, len, "корень вики %s не называет репозиторий: бэкенду git нужен корень "
+		    "<владелец>/<репозиторий>[@<ветка>]:<код>, например docs/wiki@main:DOC-1",
+		    root_text);
+		goto done;
+	}
+	if (repo_cache_new(&cache, repo_root != NULL ? repo_root : "", &e) != 0 ||
+	    (rc = repo_md_files(cache, files, owner, name, branch, WIKI_FILES_MAX,
+	    WIKI_PAGE_BYTES_MAX, WIKI_TOTAL_BYTES_MAX, &e)) != 0) {
+		if (rc == ERR_TOOBIG)
+			snprintf(why, len, "%s/%s@%s: слишком велико: %s", owner, name, branch, e.msg);
+		else if (rc == ERR_NOTFOUND || rc == ERR_INVALID || rc == ERR_GIT)
+			snprintf(why, len, "репозиторий %s/%s, ветка %s: не прочитать (%s)", owner,
+			    name, branch, rc == ERR_GIT ? "нет такого репозитория" : e.msg);
+		else
+			snprintf(why, len, "репозиторий %s/%s не прочитать", owner, name);
+		log_info("hub: wiki %s: %s", root_text, e.msg);
+		rc = -1;
+		goto done;
+	}
+	rc = -1;
+	if ((g.f = calloc(files->n + 1, sizeof *g.f)) == NULL) {
+		snprintf(why, len, "нехватка памяти");
+		goto done;
+	}
+	for (i = 0; i < files->n; i++) {
+		if (!hub_wiki_utf8_ok(files->v[i].data, files->v[i].size)) {
+			snprintf(why, len, "%s: не UTF-8 (или нулевой байт)", files->v[i].path);
+			goto done;
+		}
+		g.f[g.n].path = files->v[i].path;
+		if ((k = wiki_front(&g, &g.f[g.n], files->v[i].data)) != 0)
+			g.n++;
+		if (k < 0)
+			goto fail;
+	}
+	if (wiki_link(&g) != 0)
+		goto fail;
+	if ((r = wiki_by_code(&g, code)) == WIKI_NONE) {
+		snprintf(why, len, "страницы %s (корень вики) нет в %s/%s@%s", code, owner, name,
+		    branch);
+		goto done;
+	}
+	snprintf(src, sizeof src, "%s/%s@%s", owner, name, branch);
+	if (wiki_order(&g, r, src, pages, n, store) != 0)
+		goto fail;
+	snprintf(revision, 41, "%s", files->commit);
+	rc = 0;
+	goto done;
+fail:
+	snprintf(why, len, "%s", g.why);
+done:
+	repo_cache_free(cache);
+	free(root);
+	return rc;
+#undef g
+}
+
+/* The answer to the agent: {command, state, error, pages}. */
+static void
+wiki_git_answer(struct core_response *resp, uint64_t id, const char *error, size_t pages)
+{
+	struct json_object	*o = json_object_new_object();
+
+	json_object_object_add(o, "command", json_object_new_uint64(id));
+	json_object_object_add(o, "state", json_object_new_string(error == NULL ? "done" :
+	    "failed"));
+	json_object_object_add(o, "error", error != NULL ? json_object_new_string(error) : NULL);
+	json_object_object_add(o, "pages", json_object_new_uint64(pages));
+	core_response_json(resp, 200, o);
+}
+
+void
+hub_wiki_git(struct db *db, const struct config *cfg, uint64_t id, struct core_response *resp)
+{
+	struct json_object	*cmd = NULL;
+	struct wiki_page_in	*pages = NULL;
+	struct repo_files	 files = { 0 };
+	struct wiki_git		 g = { 0 };
+	char			**store = NULL, *root = NULL, why[700] = "", state[32] = "";
+	char			 revision[41] = "";
+	const char		*label, *type;
+	size_t			 n = 0, i;
+	struct err		 e;
+	int			 rc;
+
+	err_clear(&e);
+	if ((rc = tracker_command_get(db, &cmd, id, &e)) == ERR_NOTFOUND) {
+		hub_agent_not_claimed(resp, id, "");
+		goto done;
+	}
+	if (rc != 0) {
+		hub_failed(resp, rc, &e);
+		goto done;
+	}
+	label = json_object_get_string(json_object_object_get(cmd, "project"));
+	type = json_object_get_string(json_object_object_get(json_object_object_get(cmd,
+	    "command"), "type"));
+	if (label == NULL || type == NULL || strcmp(type, "wiki_sync") != 0) {
+		hub_refuse_msg(resp, 422, "бэкенд git выполняет только wiki_sync");
+		goto done;
+	}
+	if ((rc = wiki_root_get(db, label, &root, &e)) != 0) {
+		hub_failed(resp, rc, &e);
+		goto done;
+	}
+	if (root == NULL)
+		snprintf(why, sizeof why, "у проекта %s нет корня вики", label);
+	else if (wiki_git_read(cfg->repo_root, root, &g, &pages, &n, &store, &files, revision, why,
+	    sizeof why) == 0)
+		rc = wiki_load(db, id, label, root, revision, pages, n, state, sizeof state, &e);
+	if (why[0] != '\0') {
+		n = 0;
+		rc = wiki_sync_failed(db, id, label, root, why, state, sizeof state, &e);
+	}
+	if (rc == ERR_INVALID)
+		hub_agent_not_claimed(resp, id, state);
+	else if (rc != 0)
+		hub_failed(resp, rc, &e);
+	else {
+		log_info("hub: wiki sync of %s (command %llu): %s", label, (unsigned long long)id,
+		    why[0] != '\0' ? why : "done");
+		wiki_git_answer(resp, id, why[0] != '\0' ? why : NULL, n);
+	}
+done:
+	for (i = 0; store != NULL && i < 2 * g.n + 1; i++)
+		free(store[i]);
+	free(store);
+	free(pages);
+	wiki_git_free(&g);
+	repo_files_release(&files);
+	free(root);
+	json_object_put(cmd);
+}
