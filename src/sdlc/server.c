@@ -55,20 +55,24 @@ sdlc_hub(struct sdlc_ctx *ctx, const char *method, const char *path, struct json
 	return 1;
 }
 
-/* Whether the session's project is one the hub knows: 0 yes, else what to answer. */
+/*
+ * Whether the session's project is one the hub knows: 0 yes (ctx->proj is
+ * its object), else what to answer.
+ */
 static int
-sdlc_bound(struct sdlc_ctx *ctx)
+sdlc_bound(struct sdlc_ctx *ctx, const char *path)
 {
-	struct json_object	*o, *list;
+	struct json_object	*o, *list, *p;
 	size_t			 i;
 	int			 rc;
 
-	if ((rc = sdlc_hub(ctx, "GET", "/projects", NULL, &o)) != 0)
+	if ((rc = sdlc_hub(ctx, "GET", path != NULL ? path : "/projects", NULL, &o)) != 0)
 		return rc;
 	list = json_object_object_get(o, "projects");
 	for (i = 0; i < json_object_array_length(list); i++)
-		if (strcmp(sdlc_str(json_object_array_get_idx(list, i), "label", ""),
+		if (strcmp(sdlc_str((p = json_object_array_get_idx(list, i)), "label", ""),
 		    ctx->project) == 0) {
+			ctx->proj = json_object_get(p);
 			json_object_put(o);
 			return 0;
 		}
@@ -164,14 +168,24 @@ sdlc_call(const struct sdlc_module *m, const struct hub_client *hub, const char 
 	ctx.project = project;
 	ctx.module = m->name;
 	ctx.out = &out;
+	ctx.proj = NULL;
 	if ((m->tools[i].flags & SDLC_BOUND) && project == NULL) {
 		sdlc_say(&out, HT_UNBOUND);
 		rc = 1;
 	} else if (project != NULL && !(m->tools[i].flags & SDLC_ANY) &&
-	    (rc = sdlc_bound(&ctx)) != 0)
+	    (rc = sdlc_bound(&ctx, m->projects)) != 0)
 		;
-	else
+	else if ((m->tools[i].flags & SDLC_ROOT) &&
+	    sdlc_str(ctx.proj, "wiki_root", NULL) == NULL) {
+		sdlc_say(&out, HT_WIKI_NO_ROOT, project);
+		rc = 1;
+	} else if ((m->tools[i].flags & SDLC_SYNCED) &&
+	    sdlc_str(ctx.proj, "wiki_synced", NULL) == NULL) {
+		sdlc_say(&out, HT_WIKI_NOT_SYNCED);
+		rc = 1;
+	} else
 		rc = m->tools[i].fn(&ctx, args);
+	json_object_put(ctx.proj);
 	if (rc == SDLC_DOWN) {
 		out.len = 0;
 		if (out.data != NULL)
