@@ -154,7 +154,7 @@ wiki_page_get(struct db *db, struct json_object **out, const char *label, const 
     uint64_t offset, uint64_t max, struct err *e)
 {
 	static const char *const names[] = { "id", "code", "title", "path", "source", "synced",
-	    "chars", NULL };
+	    "chars", "text", NULL };
 	static const char *const att_names[] = { "id", "name", "size", "mime", "state", NULL };
 	struct db_rows		 r = { 0 }, p = { 0 };
 	struct json_object	*page = NULL, *atts = NULL;
@@ -180,13 +180,15 @@ wiki_page_get(struct db *db, struct json_object **out, const char *label, const 
 		rc = ERR_TOOBIG;
 		goto done;
 	}
-	if ((page = tracker_row(&r, 0, names, "ussssss")) == NULL) {
+	if ((page = tracker_row(&r, 0, names, "usssssus")) == NULL) {
 		rc = err_set(e, ERR_NOMEM, "out of memory");
 		goto done;
 	}
+	/* the text goes beside the page, not in it */
+	json_object_object_add(*out, "text", json_object_get(json_object_object_get(page,
+	    "text")));
+	json_object_object_del(page, "text");
 	json_object_object_add(*out, "offset", json_object_new_uint64(offset));
-	json_object_object_add(*out, "text", json_object_new_string(
-	    db_rows_get(&r, 0, 7) != NULL ? db_rows_get(&r, 0, 7) : ""));
 	json_object_object_add(*out, "next", offset + max < chars ?
 	    json_object_new_uint64(offset + max) : NULL);
 	if ((rc = wiki_list(db, &atts, "attachments", SQL_ATTACHMENTS, att_names, "ssuss", e, "u",
@@ -253,7 +255,7 @@ wiki_search(struct db *db, struct json_object **out, const char *label, const ch
 	*out = NULL;
 	if ((rc = wiki_project(db, label, &p, e)) == 0)
 		rc = wiki_list(db, out, "pages", boolean ? SQL_SEARCH_BOOLEAN : SQL_SEARCH, names,
-		    "ssssu", e, "ssssssssssi", words[0], words[1], words[2], words[0], words[1],
+		    "ssssu", e, "sssssssssi", words[0], words[1], words[2], words[0], words[1],
 		    words[2], label, q, q, (int64_t)limit);
 	db_rows_release(&p);
 	return rc;
