@@ -8,11 +8,13 @@
 . ./test-lib.sh
 
 start_all
-make_user ann &&
-ANN_TOKEN=$(make_token ann read,write) || { echo "Bail out! fixtures"; exit 1; }
+make_user ann && make_user bob &&
+ANN_TOKEN=$(make_token ann read,write) &&
+fm repo create ann/wiki --description "the wiki" >/dev/null &&
+fm repo create bob/secret --private >/dev/null || { echo "Bail out! fixtures"; exit 1; }
 . "$TEST_DIRECTORY/lib/sdlc.sh"
 
-WIKI=$TRASH/repos/docs/wiki.git
+WIKI=$TRASH/repos/ann/wiki.git
 WORK=$TRASH/wiki-work
 # page FILE CODE TITLE [PARENT]: front matter into FILE; the body follows from stdin
 page () {
@@ -28,7 +30,6 @@ commit () {
 }
 # the long page: 450 lines of 100 characters (a number and Cyrillic), 45,000 in all
 perl -CS -Mutf8 -e 'printf "%05d %s\n", $_, "щ" x 93 for 1..450' >long.body
-git -c init.defaultBranch=main init -q --bare "$WIKI" &&
 git -c init.defaultBranch=main init -q "$WORK" &&
 printf 'Главная страница вики.\n' | page home.md DOC-1 "Главная" &&
 printf '# Руководство\n\nСтатус Согласован: документ принят.\nSee the INSTALL page.\n' |
@@ -96,15 +97,21 @@ test_expect_success 'no root: tree, page and search refused with the root hint, 
 
 test_expect_success 'root_set: the root and a sync batch; not synced yet; a second sync is the same batch' '
 	hub POST projects "{\"label\":\"AWPCA\",\"name\":\"АВП\"}" && test "$STATUS" = 201 &&
-	{ echo "$INIT"; call 2 root_set "{\"root\":\"docs/wiki@main:DOC-1\"}"; call 3 page "{\"code\":\"DOC-3\"}"
+	{ echo "$INIT"; call 2 root_set "{\"root\":\"ann/wiki@main:DOC-1\"}"; call 3 page "{\"code\":\"DOC-3\"}"
 	  call 4 sync "{}"; call 5 tree "{}"; } | sdlc wiki --project AWPCA &&
-	okres 2 && test "$(text 2 | sed -n 1p)" = "корень вики проекта AWPCA: docs/wiki@main:DOC-1" &&
+	okres 2 && test "$(text 2 | sed -n 1p)" = "корень вики проекта AWPCA: ann/wiki@main:DOC-1" &&
 	B=$(text 2 | sed -n "s/^id пакета синхронизации: //p") && test -n "$B" &&
 	iserr 3 && test "$(text 3)" = "вики проекта ещё не синхронизирована: sync" &&
 	okres 4 && test "$(text 4)" = "синхронизация вики уже идёт: пакет #$B" &&
 	iserr 5 && test "$(text 5)" = "$(text 3)" &&
 	test "$(db_sql "SELECT COUNT(*) FROM tracker_commands WHERE type = \"wiki_sync\"")" = 1 &&
-	hub PATCH projects/AWPCA "{\"wiki_root\":\"DOC 1\"}" && test "$STATUS" = 422
+	hub PATCH projects/AWPCA "{\"wiki_root\":\"DOC 1\"}" && test "$STATUS" = 422 &&
+	jq -e ".error == \"wiki_root — код страницы (DOC-1) или <владелец>/<репозиторий>[@<ветка>]:<код>, а не «DOC 1»\"" hub.json &&
+	hub PATCH projects/AWPCA "{\"wiki_root\":\"bob/secret@main:DOC-1\"}" && test "$STATUS" = 422 &&
+	jq -e ".error == \"репозитория bob/secret нет или он недоступен токену\"" hub.json &&
+	hub POST projects "{\"label\":\"SNEAK\",\"name\":\"x\",\"wiki_root\":\"bob/secret:DOC-1\"}" &&
+	test "$STATUS" = 422 && test "$(db_sql "SELECT wiki_root FROM tracker_projects WHERE label = \"AWPCA\"")" = ann/wiki@main:DOC-1 &&
+	test "$(db_sql "SELECT COUNT(*) FROM tracker_projects WHERE label = \"SNEAK\"")" = 0
 '
 
 test_expect_success 'the agent syncs the copy; sync {wait} answers with the result' '
@@ -114,11 +121,11 @@ test_expect_success 'the agent syncs the copy; sync {wait} answers with the resu
 	okres 2 && text 2 >sync.txt && grep "^пакет #[0-9]*: done$" sync.txt &&
 	grep -x "страниц в копии: 5" sync.txt && grep -x "ошибки нет" sync.txt &&
 	okres 3 && text 3 >status.txt &&
-	grep -x "корень вики: docs/wiki@main:DOC-1" status.txt &&
+	grep -x "корень вики: ann/wiki@main:DOC-1" status.txt &&
 	grep "^последняя синхронизация: #[0-9]* .*, done, страниц: 5, ревизия " status.txt &&
 	grep -x "пакета в работе нет" status.txt && grep -x "агент wiki:" status.txt &&
 	grep "^агент онлайн: wiki v" status.txt && grep "^публикации нет$" status.txt &&
-	text 4 | grep "^AWPCA (текущий) | АВП | docs/wiki@main:DOC-1 | 5 | " &&
+	text 4 | grep "^AWPCA (текущий) | АВП | ann/wiki@main:DOC-1 | 5 | " &&
 	test "$(db_sql "SELECT COUNT(*) FROM wiki_pages WHERE code = \"DOC-9\"")" = 0
 '
 
@@ -143,7 +150,7 @@ test_expect_success 'page: 45,000 characters in pieces of 20,000 by characters, 
 	okres 2 && okres 3 && okres 4 &&
 	text 2 >p1.txt && test "$(sed -n 1p p1.txt)" = "DOC-3 · Длинная страница" &&
 	grep -x "путь: Главная / Длинная страница" p1.txt &&
-	grep -x "адрес: docs/wiki@main:home/long.md" p1.txt &&
+	grep -x "адрес: ann/wiki@main:home/long.md" p1.txt &&
 	grep "^синхронизирована: [0-9][0-9]\.[0-9][0-9] [0-9][0-9]:[0-9][0-9]$" p1.txt &&
 	grep -x "вложений нет" p1.txt && grep -x "символы 0–20000 из 45000" p1.txt &&
 	test "$(tail -n 1 p1.txt)" = "продолжение: offset=20000" &&

@@ -176,8 +176,7 @@ hub_project_create(struct db *db, const struct principal *who, struct json_objec
     struct core_response *resp)
 {
 	struct json_object	*v, *out;
-	const char		*label, *name, *author, *wiki_root, *owner, *rname, *branch, *code;
-	char			 copy[401];
+	const char		*label, *name, *author, *wiki_root;
 	int64_t			 board = 0;
 	struct err		 e;
 	int			 rc, present;
@@ -204,13 +203,8 @@ hub_project_create(struct db *db, const struct principal *who, struct json_objec
 		}
 	}
 	wiki_root = hub_member(body, "wiki_root", &present);
-	if (present && (wiki_root == NULL || strlen(wiki_root) >= sizeof copy ||
-	    snprintf(copy, sizeof copy, "%s", wiki_root) < 0 ||
-	    hub_wiki_root_parse(copy, &owner, &rname, &branch, &code) != 0)) {
-		hub_refuse_msg(resp, 422, "wiki_root — код страницы (DOC-1) или "
-		    "<владелец>/<репозиторий>[@<ветка>]:<код>");
+	if (present && !hub_wiki_root_ok(db, who, wiki_root, resp))
 		return;
-	}
 	author = hub_member(body, "author", &present);
 	if (author == NULL || author[0] == '\0' || strlen(author) > 64)
 		author = "api";

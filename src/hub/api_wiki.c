@@ -12,6 +12,7 @@
 #include "hub/api-int.h"
 #include "hub/texts.h"
 #include "hub/wiki.h"
+#include "store/db.h"
 #include "store/db_wiki.h"
 
 #define WIKI_DEPTH_DEFAULT	2
@@ -256,13 +257,50 @@ wiki_sync_post(struct db *db, const struct principal *who, struct json_object *b
 	    201 : 200, out);
 }
 
+int
+hub_wiki_root_ok(struct db *db, const struct principal *who, const char *root,
+    struct core_response *resp)
+{
+	const char	*owner, *name, *branch, *code;
+	char		 copy[WIKI_ROOT_MAX + 1], msg[600];
+	struct db_repo	 repo;
+	struct err	 e;
+	int		 rc;
+
+	if (root == NULL || strlen(root) > WIKI_ROOT_MAX ||
+	    snprintf(copy, sizeof copy, "%s", root) < 0 ||
+	    hub_wiki_root_parse(copy, &owner, &name, &branch, &code) != 0) {
+		snprintf(msg, sizeof msg, "wiki_root — код страницы (DOC-1) или "
+		    "<владелец>/<репозиторий>[@<ветка>]:<код>, а не «%.300s»", root != NULL ? root :
+		    "");
+		hub_refuse_msg(resp, 422, msg);
+		return 0;
+	}
+	if (owner == NULL)
+		return 1;
+	err_clear(&e);
+	memset(&repo, 0, sizeof repo);
+	rc = db_repo_find_visible(db, &repo, who->user_id, owner, name, &e);
+	db_repo_release(&repo);
+	if (rc == ERR_NOTFOUND || rc == ERR_INVALID) {
+		snprintf(msg, sizeof msg, "репозитория %.64s/%.100s нет или он недоступен токену",
+		    owner, name);
+		hub_refuse_msg(resp, 422, msg);
+		return 0;
+	}
+	if (rc != 0) {
+		hub_failed(resp, rc, &e);
+		return 0;
+	}
+	return 1;
+}
+
 void
 hub_wiki_root_set(struct db *db, const struct principal *who, const char *label,
     struct json_object *body, struct core_response *resp)
 {
 	struct json_object	*out;
-	const char		*root, *author, *owner, *name, *branch, *code;
-	char			 copy[WIKI_ROOT_MAX + 1], msg[600];
+	const char		*root, *author;
 	struct err		 e;
 	int			 rc, present;
 
@@ -271,15 +309,8 @@ hub_wiki_root_set(struct db *db, const struct principal *who, const char *label,
 		return;
 	}
 	root = body != NULL ? hub_member(body, "wiki_root", &present) : NULL;
-	if (root == NULL || strlen(root) > WIKI_ROOT_MAX ||
-	    snprintf(copy, sizeof copy, "%s", root) < 0 ||
-	    hub_wiki_root_parse(copy, &owner, &name, &branch, &code) != 0) {
-		snprintf(msg, sizeof msg, "wiki_root — код страницы (DOC-1) или "
-		    "<владелец>/<репозиторий>[@<ветка>]:<код>, а не «%.300s»", root != NULL ? root :
-		    "");
-		hub_refuse_msg(resp, 422, msg);
+	if (!hub_wiki_root_ok(db, who, root, resp))
 		return;
-	}
 	author = hub_member(body, "author", &present);
 	if (author == NULL || author[0] == '\0' || strlen(author) > 64)
 		author = "api";

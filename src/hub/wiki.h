@@ -18,6 +18,12 @@ struct principal;
 void	hub_wiki_route(struct db *db, const struct principal *who, const char *method,
 	    const char *path, const char *query, struct json_object *body,
 	    struct core_response *resp);
+/*
+ * Whether root is a wiki root whose repository (when it names one) the
+ * principal can see: 1, or 0 after answering the refusal (422).
+ */
+int	hub_wiki_root_ok(struct db *db, const struct principal *who, const char *root,
+	    struct core_response *resp);
 /* PATCH /hub/projects/{label} {wiki_root, author?}: the root and its sync batch. */
 void	hub_wiki_root_set(struct db *db, const struct principal *who, const char *label,
 	    struct json_object *body, struct core_response *resp);
