@@ -235,4 +235,21 @@ test_expect_success 'the jira agent does not take wiki commands; a root without 
 	jq -e ".last.state == \"failed\" and (.last.error | startswith(\"корень вики DOC-1 не называет репозиторий\")) and .synced == null" hub.json
 '
 
+test_expect_success 'root_set while a sync runs queues another; a sync reads the root when it runs' '
+	hub PATCH projects/AWPCA "{\"wiki_root\":\"ann/wiki@main:DOC-1\"}" && B1=$(jq .batch hub.json) &&
+	hub POST agent/claim "{\"module\":\"wiki\"}" && jq -e ".command.batch == $B1" hub.json &&
+	C1=$(jq .command.id hub.json) &&
+	hub POST wiki/sync "{\"project\":\"AWPCA\"}" && test "$STATUS" = 200 &&
+	jq -e ".queued == false and .batch == $B1" hub.json &&
+	hub PATCH projects/AWPCA "{\"wiki_root\":\"ann/wiki@main:DOC-2\"}" &&
+	jq -e ".queued == true and .batch != $B1" hub.json &&
+	hub POST agent/wiki_git "{\"command\":$C1}" && test "$STATUS" = 200 &&
+	jq -e ".state == \"done\" and .pages == 3" hub.json &&
+	hub POST agent/wiki_git "{\"command\":$C1}" && test "$STATUS" = 409 &&
+	hub GET "wiki/tree?project=AWPCA&depth=5" &&
+	jq -e "[.pages[] | [.code, .depth]] == [[\"DOC-2\", 0], [\"DOC-4\", 1], [\"DOC-5\", 2]]" hub.json &&
+	hub POST agent/claim "{\"module\":\"wiki\"}" && C2=$(jq .command.id hub.json) &&
+	hub POST agent/wiki_git "{\"command\":$C2}" && jq -e ".state == \"done\" and .pages == 3" hub.json
+'
+
 test_done

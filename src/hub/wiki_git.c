@@ -490,6 +490,9 @@ hub_wiki_git(struct db *db, const struct config *cfg, uint64_t id, struct core_r
 	else if (wiki_git_read(cfg->repo_root, root, &g, &pages, &n, &store, &files, revision, why,
 	    sizeof why) == 0)
 		rc = wiki_load(db, id, label, root, revision, pages, n, state, sizeof state, &e);
+	if (rc == ERR_CONFLICT)
+		snprintf(why, sizeof why, "копия изменилась во время синхронизации (сменился "
+		    "корень вики или запись столкнулась с другой); ничего не записано, повторите sync");
 	if (why[0] != '\0') {
 		n = 0;
 		rc = wiki_sync_failed(db, id, label, root, why, state, sizeof state, &e);

@@ -95,7 +95,8 @@ int	wiki_attachment(struct db *db, struct json_object **out, const char *label, 
  * The end of the claimed wiki_sync command: replaces the project's pages by
  * pages[0..n) (the root first), records a sync run of root at revision,
  * and reports the command done, in one transaction.  ERR_INVALID when the
- * command is not claimed (*state receives its state, "" for none).
+ * command is not claimed (*state receives its state, "" for none);
+ * ERR_CONFLICT (nothing written) when the project's root is no longer root.
  */
 int	wiki_load(struct db *db, uint64_t command, const char *label, const char *root,
 	    const char *revision, const struct wiki_page_in *pages, size_t n, char *state,

@@ -14,10 +14,11 @@ static const char SQL_LOCK_PROJECT[] =
     "SELECT id, wiki_root FROM tracker_projects WHERE label = ? FOR UPDATE";
 static const char SQL_ROOT_SET[] =
     "UPDATE tracker_projects SET wiki_root = ? WHERE id = ?";
+/* the sync queued (or with the second ? 1, also one running) */
 static const char SQL_RUNNING[] =
     "SELECT c.batch_id FROM tracker_commands c JOIN tracker_batches b ON b.id = c.batch_id"
-    " WHERE b.project_id = ? AND c.type = 'wiki_sync' AND c.state IN ('queued', 'claimed')"
-    " ORDER BY c.id LIMIT 1";
+    " WHERE b.project_id = ? AND c.type = 'wiki_sync'"
+    " AND (c.state = 'queued' OR (? AND c.state = 'claimed')) ORDER BY c.id LIMIT 1";
 static const char SQL_BATCH_ADD[] =
     "INSERT INTO tracker_batches (project_id, title, author, created_at)"
     " VALUES (?, ?, ?, UTC_TIMESTAMP(3))";
@@ -41,10 +42,13 @@ static const char SQL_RUN_ADD[] =
     " COALESCE((SELECT claimed_at FROM tracker_commands WHERE id = ?), UTC_TIMESTAMP(3)),"
     " UTC_TIMESTAMP(3)";
 
-/* In the open transaction: queues a wiki sync batch of project id, or finds the running one. */
+/*
+ * In the open transaction: queues a wiki sync batch of project id, or
+ * finds the one queued (or with running, also one an agent runs).
+ */
 static int
 wiki_queue_locked(struct db *db, uint64_t project, const char *label, const char *author,
-    uint64_t *batch, int *queued, struct err *e)
+    int running, uint64_t *batch, int *queued, struct err *e)
 {
 	struct db_rows		 r = { 0 };
 	struct json_object	*params;
@@ -52,7 +56,8 @@ wiki_queue_locked(struct db *db, uint64_t project, const char *label, const char
 	int			 rc;
 
 	*queued = 0;
-	if ((rc = db_run(db, DB_ONCE, SQL_RUNNING, &r, NULL, NULL, e, "u", project)) != 0)
+	if ((rc = db_run(db, DB_ONCE, SQL_RUNNING, &r, NULL, NULL, e, "ui", project,
+	    (int64_t)(running != 0))) != 0)
 		goto done;
 	if (r.n > 0) {
 		*batch = db_to_u64(db_rows_get(&r, 0, 0));
@@ -100,7 +105,7 @@ wiki_root_set_tx(struct db *db, uint64_t project, const char *label, const char 
 
 	if ((rc = db_run(db, DB_ONCE, SQL_ROOT_SET, NULL, NULL, NULL, e, "su", root, project)) != 0)
 		return rc;
-	return wiki_queue_locked(db, project, label, author, batch, &queued, e);
+	return wiki_queue_locked(db, project, label, author, 0, batch, &queued, e);
 }
 
 int
@@ -122,7 +127,7 @@ wiki_root_set(struct db *db, struct json_object **out, const char *label, const 
 	}
 	project = db_to_u64(db_rows_get(&r, 0, 0));
 	if ((rc = db_run(db, DB_ONCE, SQL_ROOT_SET, NULL, NULL, NULL, e, "su", root, project)) != 0 ||
-	    (rc = wiki_queue_locked(db, project, label, author, &batch, &queued, e)) != 0 ||
+	    (rc = wiki_queue_locked(db, project, label, author, 0, &batch, &queued, e)) != 0 ||
 	    (rc = db_commit(db, e)) != 0)
 		goto fail;
 	db_rows_release(&r);
@@ -150,8 +155,8 @@ wiki_sync_queue(struct db *db, struct json_object **out, const char *label, cons
 		rc = r.n == 0 ? ERR_NOTFOUND : ERR_INVALID;
 		goto fail;
 	}
-	if ((rc = wiki_queue_locked(db, db_to_u64(db_rows_get(&r, 0, 0)), label, author, &batch,
-	    &queued, e)) != 0 || (rc = db_commit(db, e)) != 0)
+	if ((rc = wiki_queue_locked(db, db_to_u64(db_rows_get(&r, 0, 0)), label, author, 1,
+	    &batch, &queued, e)) != 0 || (rc = db_commit(db, e)) != 0)
 		goto fail;
 	db_rows_release(&r);
 	return wiki_queued(out, batch, queued, NULL, NULL, e);
@@ -167,8 +172,8 @@ fail:
  * when it is not a claimed one.
  */
 static int
-wiki_end_begin(struct db *db, uint64_t command, const char *label, uint64_t *project,
-    char *state, size_t len, struct err *e)
+wiki_end_begin(struct db *db, uint64_t command, const char *label, const char *root,
+    uint64_t *project, char *state, size_t len, struct err *e)
 {
 	struct db_rows	 r = { 0 };
 	int		 rc;
@@ -192,6 +197,9 @@ wiki_end_begin(struct db *db, uint64_t command, const char *label, uint64_t *pro
 		goto done;
 	if (r.n == 0)
 		rc = err_set(e, ERR_NOTFOUND, "no project '%s'", label);
+	else if (root != NULL && (db_rows_get(&r, 0, 1) == NULL ||
+	    strcmp(db_rows_get(&r, 0, 1), root) != 0))
+		rc = ERR_CONFLICT;
 	else
 		*project = db_to_u64(db_rows_get(&r, 0, 0));
 done:
@@ -213,7 +221,7 @@ wiki_load(struct db *db, uint64_t command, const char *label, const char *root,
 
 	if ((ids = calloc(n + 1, sizeof *ids)) == NULL)
 		return err_set(e, ERR_NOMEM, "out of memory");
-	if ((rc = wiki_end_begin(db, command, label, &project, state, len, e)) != 0)
+	if ((rc = wiki_end_begin(db, command, label, root, &project, state, len, e)) != 0)
 		goto done;
 	if ((rc = db_run(db, DB_ONCE, SQL_PAGES_DROP, NULL, NULL, NULL, e, "u", project)) != 0)
 		goto fail;
@@ -246,7 +254,7 @@ wiki_sync_failed(struct db *db, uint64_t command, const char *label, const char 
 	uint64_t	project = 0;
 	int		rc;
 
-	if ((rc = wiki_end_begin(db, command, label, &project, state, len, e)) != 0)
+	if ((rc = wiki_end_begin(db, command, label, NULL, &project, state, len, e)) != 0)
 		return rc;
 	if ((rc = db_run(db, DB_ONCE, SQL_RUN_ADD, NULL, NULL, NULL, e, "uussussu", project,
 	    command, root != NULL ? root : "", "failed", (uint64_t)0, NULL, why, command)) != 0 ||
