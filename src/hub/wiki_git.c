@@ -45,71 +45,9 @@ struct wiki_file {
 struct wiki_git {
 	struct wiki_file	*f;
 	size_t			 n;
+	size_t			*by_path, *by_code;	/* indices in path, in code order */
 	char			 why[600];
 };
-
-size_t
-hub_wiki_chars(const char *s)
-{
-	size_t	n = 0;
-
-	for (; *s != '\0'; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			n++;
-	return n;
-}
-
-int
-hub_wiki_utf8_ok(const char *s, size_t len)
-{
-	const unsigned char	*p = (const unsigned char *)s, *end = p + len;
-	unsigned		 c, need, min;
-
-	while (p < end) {
-		c = *p++;
-		if (c == 0)
-			return 0;
-		if (c < 0x80)
-			continue;
-		if (c >= 0xc2 && c <= 0xdf)
-			need = 1, min = 0x80, c &= 0x1f;
-		else if (c >= 0xe0 && c <= 0xef)
-			need = 2, min = 0x800, c &= 0x0f;
-		else if (c >= 0xf0 && c <= 0xf4)
-			need = 3, min = 0x10000, c &= 0x07;
-		else
-			return 0;
-		if ((size_t)(end - p) < need)
-			return 0;
-		for (; need > 0; need--, p++) {
-			if ((*p & 0xc0) != 0x80)
-				return 0;
-			c = (c << 6) | (*p & 0x3f);
-		}
-		if (c < min || (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
-			return 0;
-	}
-	return 1;
-}
-
-int
-hub_wiki_code_ok(const char *code)
-{
-	size_t	i = 1, digits = 0;
-
-	if (code == NULL || !((code[0] >= 'A' && code[0] <= 'Z') ||
-	    (code[0] >= 'a' && code[0] <= 'z')))
-		return 0;
-	while (code[i] != '\0' && code[i] != '-')
-		if (!((code[i] >= 'A' && code[i] <= 'Z') || (code[i] >= 'a' && code[i] <= 'z') ||
-		    (code[i] >= '0' && code[i] <= '9') || code[i] == '_') || i++ > 40)
-			return 0;
-	if (code[i++] != '-')
-		return 0;
-	for (; code[i] >= '0' && code[i] <= '9'; i++)
-		digits++;
-	return code[i] == '\0' && digits > 0 && digits <= 18;
-}
 
 /* A front matter value: spaces trimmed, one pair of quotes removed; a new string. */
 static char *
@@ -183,15 +121,61 @@ wiki_front(struct wiki_git *g, struct wiki_file *f, const char *data)
 	return 1;
 }
 
-/* The page whose file is path (n bytes): its index, or WIKI_NONE. */
-static size_t
-wiki_by_path(const struct wiki_git *g, const char *path, size_t n)
+/* qsort and bsearch orders of the pages' indices: by path, by code. */
+static const struct wiki_git *wiki_sorting;
+
+static int
+wiki_cmp_path(const void *a, const void *b)
+{
+	return strcmp(wiki_sorting->f[*(const size_t *)a].path,
+	    wiki_sorting->f[*(const size_t *)b].path);
+}
+
+static int
+wiki_cmp_code(const void *a, const void *b)
+{
+	const size_t	*x = a, *y = b;
+	int		 c = strcmp(wiki_sorting->f[*x].code, wiki_sorting->f[*y].code);
+
+	return c != 0 ? c : (*x > *y) - (*x < *y);
+}
+
+/* Sorts the indices by path and by code (g->by_path, g->by_code); -1 when out of memory. */
+static int
+wiki_index(struct wiki_git *g)
 {
 	size_t	i;
 
+	if ((g->by_path = calloc(g->n + 1, sizeof *g->by_path)) == NULL ||
+	    (g->by_code = calloc(g->n + 1, sizeof *g->by_code)) == NULL)
+		return -1;
 	for (i = 0; i < g->n; i++)
-		if (strncmp(g->f[i].path, path, n) == 0 && strcmp(g->f[i].path + n, ".md") == 0)
-			return i;
+		g->by_path[i] = g->by_code[i] = i;
+	wiki_sorting = g;
+	qsort(g->by_path, g->n, sizeof *g->by_path, wiki_cmp_path);
+	qsort(g->by_code, g->n, sizeof *g->by_code, wiki_cmp_code);
+	wiki_sorting = NULL;
+	return 0;
+}
+
+/* The page whose file is path (n bytes) + ".md": its index, or WIKI_NONE. */
+static size_t
+wiki_by_path(const struct wiki_git *g, const char *path, size_t n)
+{
+	size_t	lo = 0, hi = g->n, mid;
+	int	c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((c = strncmp(g->f[g->by_path[mid]].path, path, n)) == 0)
+			c = strcmp(g->f[g->by_path[mid]].path + n, ".md");
+		if (c == 0)
+			return g->by_path[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return WIKI_NONE;
 }
 
@@ -199,11 +183,18 @@ wiki_by_path(const struct wiki_git *g, const char *path, size_t n)
 static size_t
 wiki_by_code(const struct wiki_git *g, const char *code)
 {
-	size_t	i;
+	size_t	lo = 0, hi = g->n, mid;
+	int	c;
 
-	for (i = 0; i < g->n; i++)
-		if (strcmp(g->f[i].code, code) == 0)
-			return i;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((c = strcmp(g->f[g->by_code[mid]].code, code)) == 0)
+			return g->by_code[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return WIKI_NONE;
 }
 
@@ -215,14 +206,20 @@ wiki_link(struct wiki_git *g)
 	size_t			 i, j, k;
 	const char		*slash;
 
+	if (wiki_index(g) != 0) {
+		snprintf(g->why, sizeof g->why, "нехватка памяти");
+		return -1;
+	}
+	/* equal codes sort together, the earlier file first */
+	for (k = 1; k < g->n; k++)
+		if (strcmp(g->f[g->by_code[k - 1]].code, g->f[g->by_code[k]].code) == 0) {
+			snprintf(g->why, sizeof g->why, "код %s у двух страниц: %s и %s",
+			    g->f[g->by_code[k]].code, g->f[g->by_code[k - 1]].path,
+			    g->f[g->by_code[k]].path);
+			return -1;
+		}
 	for (i = 0; i < g->n; i++) {
 		f = &g->f[i];
-		for (j = 0; j < i; j++)
-			if (strcmp(g->f[j].code, f->code) == 0) {
-				snprintf(g->why, sizeof g->why, "код %s у двух страниц: %s и %s",
-				    f->code, g->f[j].path, f->path);
-				return -1;
-			}
 		f->parent = WIKI_NONE;
 		if (f->parent_code != NULL && f->parent_code[0] != '\0') {
 			if ((f->parent = wiki_by_code(g, f->parent_code)) == WIKI_NONE) {
@@ -259,7 +256,7 @@ wiki_order(struct wiki_git *g, size_t root, const char *src, struct wiki_page_in
     size_t *n, char ***store)
 {
 	struct wiki_page_in	*p;
-	size_t			*stack, *at, top = 0, i, j, k;
+	size_t			*stack, *at, *first, *next, top = 0, i, j, k;
 	char			**s;
 	struct buf		 b;
 
@@ -267,13 +264,22 @@ wiki_order(struct wiki_git *g, size_t root, const char *src, struct wiki_page_in
 	*store = s = calloc(2 * g->n + 1, sizeof *s);
 	stack = calloc(g->n + 1, sizeof *stack);
 	at = calloc(g->n + 1, sizeof *at);
+	first = calloc(g->n + 1, sizeof *first);
+	next = calloc(g->n + 1, sizeof *next);
 	*n = 0;
-	if (p == NULL || s == NULL || stack == NULL || at == NULL) {
-		free(stack);
-		free(at);
+	if (p == NULL || s == NULL || stack == NULL || at == NULL || first == NULL ||
+	    next == NULL) {
 		snprintf(g->why, sizeof g->why, "нехватка памяти");
-		return -1;
+		goto fail;
 	}
+	/* each page's children, the last in git's order first */
+	for (i = 0; i < g->n; i++)
+		first[i] = WIKI_NONE;
+	for (i = 0; i < g->n; i++)
+		if (g->f[i].parent != WIKI_NONE && i != root) {
+			next[i] = first[g->f[i].parent];
+			first[g->f[i].parent] = i;
+		}
 	stack[top++] = root;
 	while (top > 0) {
 		i = stack[--top];
@@ -288,9 +294,7 @@ wiki_order(struct wiki_git *g, size_t root, const char *src, struct wiki_page_in
 		if (p[k].depth > WIKI_TREE_DEPTH_MAX) {
 			snprintf(g->why, sizeof g->why, "%s: глубже %d уровней от корня", g->f[i].path,
 			    WIKI_TREE_DEPTH_MAX);
-			free(stack);
-			free(at);
-			return -1;
+			goto fail;
 		}
 		buf_init(&b);
 		if (i != root)
@@ -302,9 +306,8 @@ wiki_order(struct wiki_git *g, size_t root, const char *src, struct wiki_page_in
 			s[2 * k + 1] = NULL;
 		p[k].source = s[2 * k + 1] != NULL ? s[2 * k + 1] : "";
 		/* children pushed last first, so they come out in git's order */
-		for (j = g->n; j-- > 0;)
-			if (g->f[j].parent == i && j != root)
-				stack[top++] = j;
+		for (j = first[i]; j != WIKI_NONE; j = next[j])
+			stack[top++] = j;
 	}
 	/* ord_end: the last place of each subtree, from the end back */
 	for (k = *n; k-- > 0;)
@@ -314,36 +317,15 @@ wiki_order(struct wiki_git *g, size_t root, const char *src, struct wiki_page_in
 			p[p[k].parent].ord_end = p[k].ord_end;
 	free(stack);
 	free(at);
+	free(first);
+	free(next);
 	return 0;
-}
-
-/* A root "[owner/name[@branch]:]CODE" split (in place) into its parts; 0, or -1 when bad. */
-int
-hub_wiki_root_parse(char *root, const char **owner, const char **name, const char **branch,
-    const char **code)
-{
-	char	*colon, *slash, *at;
-
-	*owner = *name = *branch = NULL;
-	*code = root;
-	if ((colon = strrchr(root, ':')) == NULL)
-		return hub_wiki_code_ok(root) ? 0 : -1;
-	*colon = '\0';
-	*code = colon + 1;
-	if ((slash = strchr(root, '/')) == NULL)
-		return -1;
-	*slash = '\0';
-	*owner = root;
-	*name = slash + 1;
-	if ((at = strchr(slash + 1, '@')) != NULL) {
-		*at = '\0';
-		*branch = at + 1;
-	}
-	if (**owner == '\0' || **name == '\0' || (*branch != NULL && **branch == '\0'))
-		return -1;
-	if (*branch == NULL)
-		*branch = "main";
-	return hub_wiki_code_ok(*code) ? 0 : -1;
+fail:
+	free(stack);
+	free(at);
+	free(first);
+	free(next);
+	return -1;
 }
 
 static void
@@ -357,6 +339,8 @@ wiki_git_free(struct wiki_git *g)
 		free(g->f[i].parent_code);
 	}
 	free(g->f);
+	free(g->by_path);
+	free(g->by_code);
 }
 
 /*

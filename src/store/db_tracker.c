@@ -224,7 +224,8 @@ tracker_project_create(struct db *db, struct json_object **out, const char *labe
 	p = NULL;
 	json_object_object_add(*out, "batch", json_object_new_uint64(batch));
 	if (wiki_root != NULL) {
-		json_object_object_add(p, "wiki_root", json_object_new_string(wiki_root));
+		json_object_object_add(json_object_object_get(*out, "project"), "wiki_root",
+		    json_object_new_string(wiki_root));
 		json_object_object_add(*out, "wiki_batch", json_object_new_uint64(wiki_batch));
 	}
 done:
