@@ -45,9 +45,12 @@ part () {
 	perl -CSD -Mutf8 -0777 -ne 's/\A.*?\n\n//s; s/\n\nпродолжение: offset=\d+\z//; print' "$2.raw" >"$2"
 }
 
-test_expect_success 'the agent syncs a 1 MB page and a tree 50 levels deep' '
-	hub POST projects "{\"label\":\"BIG\",\"name\":\"Большая вики\",\"wiki_root\":\"ann/big:DOC-1\"}" &&
-	test "$STATUS" = 201 && jq -e ".wiki_batch > 0" hub.json &&
+test_expect_success 'project_create with a root queues its sync; the agent syncs a 1 MB page and a tree 50 levels deep' '
+	{ echo "$INIT"; call 2 project_create "{\"label\":\"BIG\",\"name\":\"Большая вики\",\"wiki_root\":\"ann/big:DOC-1\"}"; } |
+		sdlc wiki &&
+	okres 2 && text 2 | grep -x "корень вики: ann/big:DOC-1" &&
+	B=$(text 2 | sed -n "s/^id пакета синхронизации: //p") &&
+	hub GET "batches/$B" && jq -e ".batch.project == \"BIG\" and .batch.author == \"claude\" and [.batch.commands[].type] == [\"wiki_sync\"]" hub.json &&
 	FORGEMCP_HUB_URL=$HUB_URL FORGEMCP_HUB_TOKEN=$ANN_TOKEN "$FORGEMCP" agent --module wiki --backend git --once &&
 	hub GET "wiki/status?project=BIG" &&
 	jq -e ".last.state == \"done\" and .last.pages == 53 and .synced != null" hub.json

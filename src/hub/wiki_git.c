@@ -349,12 +349,11 @@ wiki_git_free(struct wiki_git *g)
  * and revision the commit.  -1 with the reason in why.
  */
 static int
-wiki_git_read(const char *repo_root, const char *root_text, struct wiki_git *gp,
+wiki_git_read(const char *repo_root, const char *root_text, struct wiki_git *g,
     struct wiki_page_in **pages, size_t *n, char ***store, struct repo_files *files,
     char *revision, char *why, size_t len)
 {
 	struct repo_cache	*cache = NULL;
-#define g (*gp)
 	const char		*owner, *name, *branch, *code;
 	char			*root = strdup(root_text), src[600];
 	size_t			 i, r;
@@ -384,7 +383,7 @@ wiki_git_read(const char *repo_root, const char *root_text, struct wiki_git *gp,
 		goto done;
 	}
 	rc = -1;
-	if ((g.f = calloc(files->n + 1, sizeof *g.f)) == NULL) {
+	if ((g->f = calloc(files->n + 1, sizeof *g->f)) == NULL) {
 		snprintf(why, len, "нехватка памяти");
 		goto done;
 	}
@@ -393,32 +392,31 @@ wiki_git_read(const char *repo_root, const char *root_text, struct wiki_git *gp,
 			snprintf(why, len, "%s: не UTF-8 (или нулевой байт)", files->v[i].path);
 			goto done;
 		}
-		g.f[g.n].path = files->v[i].path;
-		if ((k = wiki_front(&g, &g.f[g.n], files->v[i].data)) != 0)
-			g.n++;
+		g->f[g->n].path = files->v[i].path;
+		if ((k = wiki_front(g, &g->f[g->n], files->v[i].data)) != 0)
+			g->n++;
 		if (k < 0)
 			goto fail;
 	}
-	if (wiki_link(&g) != 0)
+	if (wiki_link(g) != 0)
 		goto fail;
-	if ((r = wiki_by_code(&g, code)) == WIKI_NONE) {
+	if ((r = wiki_by_code(g, code)) == WIKI_NONE) {
 		snprintf(why, len, "страницы %s (корень вики) нет в %s/%s@%s", code, owner, name,
 		    branch);
 		goto done;
 	}
 	snprintf(src, sizeof src, "%s/%s@%s", owner, name, branch);
-	if (wiki_order(&g, r, src, pages, n, store) != 0)
+	if (wiki_order(g, r, src, pages, n, store) != 0)
 		goto fail;
 	snprintf(revision, 41, "%s", files->commit);
 	rc = 0;
 	goto done;
 fail:
-	snprintf(why, len, "%s", g.why);
+	snprintf(why, len, "%s", g->why);
 done:
 	repo_cache_free(cache);
 	free(root);
 	return rc;
-#undef g
 }
 
 /* The answer to the agent: {command, state, error, pages}. */
