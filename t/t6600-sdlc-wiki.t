@@ -73,6 +73,13 @@ test_expect_success 'mcp wiki unbound: tools but projects and project_create ref
 	! grep "/hub/wiki" "$NGINX_DIR/logs/access.log"
 '
 
+test_expect_success 'the hub down: every wiki tool answers the one line, and the server goes on' '
+	{ echo "$INIT"; call 2 tree "{}"; call 3 projects "{}"; call 4 status "{}"; } |
+		FORGEMCP_HUB_URL=http://127.0.0.1:$(free_port)/hub FORGEMCP_HUB_TOKEN=$ANN_TOKEN timeout 30 \
+		"$FORGEMCP" mcp wiki --project AWPCA >out 2>err &&
+	for i in 2 3 4; do iserr $i && test "$(text $i)" = "хаб не запущен: sdlc-hub serve" || exit 1; done
+'
+
 test_expect_success 'project_create unbound: the project, and a .mcp.json fragment for sdlc-wiki' '
 	{ echo "$INIT"; call 2 project_create "{\"label\":\"SFM_KEDR\",\"name\":\"Кедр\"}"; } | sdlc wiki &&
 	okres 2 && text 2 >pc.txt &&
