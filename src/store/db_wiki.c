@@ -44,14 +44,18 @@ static const char SQL_TITLE_TEXT[] =
     " NULLIF(LOCATE(?, body), 0), 1)"
 #define WIKI_SNIPPET(at) \
     "SUBSTRING(body, GREATEST(1, " at " - 60), 200), GREATEST(1, " at " - 60)"
-static const char SQL_SEARCH[] =
-    "SELECT code, title, path, " WIKI_SNIPPET(WIKI_AT) " FROM wiki_pages"
-    " WHERE project_id = " WIKI_PROJECT " AND MATCH (title, body) AGAINST (?)"
-    " ORDER BY MATCH (title, body) AGAINST (?) DESC, ord LIMIT ?";
-static const char SQL_SEARCH_BOOLEAN[] =
-    "SELECT code, title, path, " WIKI_SNIPPET(WIKI_AT) " FROM wiki_pages"
-    " WHERE project_id = " WIKI_PROJECT " AND MATCH (title, body) AGAINST (? IN BOOLEAN MODE)"
-    " ORDER BY MATCH (title, body) AGAINST (? IN BOOLEAN MODE) DESC, ord LIMIT ?";
+/*
+ * The best pages first (ids and scores only), then the snippets of those
+ * alone: computing a snippet of every matching page would read every body.
+ */
+#define WIKI_SEARCH(mode) \
+    "SELECT code, title, path, " WIKI_SNIPPET(WIKI_AT) " FROM (SELECT id AS hit, ord AS o," \
+    " MATCH (title, body) AGAINST (?" mode ") AS score FROM wiki_pages" \
+    " WHERE project_id = " WIKI_PROJECT " AND MATCH (title, body) AGAINST (?" mode ")" \
+    " ORDER BY score DESC, ord LIMIT ?) best JOIN wiki_pages ON id = best.hit" \
+    " ORDER BY best.score DESC, best.o"
+static const char SQL_SEARCH[] = WIKI_SEARCH("");
+static const char SQL_SEARCH_BOOLEAN[] = WIKI_SEARCH(" IN BOOLEAN MODE");
 static const char SQL_STATUS[] =
     "SELECT p.wiki_root, (SELECT " DB_DATE("MAX(s.finished_at)") " FROM wiki_sync_runs s"
     "  WHERE s.project_id = p.id AND s.state = 'done' AND s.root = p.wiki_root),"
@@ -113,10 +117,11 @@ wiki_list(struct db *db, struct json_object **out, const char *key, const char *
 	if (rc == 0 && ((a = tracker_rows(&r, r.n, names, kinds)) == NULL ||
 	    (*out = json_object_new_object()) == NULL ||
 	    json_object_object_add(*out, key, a) != 0)) {
+		/* a is *out's once added; until then it is ours */
+		if (*out == NULL || json_object_object_get(*out, key) != a)
+			json_object_put(a);
 		json_object_put(*out);
 		*out = NULL;
-		if (a != NULL && json_object_get_type(a) == json_type_array)
-			json_object_put(a);
 		rc = err_set(e, ERR_NOMEM, "out of memory");
 	}
 	db_rows_release(&r);
@@ -256,7 +261,7 @@ wiki_search(struct db *db, struct json_object **out, const char *label, const ch
 	if ((rc = wiki_project(db, label, &p, e)) == 0)
 		rc = wiki_list(db, out, "pages", boolean ? SQL_SEARCH_BOOLEAN : SQL_SEARCH, names,
 		    "ssssu", e, "sssssssssi", words[0], words[1], words[2], words[0], words[1],
-		    words[2], label, q, q, (int64_t)limit);
+		    words[2], q, label, q, (int64_t)limit);
 	db_rows_release(&p);
 	return rc;
 }
