@@ -37,6 +37,7 @@ git -c init.defaultBranch=main init -q "$WORK" &&
 printf 'Корень.\n' | page root.md DOC-1 "Корень" &&
 page root/big.md DOC-2 "Большая" <big.body &&
 page root/empty.md DOC-3 "Пустая" </dev/null &&
+printf -- '---\r\ncode: DOC-4\r\ntitle: Конец файла\r\n---' >"$WORK/root/eof.md" &&
 deep 1 50 && commit "big" || { echo "Bail out! the wiki repository"; exit 1; }
 
 chars () { perl -CSD -0777 -ne 'print length' "$1"; }
@@ -53,7 +54,7 @@ test_expect_success 'project_create with a root queues its sync; the agent syncs
 	hub GET "batches/$B" && jq -e ".batch.project == \"BIG\" and .batch.author == \"claude\" and [.batch.commands[].type] == [\"wiki_sync\"]" hub.json &&
 	FORGEMCP_HUB_URL=$HUB_URL FORGEMCP_HUB_TOKEN=$ANN_TOKEN "$FORGEMCP" agent --module wiki --backend git --once &&
 	hub GET "wiki/status?project=BIG" &&
-	jq -e ".last.state == \"done\" and .last.pages == 53 and .synced != null" hub.json
+	jq -e ".last.state == \"done\" and .last.pages == 54 and .synced != null" hub.json
 '
 
 test_expect_success 'the 1 MB page in pieces of 20,000 characters, the last without a continuation' '
@@ -77,7 +78,7 @@ test_expect_success 'the tree 50 levels deep: a path of 51 titles; tree from a d
     DEEP-50 Уровень 50 (9 симв.)"
 '
 
-test_expect_success 'an empty page: its header at offset 0; offsets at or past the end refused' '
+test_expect_success 'an empty page: its header at offset 0; offsets at or past the end refused; CRLF front matter closing the file' '
 	{ echo "$INIT"; call 2 page "{\"code\":\"DOC-3\"}"; call 3 page "{\"code\":\"DOC-3\",\"offset\":1}"
 	  call 4 page "{\"code\":\"DOC-2\",\"offset\":524288}"; call 5 page "{\"code\":\"DOC-2\",\"offset\":524287}"
 	  call 6 page "{\"code\":\"DOC-999\"}"; } | sdlc wiki --project BIG &&
@@ -85,7 +86,9 @@ test_expect_success 'an empty page: its header at offset 0; offsets at or past t
 	iserr 3 && test "$(text 3)" = "offset 1 за концом страницы DOC-3: в ней 0 символов" &&
 	iserr 4 && test "$(text 4)" = "offset 524288 за концом страницы DOC-2: в ней 524288 символов" &&
 	okres 5 && part 5 one && printf "\n" >nl && cmp nl one &&
-	iserr 6 && test "$(text 6)" = "страницы DOC-999 нет в копии вики проекта BIG"
+	iserr 6 && test "$(text 6)" = "страницы DOC-999 нет в копии вики проекта BIG" &&
+	hub GET "wiki/tree?project=BIG&code=DOC-4" &&
+	jq -e ".pages == [{code: \"DOC-4\", title: \"Конец файла\", depth: 0, chars: 0}]" hub.json
 '
 
 test_expect_success 'tool arguments the schemas refuse, before any hub request' '
@@ -102,7 +105,7 @@ test_expect_success 'a tree deeper than 64 levels fails the sync and keeps the c
 	hub POST wiki/sync "{\"project\":\"BIG\"}" && test "$STATUS" = 201 &&
 	FORGEMCP_HUB_URL=$HUB_URL FORGEMCP_HUB_TOKEN=$ANN_TOKEN "$FORGEMCP" agent --module wiki --backend git --once &&
 	hub GET "wiki/status?project=BIG" &&
-	jq -e ".last.state == \"failed\" and .last.error == \"deep/65.md: глубже 64 уровней от корня\" and .pages == 53" hub.json
+	jq -e ".last.state == \"failed\" and .last.error == \"deep/65.md: глубже 64 уровней от корня\" and .pages == 54" hub.json
 '
 
 test_done

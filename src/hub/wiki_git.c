@@ -75,12 +75,14 @@ wiki_front(struct wiki_git *g, struct wiki_file *f, const char *data)
 	if (strncmp(data, "---\n", 4) != 0 && strncmp(data, "---\r\n", 5) != 0)
 		return 0;
 	for (p = strchr(data, '\n') + 1; *p != '\0'; p = eol + 1) {
-		if ((eol = strchr(p, '\n')) == NULL)
-			break;
-		if (strncmp(p, "---", 3) == 0 && (p[3] == '\n' || p[3] == '\r')) {
-			f->body = eol + 1;
+		eol = strchr(p, '\n');
+		if (strncmp(p, "---", 3) == 0 && (p[3] == '\n' || p[3] == '\r' || p[3] == '\0')) {
+			/* the closing line; the last of the file when nothing follows */
+			f->body = eol != NULL ? eol + 1 : p + 3 + (p[3] == '\r');
 			break;
 		}
+		if (eol == NULL)
+			break;
 		if ((colon = memchr(p, ':', (size_t)(eol - p))) == NULL)
 			continue;
 		slot = (colon - p == 4 && strncmp(p, "code", 4) == 0) ? &f->code :
