@@ -38,6 +38,9 @@ printf 'How to install the hub.\n' | page home/guide/install.md DOC-4 "Install g
 printf 'Step one.\n' | page home/guide/install/step.md DOC-5 "Step one" &&
 page home/long.md DOC-3 "Длинная страница" <long.body &&
 printf '# not a page: no front matter\n' >"$WORK/README.md" &&
+printf '\211PNG\r\n\032\n0123456789' >"$WORK/home/guide/схема.png" &&
+printf 'a,b\n1,2\n' >"$WORK/home/guide/data.csv" &&
+mkdir -p "$WORK/other" && printf 'x' >"$WORK/other/x.png" &&
 printf 'Outside the root.\n' | page other.md DOC-9 "Другая" &&
 commit "wiki" || { echo "Bail out! the wiki repository"; exit 1; }
 
@@ -178,6 +181,19 @@ test_expect_success 'page by title: exact gives the page; inexact gives candidat
 DOC-2 Руководство — Главная / Руководство" &&
 	iserr 4 && test "$(text 4)" = "нужен либо code, либо title" &&
 	iserr 5 && test "$(text 5)" = "страницы с названием «нет такой» нет, похожих тоже"
+'
+
+test_expect_success 'attachments: the files in a page'"'"'s folder, with ids in its header; attachment says their state' '
+	A1=$(db_sql "SELECT id FROM wiki_attachments WHERE name = \"data.csv\"") &&
+	A2=$(db_sql "SELECT id FROM wiki_attachments WHERE name LIKE \"%.png\"") &&
+	test "$(db_sql "SELECT COUNT(*) FROM wiki_attachments")" = 2 &&
+	{ echo "$INIT"; call 2 page "{\"code\":\"DOC-2\"}"; call 3 attachment "{\"id\":$A2}"
+	  call 4 attachment "{\"id\":999999}"; } | sdlc wiki --project AWPCA &&
+	okres 2 && text 2 | grep -x "вложения: #$A1 data.csv (8 Б) · #$A2 схема.png (18 Б)" &&
+	iserr 3 && test "$(text 3)" = "вложение #$A2 «схема.png» (страница DOC-2): remote; скачивание вложений вики этот хаб ещё не выполняет — вызовите attachment позже" &&
+	iserr 4 && test "$(text 4)" = "вложения 999999 нет в копии вики проекта AWPCA" &&
+	hub GET "wiki/attachments/$A2?project=AWPCA" &&
+	jq -e ".attachment | .mime == \"image/png\" and .size == 18 and .page == \"DOC-2\"" hub.json
 '
 
 test_expect_success 'search: Cyrillic words in another case, with path and snippet; the hub sees the project' '

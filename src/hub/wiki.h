@@ -38,6 +38,8 @@ void	hub_wiki_git(struct db *db, const struct config *cfg, uint64_t id,
 size_t	hub_wiki_chars(const char *s);
 /* Whether s (len bytes) is UTF-8 without NULs, overlong forms or surrogates. */
 int	hub_wiki_utf8_ok(const char *s, size_t len);
+/* The media type of a file by its name's extension; application/octet-stream when unknown. */
+const char *hub_wiki_mime(const char *name);
 /* Whether code is a page code: a letter, letters, digits or _, '-', digits (DOC-12). */
 int	hub_wiki_code_ok(const char *code);
 /*

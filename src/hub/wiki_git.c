@@ -33,12 +33,15 @@
 #define WIKI_TOTAL_BYTES_MAX	(256u << 20)	/* all of them */
 #define WIKI_TITLE_MAX		500		/* characters */
 #define WIKI_NONE		((size_t)-1)
+#define WIKI_SOURCE_MAX		1000		/* characters of an address (the column's) */
+#define WIKI_NAME_MAX		255		/* characters of an attachment's name */
 
 struct wiki_file {
 	const char	*path;		/* borrowed from the repo_files */
 	char		*code, *title, *parent_code;
 	const char	*body;
 	size_t		 parent;	/* WIKI_NONE: none */
+	size_t		 k;		/* its place among the pages loaded; WIKI_NONE: not loaded */
 	int		 mark;		/* cycle check: 0 new, 1 on the walk, 2 done */
 };
 
@@ -276,7 +279,7 @@ wiki_order(struct wiki_git *g, size_t root, const char *src, struct wiki_page_in
 	}
 	/* each page's children, the last in git's order first */
 	for (i = 0; i < g->n; i++)
-		first[i] = WIKI_NONE;
+		first[i] = g->f[i].k = WIKI_NONE;
 	for (i = 0; i < g->n; i++)
 		if (g->f[i].parent != WIKI_NONE && i != root) {
 			next[i] = first[g->f[i].parent];
@@ -287,6 +290,7 @@ wiki_order(struct wiki_git *g, size_t root, const char *src, struct wiki_page_in
 		i = stack[--top];
 		k = (*n)++;
 		at[i] = k;
+		g->f[i].k = k;
 		p[k].code = g->f[i].code;
 		p[k].title = g->f[i].title;
 		p[k].body = g->f[i].body;
@@ -307,6 +311,11 @@ wiki_order(struct wiki_git *g, size_t root, const char *src, struct wiki_page_in
 		if (asprintf(&s[2 * k + 1], "%s:%s", src, g->f[i].path) < 0)
 			s[2 * k + 1] = NULL;
 		p[k].source = s[2 * k + 1] != NULL ? s[2 * k + 1] : "";
+		if (hub_wiki_chars(p[k].source) > WIKI_SOURCE_MAX) {
+			snprintf(g->why, sizeof g->why, "%.200s…: путь длиннее %d символов",
+			    g->f[i].path, WIKI_SOURCE_MAX);
+			goto fail;
+		}
 		/* children pushed last first, so they come out in git's order */
 		for (j = first[i]; j != WIKI_NONE; j = next[j])
 			stack[top++] = j;
@@ -328,6 +337,58 @@ fail:
 	free(first);
 	free(next);
 	return -1;
+}
+
+/*
+ * The attachments of the pages loaded: each file not *.md in a page's
+ * folder (home/guide/scheme.png belongs to home/guide.md), with its
+ * address in the store (freed by the caller).  0, or -1 with g->why.
+ */
+static int
+wiki_attachments(struct wiki_git *g, const struct repo_files *files, const char *src,
+    struct wiki_attachment_in **out, size_t *n, char ***store)
+{
+	const struct repo_file	*f;
+	const char		*slash;
+	size_t			 i, page;
+
+	*n = 0;
+	if ((*out = calloc(files->n + 1, sizeof **out)) == NULL ||
+	    (*store = calloc(files->n + 1, sizeof **store)) == NULL) {
+		snprintf(g->why, sizeof g->why, "нехватка памяти");
+		return -1;
+	}
+	for (i = 0; i < files->n; i++) {
+		f = &files->v[i];
+		if (f->data != NULL || (slash = strrchr(f->path, '/')) == NULL ||
+		    (page = wiki_by_path(g, f->path, (size_t)(slash - f->path))) == WIKI_NONE ||
+		    g->f[page].k == WIKI_NONE)
+			continue;
+		if (!hub_wiki_utf8_ok(slash + 1, strlen(slash + 1)) ||
+		    hub_wiki_chars(slash + 1) > WIKI_NAME_MAX) {
+			snprintf(g->why, sizeof g->why, "%.300s: имя вложения — не UTF-8 или длиннее %d "
+			    "символов", f->path, WIKI_NAME_MAX);
+			return -1;
+		}
+		if (asprintf(&(*store)[*n], "%s:%s", src, f->path) < 0) {
+			(*store)[*n] = NULL;
+			snprintf(g->why, sizeof g->why, "нехватка памяти");
+			return -1;
+		}
+		if (hub_wiki_chars((*store)[*n]) > WIKI_SOURCE_MAX) {
+			snprintf(g->why, sizeof g->why, "%.200s…: путь длиннее %d символов", f->path,
+			    WIKI_SOURCE_MAX);
+			(*n)++;
+			return -1;
+		}
+		(*out)[*n].page = g->f[page].k;
+		(*out)[*n].name = slash + 1;
+		(*out)[*n].size = (uint64_t)f->size;
+		(*out)[*n].mime = hub_wiki_mime(slash + 1);
+		(*out)[*n].source = (*store)[*n];
+		(*n)++;
+	}
+	return 0;
 }
 
 static void
@@ -352,8 +413,9 @@ wiki_git_free(struct wiki_git *g)
  */
 static int
 wiki_git_read(const char *repo_root, const char *root_text, struct wiki_git *g,
-    struct wiki_page_in **pages, size_t *n, char ***store, struct repo_files *files,
-    char *revision, char *why, size_t len)
+    struct wiki_page_in **pages, size_t *n, char ***store, struct wiki_attachment_in **atts,
+    size_t *n_atts, char ***att_store, struct repo_files *files, char *revision, char *why,
+    size_t len)
 {
 	struct repo_cache	*cache = NULL;
 	const char		*owner, *name, *branch, *code;
@@ -390,6 +452,8 @@ wiki_git_read(const char *repo_root, const char *root_text, struct wiki_git *g,
 		goto done;
 	}
 	for (i = 0; i < files->n; i++) {
+		if (files->v[i].data == NULL)
+			continue;	/* not *.md: an attachment, perhaps */
 		if (!hub_wiki_utf8_ok(files->v[i].data, files->v[i].size)) {
 			snprintf(why, len, "%s: не UTF-8 (или нулевой байт)", files->v[i].path);
 			goto done;
@@ -408,7 +472,8 @@ wiki_git_read(const char *repo_root, const char *root_text, struct wiki_git *g,
 		goto done;
 	}
 	snprintf(src, sizeof src, "%s/%s@%s", owner, name, branch);
-	if (wiki_order(g, r, src, pages, n, store) != 0)
+	if (wiki_order(g, r, src, pages, n, store) != 0 ||
+	    wiki_attachments(g, files, src, atts, n_atts, att_store) != 0)
 		goto fail;
 	snprintf(revision, 41, "%s", files->commit);
 	rc = 0;
@@ -440,12 +505,14 @@ hub_wiki_git(struct db *db, const struct config *cfg, uint64_t id, struct core_r
 {
 	struct json_object	*cmd = NULL;
 	struct wiki_page_in	*pages = NULL;
+	struct wiki_attachment_in *atts = NULL;
 	struct repo_files	 files = { 0 };
 	struct wiki_git		 g = { 0 };
-	char			**store = NULL, *root = NULL, why[700] = "", state[32] = "";
+	char			**store = NULL, **att_store = NULL, *root = NULL, why[700] = "";
+	char			 state[32] = "";
 	char			 revision[41] = "";
 	const char		*label, *type;
-	size_t			 n = 0, i;
+	size_t			 n = 0, n_atts = 0, i;
 	struct err		 e;
 	int			 rc;
 
@@ -471,9 +538,10 @@ hub_wiki_git(struct db *db, const struct config *cfg, uint64_t id, struct core_r
 	}
 	if (root == NULL)
 		snprintf(why, sizeof why, "у проекта %s нет корня вики", label);
-	else if (wiki_git_read(cfg->repo_root, root, &g, &pages, &n, &store, &files, revision, why,
-	    sizeof why) == 0)
-		rc = wiki_load(db, id, label, root, revision, pages, n, state, sizeof state, &e);
+	else if (wiki_git_read(cfg->repo_root, root, &g, &pages, &n, &store, &atts, &n_atts,
+	    &att_store, &files, revision, why, sizeof why) == 0)
+		rc = wiki_load(db, id, label, root, revision, pages, n, atts, n_atts, state,
+		    sizeof state, &e);
 	if (rc == ERR_CONFLICT)
 		snprintf(why, sizeof why, "копия изменилась во время синхронизации (сменился "
 		    "корень вики или запись столкнулась с другой); ничего не записано, повторите sync");
@@ -494,6 +562,10 @@ done:
 	for (i = 0; store != NULL && i < 2 * g.n + 1; i++)
 		free(store[i]);
 	free(store);
+	for (i = 0; att_store != NULL && i < files.n + 1; i++)
+		free(att_store[i]);
+	free(att_store);
+	free(atts);
 	free(pages);
 	wiki_git_free(&g);
 	repo_files_release(&files);

@@ -1,6 +1,7 @@
 /* wiki_text: what the wiki checks of a text: characters, UTF-8, page codes, roots (wiki.h). */
 #include <stddef.h>
 #include <string.h>
+#include <strings.h>
 
 #include "hub/wiki.h"
 
@@ -94,4 +95,24 @@ hub_wiki_root_parse(char *root, const char **owner, const char **name, const cha
 	if (*branch == NULL)
 		*branch = "main";
 	return hub_wiki_code_ok(*code) ? 0 : -1;
+}
+
+const char *
+hub_wiki_mime(const char *name)
+{
+	static const struct {
+		const char	*ext, *mime;
+	} types[] = {
+		{ ".png", "image/png" }, { ".jpg", "image/jpeg" }, { ".jpeg", "image/jpeg" },
+		{ ".gif", "image/gif" }, { ".svg", "image/svg+xml" }, { ".pdf", "application/pdf" },
+		{ ".txt", "text/plain" }, { ".csv", "text/csv" }, { ".zip", "application/zip" },
+		{ ".xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" },
+		{ ".docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document" },
+	};
+	size_t	i, n = strlen(name), e;
+
+	for (i = 0; i < sizeof types / sizeof types[0]; i++)
+		if (n > (e = strlen(types[i].ext)) && strcasecmp(name + n - e, types[i].ext) == 0)
+			return types[i].mime;
+	return "application/octet-stream";
 }

@@ -30,6 +30,15 @@ struct wiki_page_in {
 	size_t		 chars;		/* code points of body */
 };
 
+/* An attachment as a sync records it (its content stays in the source). */
+struct wiki_attachment_in {
+	size_t		 page;		/* index of its page in the pages loaded */
+	const char	*name;
+	uint64_t	 size;
+	const char	*mime;
+	const char	*source;	/* its address in the source */
+};
+
 /* The project's wiki root into *root (caller frees; NULL when none is set). */
 int	wiki_root_get(struct db *db, const char *label, char **root, struct err *e);
 /*
@@ -93,14 +102,16 @@ int	wiki_attachment(struct db *db, struct json_object **out, const char *label, 
 
 /*
  * The end of the claimed wiki_sync command: replaces the project's pages by
- * pages[0..n) (the root first), records a sync run of root at revision,
+ * pages[0..n) (the root first) with their attachments atts[0..n_atts),
+ * records a sync run of root at revision,
  * and reports the command done, in one transaction.  ERR_INVALID when the
  * command is not claimed (*state receives its state, "" for none);
  * ERR_CONFLICT (nothing written) when the project's root is no longer root.
  */
 int	wiki_load(struct db *db, uint64_t command, const char *label, const char *root,
-	    const char *revision, const struct wiki_page_in *pages, size_t n, char *state,
-	    size_t len, struct err *e);
+	    const char *revision, const struct wiki_page_in *pages, size_t n,
+	    const struct wiki_attachment_in *atts, size_t n_atts, char *state, size_t len,
+	    struct err *e);
 /*
  * The failed end of a wiki_sync command: records a failed sync run with
  * why and reports the command failed, in one transaction; the pages stay.

@@ -36,6 +36,9 @@ static const char SQL_PAGE_ADD[] =
     "INSERT INTO wiki_pages (project_id, code, title, parent_id, depth, ord, ord_end, path,"
     " body, chars, source, synced_at)"
     " VALUES (?, ?, ?, NULLIF(?, 0), ?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3))";
+static const char SQL_ATTACHMENT_ADD[] =
+    "INSERT INTO wiki_attachments (page_id, name, size, mime, source, state)"
+    " VALUES (?, ?, ?, ?, ?, 'remote')";
 static const char SQL_RUN_ADD[] =
     "INSERT INTO wiki_sync_runs (project_id, command_id, root, state, pages, revision, error,"
     " started_at, finished_at) SELECT ?, ?, ?, ?, ?, ?, ?,"
@@ -211,7 +214,8 @@ done:
 
 int
 wiki_load(struct db *db, uint64_t command, const char *label, const char *root,
-    const char *revision, const struct wiki_page_in *pages, size_t n, char *state, size_t len,
+    const char *revision, const struct wiki_page_in *pages, size_t n,
+    const struct wiki_attachment_in *atts, size_t n_atts, char *state, size_t len,
     struct err *e)
 {
 	uint64_t	*ids = NULL, project = 0;
@@ -231,6 +235,11 @@ wiki_load(struct db *db, uint64_t command, const char *label, const char *root,
 		    pages[i].parent == i ? (uint64_t)0 : ids[pages[i].parent],
 		    (uint64_t)pages[i].depth, (uint64_t)i, (uint64_t)pages[i].ord_end, pages[i].path,
 		    pages[i].body, (uint64_t)pages[i].chars, pages[i].source)) != 0)
+			goto fail;
+	for (i = 0; i < n_atts; i++)
+		if (atts[i].page < n && (rc = db_run(db, DB_ONCE, SQL_ATTACHMENT_ADD, NULL, NULL,
+		    NULL, e, "ususs", ids[atts[i].page], atts[i].name, atts[i].size, atts[i].mime,
+		    atts[i].source)) != 0)
 			goto fail;
 	snprintf(result, sizeof result, "{\"pages\":%zu}", n);
 	if ((rc = db_run(db, DB_ONCE, SQL_RUN_ADD, NULL, NULL, NULL, e, "uussussu", project,

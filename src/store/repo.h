@@ -376,7 +376,7 @@ int	repo_merge_contains(struct repo_cache *c, char now[41], int *contains, const
 
 struct repo_file {
 	char	*path;		/* owned; from the root */
-	char	*data;		/* owned; size bytes and a NUL (NULL past a limit) */
+	char	*data;		/* owned; size bytes and a NUL; NULL for a file not *.md */
 	size_t	 size;
 };
 
@@ -387,10 +387,12 @@ struct repo_files {
 };
 
 /*
- * Every file named *.md at the head of refs/heads/branch of owner/name,
- * in git's tree order (a directory's entries after it).  ERR_TOOBIG
- * naming the file past a limit: more than max_files, a file over max_bytes,
- * or over max_total in all; ERR_NOTFOUND for a branch that is not there.
+ * Every file at the head of refs/heads/branch of owner/name, in git's tree
+ * order (a directory's entries after it): those named *.md with their
+ * bytes, the others with their size alone (symbolic links and submodules
+ * left out).  ERR_TOOBIG
+ * naming the file past a limit: more than max_files, a *.md file over
+ * max_bytes, or over max_total of them in all; ERR_NOTFOUND for a branch that is not there.
  * Release with repo_files_release, also on error.
  */
 int	repo_md_files(struct repo_cache *c, struct repo_files *out, const char *owner,

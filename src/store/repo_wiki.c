@@ -27,15 +27,44 @@ wiki_walk_cb(const char *root, const git_tree_entry *entry, void *payload)
 	struct wiki_walk	*w = payload;
 	struct repo_file	*f, *v;
 	git_blob		*blob = NULL;
+	git_odb			*odb = NULL;
+	git_object_t		 type;
 	const char		*name = git_tree_entry_name(entry);
 	size_t			 n = strlen(name), size;
+	int			 md;
 
-	if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB || n < 4 ||
-	    strcmp(name + n - 3, ".md") != 0 || git_tree_entry_filemode(entry) == GIT_FILEMODE_LINK)
+	if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB ||
+	    git_tree_entry_filemode(entry) == GIT_FILEMODE_LINK)
 		return 0;
+	md = n >= 4 && strcmp(name + n - 3, ".md") == 0;
 	if (w->out->n >= w->max_files) {
-		w->rc = err_set(w->e, ERR_TOOBIG, "more than %zu Markdown files", w->max_files);
+		w->rc = err_set(w->e, ERR_TOOBIG, "more than %zu files", w->max_files);
 		return -1;
+	}
+	if (!md) {
+		/* another file: its name and size only (an attachment), never its bytes */
+		if (git_repository_odb(&odb, w->repo) < 0 ||
+		    git_odb_read_header(&size, &type, odb, git_tree_entry_id(entry)) < 0) {
+			git_odb_free(odb);
+			w->rc = repo_git_fail(w->e, ERR_GIT, "wiki", "cannot read a file");
+			return -1;
+		}
+		git_odb_free(odb);
+		if ((v = realloc(w->out->v, (w->out->n + 1) * sizeof *v)) == NULL) {
+			w->rc = err_set(w->e, ERR_NOMEM, "out of memory");
+			return -1;
+		}
+		w->out->v = v;
+		f = &v[w->out->n];
+		memset(f, 0, sizeof *f);
+		if (asprintf(&f->path, "%s%s", root, name) < 0) {
+			f->path = NULL;
+			w->rc = err_set(w->e, ERR_NOMEM, "out of memory");
+			return -1;
+		}
+		f->size = size;
+		w->out->n++;
+		return 0;
 	}
 	if (git_blob_lookup(&blob, w->repo, git_tree_entry_id(entry)) < 0) {
 		w->rc = repo_git_fail(w->e, ERR_GIT, "wiki", "cannot read a file");
