@@ -1,4 +1,4 @@
-/* wiki-t: unit tests for the wiki's text checks: characters, UTF-8, page codes, roots. */
+/* wiki-t: unit tests for the wiki's text checks: characters, UTF-8, page codes, roots, media types. */
 #include <stdio.h>
 #include <string.h>
 
@@ -83,6 +83,15 @@ test_roots(void)
 	ok(hub_wiki_root_parse(r, &owner, &name, &branch, &code) != 0, "an empty owner");
 }
 
+static void
+test_mime(void)
+{
+	is_str(hub_wiki_mime("схема.png"), "image/png", "png");
+	is_str(hub_wiki_mime("SCAN.PDF"), "application/pdf", "an extension in capitals");
+	is_str(hub_wiki_mime(".png"), "application/octet-stream", "a name that is only an extension");
+	is_str(hub_wiki_mime("Makefile"), "application/octet-stream", "no extension");
+}
+
 int
 main(void)
 {
@@ -90,5 +99,6 @@ main(void)
 	test_chars();
 	test_codes();
 	test_roots();
+	test_mime();
 	return done_testing();
 }
