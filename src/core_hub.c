@@ -55,8 +55,9 @@ core_hub(struct core *c, const struct core_request *req, struct core_response *r
 		core_hub_refuse(resp, 421, "Host not allowed");
 		return;
 	}
-	if (method == NULL || (strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0)) {
-		core_response_header(resp, "Allow", "GET, POST");
+	if (method == NULL || (strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0 &&
+	    strcmp(method, "PATCH") != 0)) {
+		core_response_header(resp, "Allow", "GET, POST, PATCH");
 		hub_say(msg, sizeof msg, "%s не поддерживается", method != NULL ? method : "?");
 		core_hub_refuse(resp, 405, msg);
 		return;

@@ -154,7 +154,7 @@ test_expect_success 'mcp jira --project with a label the hub lacks: the binding 
 	iserr 2 && test "$(text 2)" = "проект A/../B не заведён в хабе: project_create или исправьте --project в .mcp.json" &&
 	! grep -q "/hub/projects/A" "$NGINX_DIR/logs/access.log" &&
 	hub GET projects/AURORA && test "$STATUS" = 200 &&
-	jq -e ".project == {label: \"AURORA\", board_id: 5120}" hub.json &&
+	jq -e ".project.label == \"AURORA\" and .project.board_id == 5120 and .project.own_issues == 2" hub.json &&
 	hub GET projects/aurora && test "$STATUS" = 404 &&
 	hub POST projects/AURORA "{}" && test "$STATUS" = 405 &&
 	{ echo "$INIT"; call 2 projects "{}"; } | sdlc jira --project AURORA &&

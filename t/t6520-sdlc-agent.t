@@ -25,9 +25,11 @@ claim () { hub POST agent/claim "${1:-{\}}"; }
 test_expect_success 'agent --help; a module or backend it does not have is a usage error' '
 	fm agent --help | grep "usage: forgemcp agent --module jira --backend local" &&
 	{ fm agent --module wiki --backend local 2>err; test $? = 2; } &&
-	grep "agent: --module jira is the one module with an agent yet" err &&
+	grep "agent: the wiki module.s backend is --backend git" err &&
 	{ fm agent --module jira --backend jira 2>err; test $? = 2; } &&
-	grep "agent: --backend local is the one backend yet" err
+	grep "agent: the jira module.s backend is --backend local" err &&
+	{ fm agent --module nope --backend local 2>err; test $? = 2; } &&
+	grep "agent: --module jira or --module wiki" err
 '
 
 test_expect_success 'the protocol: commands of a batch are handed out in order, again after the lease' '

@@ -96,7 +96,7 @@ test_expect_success 'the three printed curl calls work as printed' '
 	grep -F "Mcp-Name: create_run" curl.2 && mv curl.2 create_run.sh && mv curl.3 curl.2 &&
 	grep -F "MCP-Protocol-Version: 2026-07-28" curl.1 &&
 	bash curl.1 >modern.json &&
-	jq -e ".result.structuredContent | map(.full_name) | sort == [\"demo/forgemcp\",\"demo/notes\"]" modern.json &&
+	jq -e ".result.structuredContent | map(.full_name) | sort == [\"demo/forgemcp\",\"demo/notes\",\"demo/wiki\"]" modern.json &&
 	jq -e ".result.structuredContent[] | select(.full_name == \"demo/notes\") | .private == true" modern.json &&
 	test_must_fail grep -F "MCP-Protocol-Version" curl.2 &&
 	bash curl.2 >legacy.json &&
@@ -159,6 +159,26 @@ test_expect_success 'the printed sdlc-jira server, with env: DEMO'"'"'s issues; 
 	)
 '
 
+test_expect_success 'the printed sdlc-wiki server, with env: DEMO'"'"'s wiki synced from demo/wiki by the wiki agent' '
+	grep "^{\"mcpServers\": {\"sdlc-wiki\"" first.out >wiki.json &&
+	jq -e ".mcpServers[\"sdlc-wiki\"].args == [\"mcp\", \"wiki\", \"--project\", \"DEMO\"]" wiki.json &&
+	! grep -F "$TOKEN" wiki.json &&
+	cmd=$(jq -r ".mcpServers[\"sdlc-wiki\"].command" wiki.json) &&
+	init="{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}" &&
+	(
+		eval "$(cat env.out)" && unset FORGEMCP_CONFIG &&
+		{ echo "$init"
+		  echo "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"sync\",\"arguments\":{\"wait\":true}}}"
+		  echo "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"tree\",\"arguments\":{}}}"
+		  echo "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"search\",\"arguments\":{\"query\":\"СОГЛАСОВАН\"}}}"
+		} | timeout 90 "$cmd" mcp wiki --project DEMO >wiki1.out 2>wiki1.err &&
+		jq -s -r ".[] | select(.id == 2) | .result.content[0].text" wiki1.out | grep "^пакет #[0-9]*: done$" &&
+		jq -s -r ".[] | select(.id == 3) | .result.content[0].text" wiki1.out >wiki-tree.txt &&
+		grep "^DOC-1 Вики проекта DEMO " wiki-tree.txt && grep "^  DOC-2 Быстрый старт " wiki-tree.txt &&
+		jq -s -r ".[] | select(.id == 4) | .result.content[0].text" wiki1.out | grep -x "DOC-2 · Быстрый старт"
+	)
+'
+
 test_expect_success 'the public repository is this checkout'"'"'s history' '
 	tool_call get_file_contents "{\"repo\":\"demo/forgemcp\",\"path\":\"etc/nginx-forgemcp.conf.sample\"}" &&
 	test_status 200 &&
@@ -187,6 +207,7 @@ test_expect_success 'status says what runs' '
 	grep -E "^  worker +running" status.out &&
 	grep -E "^  runner +running" status.out &&
 	grep -E "^  agent +running" status.out &&
+	grep -E "^  wikiagent +running" status.out &&
 	grep -E "^  nginx +running" status.out &&
 	grep "answers" status.out
 '

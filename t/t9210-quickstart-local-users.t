@@ -126,7 +126,7 @@ test_expect_success 'MariaDB does not run as root' '
 	test "$u" = forgemcp
 '
 
-test_expect_success 'nginx'"'"'s workers, the FastCGI workers, the merge worker and the sdlc agent do not run as root' '
+test_expect_success 'nginx'"'"'s workers, the FastCGI workers, the merge worker and the sdlc agents do not run as root' '
 	n=$(cat "$QS_STATE/run/nginx.pid") &&
 	ps -o pid=,user= --ppid "$n" >nginx.ps &&
 	cat nginx.ps &&
@@ -138,7 +138,8 @@ test_expect_success 'nginx'"'"'s workers, the FastCGI workers, the merge worker 
 	test "$(wc -l <fcgi.ps)" = 5 &&	# the master and the 4 workers of the default
 	test_must_fail grep -vE " forgemcp\$" fcgi.ps &&
 	test "$(user_of "$(cat "$QS_STATE/run/worker.pid")")" = forgemcp &&
-	test "$(user_of "$(cat "$QS_STATE/run/agent.pid")")" = forgemcp
+	test "$(user_of "$(cat "$QS_STATE/run/agent.pid")")" = forgemcp &&
+	test "$(user_of "$(cat "$QS_STATE/run/wikiagent.pid")")" = forgemcp
 '
 
 test_expect_success 'the services run a copy of a build their user cannot reach' '

@@ -14,16 +14,19 @@ agent_usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: forgemcp agent --module jira --backend local [--once] [--interval SECONDS]\n"
+	    "       forgemcp agent --module wiki --backend git [--once] [--interval SECONDS]\n"
 	    "\n"
 	    "Executes the commands of the sdlc hub's batches, each batch in order, and\n"
 	    "reports each one: a client of the hub API at hub_url with the token hub_token\n"
 	    "(it needs the write scope).  Each claim tells the hub its version, and the\n"
 	    "launcher that started it when FORGEMCP_AGENT_LAUNCHER names one.  Backends:\n"
 	    "local, the hub's own tracker tables (a tracker without a Jira): ensure_issue,\n"
-	    "ensure_fields, ensure_link, refresh.\n"
+	    "ensure_fields, ensure_link, refresh; git, the wiki's pages from a forge\n"
+	    "repository that the project's wiki root names (owner/name@branch:DOC-1):\n"
+	    "wiki_sync.\n"
 	    "\n"
-	    "  --module jira        the module whose commands it runs\n"
-	    "  --backend local      where the commands take effect\n"
+	    "  --module jira|wiki   the module whose commands it runs\n"
+	    "  --backend local|git  where the commands take effect (local for jira, git for wiki)\n"
 	    "  --once               stop when no command is waiting (exit 1 when the hub\n"
 	    "                       cannot be asked: down, or the token refused)\n"
 	    "  --interval SECONDS   how long to wait when none is (default 1)\n"
@@ -31,18 +34,20 @@ agent_usage(FILE *f)
 	    "SIGTERM or SIGINT: it stops after the command it is running.\n");
 }
 
-/* Claims one command and has the local backend run it: 1 ran one, 0 none, -1 failed. */
+/* Claims one command of module and has the backend run it: 1 ran one, 0 none, -1 failed. */
 static int
-agent_step(const struct hub_client *hub)
+agent_step(const struct hub_client *hub, const char *module)
 {
 	struct json_object	*o = NULL, *cmd, *body, *r = NULL, *said, *why;
+	const char		*run = strcmp(module, "wiki") == 0 ? "/agent/wiki_git" :
+				    "/agent/local";
 	const char		*launcher;
 	enum hub_result		 res;
 	long			 status;
 	int			 ran = -1;
 
 	said = json_object_new_object();
-	json_object_object_add(said, "module", json_object_new_string("jira"));
+	json_object_object_add(said, "module", json_object_new_string(module));
 	json_object_object_add(said, "version", json_object_new_string(PACKAGE_VERSION));
 	if ((launcher = getenv("FORGEMCP_AGENT_LAUNCHER")) != NULL && *launcher != '\0')
 		json_object_object_add(said, "launcher", json_object_new_string(launcher));
@@ -69,7 +74,7 @@ agent_step(const struct hub_client *hub)
 	body = json_object_new_object();
 	json_object_object_add(body, "command",
 	    json_object_get(json_object_object_get(cmd, "id")));
-	res = hub_request(hub, "POST", "/agent/local", body, &status, &r);
+	res = hub_request(hub, "POST", run, body, &status, &r);
 	json_object_put(body);
 	if (res != HUB_ANSWERED || status != 200) {
 		log_error("agent: command %s: the hub did not run it (HTTP %ld)",
@@ -133,10 +138,11 @@ cli_agent(struct cli *cli, int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage("agent: unexpected argument '%s'", argv[optind]);
-	if (module == NULL || strcmp(module, "jira") != 0)
-		return cli_usage("agent: --module jira is the one module with an agent yet");
-	if (backend == NULL || strcmp(backend, "local") != 0)
-		return cli_usage("agent: --backend local is the one backend yet");
+	if (module == NULL || (strcmp(module, "jira") != 0 && strcmp(module, "wiki") != 0))
+		return cli_usage("agent: --module jira or --module wiki");
+	if (backend == NULL || strcmp(backend, strcmp(module, "wiki") == 0 ? "git" : "local") != 0)
+		return cli_usage("agent: the %s module's backend is --backend %s", module,
+		    strcmp(module, "wiki") == 0 ? "git" : "local");
 	if (cli_hub_client(cli, &hub, &url) != 0)
 		return cli_fail("out of memory");
 	cli_daemon_start("forgemcp-agent");
@@ -147,7 +153,7 @@ cli_agent(struct cli *cli, int argc, char **argv)
 	log_info("agent: module %s, backend %s, hub %s", module, backend, hub.url);
 	rc = 0;
 	while (!cli_stopping) {
-		n = agent_step(&hub);
+		n = agent_step(&hub, module);
 		/* --once: a hub that cannot be asked (down, a refused token) is a failure */
 		if (n < 0 && once)
 			rc = 1;

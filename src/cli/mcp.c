@@ -18,13 +18,13 @@ mcp_usage(FILE *f)
 	    "usage: forgemcp mcp MODULE [--project LABEL]\n"
 	    "\n"
 	    "Serves the MCP server of an sdlc hub module over stdin/stdout (newline-delimited\n"
-	    "JSON-RPC): jira (the tracker mirror, serverInfo sdlc-jira); wiki is listed but not\n"
-	    "in this build yet.  Each tool is a client of the hub API at hub_url with the\n"
-	    "token hub_token (or FORGEMCP_HUB_TOKEN, FORGEMCP_TOKEN); never put the token in\n"
-	    ".mcp.json.  With no hub_url, the hub is the local one of `forgemcp serve` when\n"
-	    "its state directory has one (with its token when none is given), else\n"
-	    "<base_url>/hub.  A configuration file the user may not read is skipped.  Logs\n"
-	    "go to stderr.\n"
+	    "JSON-RPC): jira (the tracker mirror, serverInfo sdlc-jira) or wiki (the copy of a\n"
+	    "project's wiki, serverInfo sdlc-wiki).  Each tool is a client of the hub API at\n"
+	    "hub_url with the token hub_token (or FORGEMCP_HUB_TOKEN, FORGEMCP_TOKEN); never\n"
+	    "put the token in .mcp.json.  With no hub_url, the hub is the local one of\n"
+	    "`forgemcp serve` when its state directory has one (with its token when none is\n"
+	    "given), else <base_url>/hub.  A configuration file the user may not read is\n"
+	    "skipped.  Logs go to stderr.\n"
 	    "\n"
 	    "  --project LABEL  bind the session to a project of the hub; without it only\n"
 	    "                   the tools that need no project work\n");
@@ -132,9 +132,7 @@ cli_mcp(struct cli *cli, int argc, char **argv)
 	module = argv[optind];
 	if (optind + 1 < argc)
 		return cli_usage("mcp: one module, not '%s' after '%s'", argv[optind + 1], module);
-	if (strcmp(module, "wiki") == 0)
-		return cli_fail("mcp: the wiki module is not in this build yet");
-	if (strcmp(module, "jira") != 0)
+	if (strcmp(module, "jira") != 0 && strcmp(module, "wiki") != 0)
 		return mcp_no_module(module);
 	if (project != NULL && project[0] == '\0')
 		return cli_usage("mcp: --project takes a project label");
@@ -151,7 +149,7 @@ cli_mcp(struct cli *cli, int argc, char **argv)
 		free(token);
 		return 1;
 	}
-	rc = sdlc_serve(&sdlc_jira, &hub, project);
+	rc = sdlc_serve(strcmp(module, "wiki") == 0 ? &sdlc_wiki : &sdlc_jira, &hub, project);
 	hub_client_shutdown();
 	free(url);
 	if (token != NULL)

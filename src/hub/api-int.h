@@ -2,10 +2,12 @@
 #ifndef FM_HUB_API_INT_H
 #define FM_HUB_API_INT_H
 #include <stddef.h>
+#include <stdint.h>
 #include <json-c/json.h>
 
 #include "hub/texts.h"
 
+struct config;
 struct core_response;
 struct db;
 struct err;
@@ -40,8 +42,12 @@ void	hub_batches_route(struct db *db, const struct principal *who, const char *m
 void	hub_commands_route(struct db *db, const struct principal *who, const char *method,
 	    const char *path, struct json_object *body, struct core_response *resp);
 /* /hub/agent/...: the agent protocol (claim, report, local). */
-void	hub_agent_route(struct db *db, const struct principal *who, const char *method,
-	    const char *path, struct json_object *body, struct core_response *resp);
+void	hub_agent_route(struct db *db, const struct config *cfg, const struct principal *who,
+	    const char *method, const char *path, const char *query, struct json_object *body,
+	    struct core_response *resp);
+
+/* The 409 (404 when state is "") for a command that is not the agent's to report. */
+void	hub_agent_not_claimed(struct core_response *resp, uint64_t id, const char *state);
 
 /* POST /hub/issues/{key}/notes (api_misc.c). */
 void	hub_notes(struct db *db, const struct principal *who, const char *key,

@@ -13,6 +13,7 @@
 #include "hub/api-int.h"
 #include "hub/hub.h"
 #include "hub/texts.h"
+#include "hub/wiki.h"
 #include "store/db_batches.h"
 #include "store/db_tracker.h"
 
@@ -142,20 +143,33 @@ hub_label_ok(const char *label)
 	return 1;
 }
 
+/* GET /hub/projects[?module=wiki], or GET /hub/projects/<label> (label: one row, or 404). */
 static void
-hub_projects(struct db *db, struct core_response *resp)
+hub_projects(struct db *db, const char *query, const char *label, struct core_response *resp)
 {
 	struct json_object	*list, *o;
 	struct err		 e;
-	int			 rc;
+	char			 module[16];
+	int			 rc, bad = 0;
 
 	err_clear(&e);
-	if ((rc = tracker_projects(db, &list, &e)) != 0) {
+	if ((rc = tracker_projects(db, &list, hub_query(query, "module", module, sizeof module,
+	    &bad) != NULL && strcmp(module, "wiki") == 0, label, &e)) != 0) {
 		hub_failed(resp, rc, &e);
 		return;
 	}
+	if (label != NULL && json_object_array_length(list) == 0) {
+		json_object_put(list);
+		hub_refuse(resp, 404, HT_HUB_UNKNOWN_PROJECT, label);
+		return;
+	}
 	o = json_object_new_object();
-	json_object_object_add(o, "projects", list);
+	if (label != NULL) {
+		json_object_object_add(o, "project", json_object_get(json_object_array_get_idx(list,
+		    0)));
+		json_object_put(list);
+	} else
+		json_object_object_add(o, "projects", list);
 	core_response_json(resp, 200, o);
 }
 
@@ -174,7 +188,7 @@ hub_project_create(struct db *db, const struct principal *who, struct json_objec
     struct core_response *resp)
 {
 	struct json_object	*v, *out;
-	const char		*label, *name, *author;
+	const char		*label, *name, *author, *wiki_root;
 	int64_t			 board = 0;
 	struct err		 e;
 	int			 rc, present;
@@ -200,11 +214,14 @@ hub_project_create(struct db *db, const struct principal *who, struct json_objec
 			return;
 		}
 	}
+	wiki_root = hub_member(body, "wiki_root", &present);
+	if (present && !hub_wiki_root_ok(db, who, wiki_root, resp))
+		return;
 	author = hub_member(body, "author", &present);
 	if (author == NULL || author[0] == '\0' || strlen(author) > 64)
 		author = "api";
 	err_clear(&e);
-	rc = tracker_project_create(db, &out, label, name, (uint64_t)board, author, &e);
+	rc = tracker_project_create(db, &out, label, name, (uint64_t)board, wiki_root, author, &e);
 	if (rc == ERR_EXISTS) {
 		hub_refuse(resp, 409, HT_PROJECT_EXISTS, label);
 		return;
@@ -234,36 +251,6 @@ hub_project_known(struct db *db, const char *label, struct core_response *resp)
 		return -1;
 	}
 	return 1;
-}
-
-/* GET /hub/projects/<label>: {project: {label, board_id}}, one row; 404 for none. */
-static void
-hub_project(struct db *db, const char *label, struct core_response *resp)
-{
-	struct json_object	*o, *p;
-	struct err		 e;
-	uint64_t		 id, board;
-	int			 rc;
-
-	err_clear(&e);
-	if (!hub_label_ok(label)) {
-		hub_refuse(resp, 404, HT_NO_PROJECT, "?");
-		return;
-	}
-	if ((rc = tracker_project_get(db, label, &id, &board, &e)) == ERR_NOTFOUND) {
-		hub_refuse(resp, 404, HT_NO_PROJECT, label);
-		return;
-	}
-	if (rc != 0) {
-		hub_failed(resp, rc, &e);
-		return;
-	}
-	o = json_object_new_object();
-	p = json_object_new_object();
-	json_object_object_add(p, "label", json_object_new_string(label));
-	json_object_object_add(p, "board_id", board != 0 ? json_object_new_uint64(board) : NULL);
-	json_object_object_add(o, "project", p);
-	core_response_json(resp, 200, o);
 }
 
 static void
@@ -345,14 +332,13 @@ hub_handle(struct db *db, const struct config *cfg, const struct principal *who,
 	const char	*slash;
 	char		 key[100];
 
-	(void)cfg;
 	if (!(who->scopes & AUTH_SCOPE_READ)) {
 		hub_refuse(resp, 403, HT_HUB_SCOPE, "read");
 		return;
 	}
 	if (strcmp(path, "projects") == 0) {
 		if (get)
-			hub_projects(db, resp);
+			hub_projects(db, query, NULL, resp);
 		else if (post && body != NULL)
 			hub_project_create(db, who, body, resp);
 		else if (post)
@@ -363,12 +349,22 @@ hub_handle(struct db *db, const struct config *cfg, const struct principal *who,
 		}
 		return;
 	}
-	if (strncmp(path, "projects/", 9) == 0 && path[9] != '\0') {
-		if (!get) {
-			core_response_header(resp, "Allow", "GET");
+	if (strncmp(path, "projects/", 9) == 0) {
+		if (hub_segment(path + 9, strlen(path + 9), key, sizeof key) != 0 ||
+		    !hub_label_ok(key))
+			hub_refuse(resp, 404, HT_HUB_UNKNOWN_PROJECT, "?");
+		else if (get)
+			hub_projects(db, query, key, resp);
+		else if (strcmp(method, "PATCH") == 0)
+			hub_wiki_root_set(db, who, key, body, resp);
+		else {
+			core_response_header(resp, "Allow", "GET, PATCH");
 			hub_refuse(resp, 405, HT_HUB_METHOD, method, path);
-		} else
-			hub_project(db, path + 9, resp);
+		}
+		return;
+	}
+	if (strncmp(path, "wiki/", 5) == 0) {
+		hub_wiki_route(db, who, method, path, query, body, resp);
 		return;
 	}
 	if (strncmp(path, "issues/", 7) == 0 && (slash = strchr(path + 7, '/')) != NULL &&
@@ -412,7 +408,7 @@ hub_handle(struct db *db, const struct config *cfg, const struct principal *who,
 		return;
 	}
 	if (strncmp(path, "agent/", 6) == 0 || strcmp(path, "agent") == 0) {
-		hub_agent_route(db, who, method, path, body, resp);
+		hub_agent_route(db, cfg, who, method, path, query, body, resp);
 		return;
 	}
 	if (strcmp(path, "batches") == 0 || strncmp(path, "batches/", 8) == 0) {

@@ -10,6 +10,7 @@
 #include "err.h"
 #include "log.h"
 #include "hub/api-int.h"
+#include "hub/wiki.h"
 #include "store/db_agent.h"
 #include "store/db_agents.h"
 
@@ -47,13 +48,13 @@ hub_agent_claim(struct db *db, struct json_object *body, struct core_response *r
 	}
 	err_clear(&e);
 	module = body != NULL ? hub_member(body, "module", &present) : NULL;
-	if (module == NULL || strcmp(module, "jira") != 0)
+	if (module == NULL || strcmp(module, "wiki") != 0)
 		module = "jira";
 	if ((rc = tracker_agent_seen(db, module, body, &e)) != 0) {
 		hub_failed(resp, rc, &e);
 		return;
 	}
-	if ((rc = tracker_claim(db, &cmd, (unsigned)lease, &e)) != 0) {
+	if ((rc = tracker_claim(db, &cmd, (unsigned)lease, strcmp(module, "wiki") == 0, &e)) != 0) {
 		hub_failed(resp, rc, &e);
 		return;
 	}
@@ -67,8 +68,7 @@ hub_agent_claim(struct db *db, struct json_object *body, struct core_response *r
 	core_response_json(resp, 200, o);
 }
 
-/* The 409 for a command that is not the agent's to report. */
-static void
+void
 hub_agent_not_claimed(struct core_response *resp, uint64_t id, const char *state)
 {
 	char	msg[200];
@@ -155,16 +155,16 @@ hub_agent_local(struct db *db, struct json_object *body, struct core_response *r
 	core_response_json(resp, 200, o);
 }
 
-/* GET /hub/agent[?module=jira] */
+/* GET /hub/agent[?module=jira|wiki] */
 static void
-hub_agent_status(struct db *db, struct core_response *resp)
+hub_agent_status(struct db *db, const char *module, struct core_response *resp)
 {
 	struct json_object	*o;
 	struct err		 e;
 	int			 rc;
 
 	err_clear(&e);
-	if ((rc = tracker_agent_status(db, &o, "jira", &e)) != 0) {
+	if ((rc = tracker_agent_status(db, &o, module, &e)) != 0) {
 		hub_failed(resp, rc, &e);
 		return;
 	}
@@ -199,11 +199,16 @@ hub_agent_publish(struct db *db, struct json_object *body, struct core_response 
 }
 
 void
-hub_agent_route(struct db *db, const struct principal *who, const char *method,
-    const char *path, struct json_object *body, struct core_response *resp)
+hub_agent_route(struct db *db, const struct config *cfg, const struct principal *who,
+    const char *method, const char *path, const char *query, struct json_object *body,
+    struct core_response *resp)
 {
+	char	module[16];
+	int	bad = 0;
+
 	if (strcmp(path, "agent") == 0 && strcmp(method, "GET") == 0) {
-		hub_agent_status(db, resp);
+		hub_agent_status(db, hub_query(query, "module", module, sizeof module, &bad) != NULL &&
+		    strcmp(module, "wiki") == 0 ? "wiki" : "jira", resp);
 		return;
 	}
 	if (strcmp(method, "POST") != 0) {
@@ -223,6 +228,12 @@ hub_agent_route(struct db *db, const struct principal *who, const char *method,
 		hub_agent_local(db, body, resp);
 	else if (strcmp(path, "agent/publish") == 0)
 		hub_agent_publish(db, body, resp);
+	else if (strcmp(path, "agent/wiki_git") == 0) {
+		if (hub_agent_id(body, "command") == 0)
+			hub_refuse_msg(resp, 422, "нужен command: id команды");
+		else
+			hub_wiki_git(db, cfg, hub_agent_id(body, "command"), resp);
+	}
 	else
 		hub_refuse(resp, 404, HT_HUB_NO_PATH, method, path);
 }

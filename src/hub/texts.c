@@ -38,6 +38,9 @@ static const char *const hub_texts[HT__MAX] = {
 	[HT_COMMENTS] = "комментарии (%zu):",
 	[HT_NO_COMMENTS] = "комментариев нет",
 	[HT_MORE] = "ещё %zu",
+	[HT_WIKI_NO_ROOT] = "у проекта %s нет корня вики: root_set DOC-…",
+	[HT_WIKI_NOT_SYNCED] = "вики проекта ещё не синхронизирована: sync",
+	[HT_WIKI_MORE] = "продолжение: offset=%s",
 };
 
 const char *

@@ -36,6 +36,9 @@ enum hub_text {
 	HT_COMMENTS,		/* the card's comments: count */
 	HT_NO_COMMENTS,
 	HT_MORE,		/* "ещё M": count */
+	HT_WIKI_NO_ROOT,	/* a wiki tool of a project without a wiki root: label */
+	HT_WIKI_NOT_SYNCED,	/* a wiki tool of a project whose root was never synced */
+	HT_WIKI_MORE,		/* page: the offset of the rest */
 	HT__MAX
 };
 

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <json-c/json.h>
 
 #include "buf.h"
@@ -63,4 +64,15 @@ sdlc_str(struct json_object *o, const char *key, const char *dash)
 	if (!json_object_object_get_ex(o, key, &v) || v == NULL)
 		return dash;
 	return json_object_get_string(v);
+}
+
+void
+sdlc_self(char *path, size_t len)
+{
+	ssize_t	n = readlink("/proc/self/exe", path, len - 1);
+
+	if (n <= 0)
+		snprintf(path, len, "forgemcp");
+	else
+		path[n] = '\0';
 }

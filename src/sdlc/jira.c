@@ -46,18 +46,6 @@ jira_projects(struct sdlc_ctx *ctx, struct json_object *args)
 	return 0;
 }
 
-/* The absolute path of this program, for the .mcp.json fragment; "forgemcp" when unknown. */
-static void
-jira_self(char *path, size_t len)
-{
-	ssize_t	n = readlink("/proc/self/exe", path, len - 1);
-
-	if (n <= 0)
-		snprintf(path, len, "forgemcp");
-	else
-		path[n] = '\0';
-}
-
 static int
 jira_project_create(struct sdlc_ctx *ctx, struct json_object *args)
 {
@@ -81,7 +69,7 @@ jira_project_create(struct sdlc_ctx *ctx, struct json_object *args)
 	if (json_object_object_get(v, "board_id") != NULL)
 		buf_printf(ctx->out, ", доска %s", sdlc_str(v, "board_id", ""));
 	buf_printf(ctx->out, "\nid пакета обновления: %s\n", sdlc_str(o, "batch", JIRA_DASH));
-	jira_self(self, sizeof self);
+	sdlc_self(self, sizeof self);
 	argv = json_object_new_array();
 	json_object_array_add(argv, json_object_new_string("mcp"));
 	json_object_array_add(argv, json_object_new_string(ctx->module));
@@ -465,5 +453,5 @@ const struct sdlc_module sdlc_jira = {
 	"Зеркало трекера (Jira) в хабе sdlc: чтение задач, комментариев и проектов. Сессия "
 	"привязана к проекту ключом --project <метка>; без привязки работают projects и "
 	"project_create.",
-	jira_tools, sizeof jira_tools / sizeof jira_tools[0],
+	jira_tools, sizeof jira_tools / sizeof jira_tools[0], NULL,
 };

@@ -153,15 +153,24 @@ jira_sync_log(struct sdlc_ctx *ctx, struct json_object *args)
 int
 jira_agent_status(struct sdlc_ctx *ctx, struct json_object *args)
 {
-	struct json_object	*o, *a, *c, *p;
-	struct buf		*out = ctx->out;
-	const char		*version, *launcher, *state, *target, *hint, *sv;
-	size_t			 i;
+	struct json_object	*o;
 	int			 rc;
 
 	(void)args;
 	if ((rc = sdlc_hub(ctx, "GET", "/agent", NULL, &o)) != 0)
 		return rc;
+	sdlc_agent_view(ctx->out, o);
+	json_object_put(o);
+	return 0;
+}
+
+void
+sdlc_agent_view(struct buf *out, struct json_object *o)
+{
+	struct json_object	*a, *c, *p;
+	const char		*version, *launcher, *state, *target, *hint, *sv;
+	size_t			 i;
+
 	version = sdlc_str(o, "version", NULL);
 	launcher = sdlc_str(o, "launcher", NULL);
 	if (!json_object_get_boolean(json_object_object_get(o, "seen")))
@@ -215,6 +224,4 @@ jira_agent_status(struct sdlc_ctx *ctx, struct json_object *args)
 		buf_puts(out, "\nбез запускателя\nагент запущен без run.py: обновлять его некому");
 	if ((hint = sdlc_str(o, "update_hint", NULL)) != NULL)
 		buf_printf(out, "\nupdate_hint: %s", hint);
-	json_object_put(o);
-	return 0;
 }

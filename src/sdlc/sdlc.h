@@ -17,6 +17,8 @@ enum sdlc_flag {
 	SDLC_BOUND = 1 << 0,	/* refused in a session without --project, no hub request */
 	SDLC_ANY = 1 << 1,	/* no binding check (projects, project_create) */
 	SDLC_READ = 1 << 2,	/* readOnlyHint */
+	SDLC_ROOT = 1 << 3,	/* refused in a project without a wiki root */
+	SDLC_SYNCED = 1 << 4,	/* refused in a project whose wiki root was never synced */
 };
 
 /* What a tool gets: the hub, the session's project (NULL: none), its answer's text. */
@@ -25,6 +27,7 @@ struct sdlc_ctx {
 	const char		*project;
 	const char		*module;	/* "jira" */
 	struct buf		*out;		/* the answer's text */
+	struct json_object	*proj;		/* the session's project as GET /projects has it, or NULL */
 };
 
 /*
@@ -52,9 +55,11 @@ struct sdlc_module {
 	const char		*instructions;
 	const struct sdlc_tool	*tools;
 	size_t			 n_tools;
+	const char		*projects;	/* the binding check's query (GET /projects/<label>?...), or NULL */
 };
 
 extern const struct sdlc_module sdlc_jira;
+extern const struct sdlc_module sdlc_wiki;
 
 /*
  * Serves the module over stdin/stdout until end of input; returns the exit
@@ -80,6 +85,15 @@ void	sdlc_time(struct buf *out, const char *utc, int with_time);
 void	sdlc_date(struct buf *out, const char *ymd);
 /* s cut to max code points, with "…" when cut; line breaks become spaces when flat. */
 void	sdlc_cut(struct buf *out, const char *s, size_t max, int flat);
+/* The agent's state (GET /agent) as agent_status shows it. */
+void	sdlc_agent_view(struct buf *out, struct json_object *agent);
+/* The absolute path of this program (for .mcp.json), "forgemcp" when unknown. */
+void	sdlc_self(char *path, size_t len);
+/*
+ * Waits for batch id to be final, at most seconds, asking the hub once a
+ * second; *out is its last GET /batches/{id} answer.  0, or sdlc_hub's.
+ */
+int	sdlc_batch_poll(struct sdlc_ctx *ctx, long long id, long seconds, struct json_object **out);
 /* A member of o as a string, or dash when absent or null. */
 const char *sdlc_str(struct json_object *o, const char *key, const char *dash);
 

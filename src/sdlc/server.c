@@ -67,16 +67,17 @@ sdlc_hub(struct sdlc_ctx *ctx, const char *method, const char *path, struct json
 }
 
 /*
- * Whether the session's project is one the hub knows (GET /projects/<label>,
- * one row whatever the mirror's size): 0 yes, else what to answer.  A label
- * no project can have (labels are [A-Z][A-Z0-9_]*) is not asked about.
+ * Whether the session's project is one the hub knows (GET /projects/<label>
+ * with the module's query, one row whatever the mirror's size): 0 yes
+ * (ctx->proj is its object), else what to answer.  A label no project can
+ * have (labels are [A-Z][A-Z0-9_]*) is not asked about.
  */
 static int
-sdlc_bound(struct sdlc_ctx *ctx)
+sdlc_bound(struct sdlc_ctx *ctx, const char *query)
 {
 	struct json_object	*v, *o;
 	enum hub_result		 r;
-	char			 path[96];
+	char			 path[128];
 	long			 status;
 	int			 rc;
 
@@ -85,15 +86,18 @@ sdlc_bound(struct sdlc_ctx *ctx)
 		sdlc_say(ctx->out, HT_NO_PROJECT, ctx->project);
 		return 1;
 	}
-	snprintf(path, sizeof path, "/projects/%s", ctx->project);
+	snprintf(path, sizeof path, "/projects/%s%s%s", ctx->project, query != NULL ? "?" : "",
+	    query != NULL ? query : "");
 	r = hub_request(ctx->hub, "GET", path, NULL, &status, &v);
 	if (r == HUB_ANSWERED && status == 404) {
 		json_object_put(v);
 		sdlc_say(ctx->out, HT_NO_PROJECT, ctx->project);
 		return 1;
 	}
-	if ((rc = sdlc_answer(ctx, r, status, v, &o)) == 0)
+	if ((rc = sdlc_answer(ctx, r, status, v, &o)) == 0) {
+		ctx->proj = json_object_get(json_object_object_get(o, "project"));
 		json_object_put(o);
+	}
 	return rc;
 }
 
@@ -184,14 +188,24 @@ sdlc_call(const struct sdlc_module *m, const struct hub_client *hub, const char 
 	ctx.project = project;
 	ctx.module = m->name;
 	ctx.out = &out;
+	ctx.proj = NULL;
 	if ((m->tools[i].flags & SDLC_BOUND) && project == NULL) {
 		sdlc_say(&out, HT_UNBOUND);
 		rc = 1;
 	} else if (project != NULL && !(m->tools[i].flags & SDLC_ANY) &&
-	    (rc = sdlc_bound(&ctx)) != 0)
+	    (rc = sdlc_bound(&ctx, m->projects)) != 0)
 		;
-	else
+	else if ((m->tools[i].flags & SDLC_ROOT) &&
+	    sdlc_str(ctx.proj, "wiki_root", NULL) == NULL) {
+		sdlc_say(&out, HT_WIKI_NO_ROOT, project);
+		rc = 1;
+	} else if ((m->tools[i].flags & SDLC_SYNCED) &&
+	    sdlc_str(ctx.proj, "wiki_synced", NULL) == NULL) {
+		sdlc_say(&out, HT_WIKI_NOT_SYNCED);
+		rc = 1;
+	} else
 		rc = m->tools[i].fn(&ctx, args);
+	json_object_put(ctx.proj);
 	if (rc == SDLC_DOWN) {
 		out.len = 0;
 		if (out.data != NULL)

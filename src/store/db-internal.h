@@ -156,5 +156,16 @@ struct db_token;
 int		 db_hash_ok(const char *s);
 void		 db_token_fill(struct db *db, struct db_token *out, const char *const *cell);
 uint64_t	 db_to_u64(const char *s);
+/*
+ * Rows as JSON (db_tracker.c): names (NULL-terminated) are the members,
+ * kinds one letter a column ('s' string, 'u' count, 'n' number, 'b' 0/1).
+ * tracker_row answers row's object, tracker_rows the first max rows in an
+ * array; NULL when out of memory or when names, kinds and columns differ.
+ */
+struct json_object;
+struct json_object *tracker_row(const struct db_rows *r, size_t row, const char *const *names,
+		    const char *kinds);
+struct json_object *tracker_rows(const struct db_rows *r, size_t max, const char *const *names,
+		    const char *kinds);
 
 #endif

@@ -20,6 +20,7 @@ static const char SQL_CANDIDATES[] =
     "  AND c.claimed_at < UTC_TIMESTAMP(3) - INTERVAL ? SECOND))"
     " AND NOT EXISTS (SELECT 1 FROM tracker_commands q WHERE q.batch_id = c.batch_id"
     "  AND q.seq < c.seq AND q.state IN ('queued', 'claimed'))"
+    " AND (LEFT(c.type, 5) = 'wiki_') = ?"
     " ORDER BY c.id LIMIT ?";
 /* A batch is claimed from by one transaction at a time: the batch row is the lock. */
 static const char SQL_LOCK_BATCH[] =
@@ -160,7 +161,8 @@ done:
 }
 
 int
-tracker_claim(struct db *db, struct json_object **out, unsigned lease_seconds, struct err *e)
+tracker_claim(struct db *db, struct json_object **out, unsigned lease_seconds, int wiki,
+    struct err *e)
 {
 	struct db_rows	 c = { 0 }, b = { 0 };
 	uint64_t	 id, batch;
@@ -170,8 +172,8 @@ tracker_claim(struct db *db, struct json_object **out, unsigned lease_seconds, s
 	*out = NULL;
 	/* a pass that only ended commands (skipped, failed) may leave another to hand out */
 	for (pass = 0; pass < 3 && *out == NULL; pass++) {
-		if ((rc = db_run(db, DB_RETRY, SQL_CANDIDATES, &c, NULL, NULL, e, "ii",
-		    (int64_t)lease_seconds, (int64_t)CLAIM_CANDIDATES)) != 0)
+		if ((rc = db_run(db, DB_RETRY, SQL_CANDIDATES, &c, NULL, NULL, e, "iii",
+		    (int64_t)lease_seconds, (int64_t)(wiki != 0), (int64_t)CLAIM_CANDIDATES)) != 0)
 			return rc;
 		if (c.n == 0)
 			break;

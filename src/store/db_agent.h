@@ -21,9 +21,10 @@ struct err;
  * params, handouts, project} with the temporary keys in params already
  * replaced by the keys earlier commands made; NULL when there is none.  A
  * command naming a temporary key whose ensure_issue failed is skipped, and
- * one handed out TRACKER_HANDOUTS_MAX times is failed, on the way.
+ * one handed out TRACKER_HANDOUTS_MAX times is failed, on the way.  wiki:
+ * the wiki agent's commands (types wiki_*), else the others.
  */
-int	tracker_claim(struct db *db, struct json_object **out, unsigned lease_seconds,
+int	tracker_claim(struct db *db, struct json_object **out, unsigned lease_seconds, int wiki,
 	    struct err *e);
 /*
  * Reports a claimed command done or failed (error: why), with result (may

@@ -11,6 +11,7 @@
 #include "store/db-internal.h"
 #include "store/db_notes.h"
 #include "store/db_tracker.h"
+#include "store/db_wiki.h"
 
 /* The most comments and commands an issue's answer carries. */
 #define TRACKER_COMMENTS_MAX	500
@@ -19,7 +20,14 @@
 static const char SQL_PROJECTS[] =
     "SELECT p.label, p.name, p.board_id, p.board_type,"
     " (SELECT COUNT(*) FROM tracker_issue_labels l WHERE l.label = p.label)"
-    " FROM tracker_projects p ORDER BY p.label";
+    " FROM tracker_projects p WHERE (? IS NULL OR p.label = ?) ORDER BY p.label";
+static const char SQL_PROJECTS_WIKI[] =
+    "SELECT p.label, p.name, p.board_id, p.board_type,"
+    " (SELECT COUNT(*) FROM tracker_issue_labels l WHERE l.label = p.label), p.wiki_root,"
+    " (SELECT COUNT(*) FROM wiki_pages w WHERE w.project_id = p.id),"
+    " (SELECT " DB_DATE("MAX(s.finished_at)") " FROM wiki_sync_runs s"
+    "  WHERE s.project_id = p.id AND s.state = 'done' AND s.root = p.wiki_root)"
+    " FROM tracker_projects p WHERE (? IS NULL OR p.label = ?) ORDER BY p.label";
 static const char SQL_PROJECT_ADD[] =
     "INSERT INTO tracker_projects (label, name, board_id, created_by, created_at)"
     " VALUES (?, ?, NULLIF(?, 0), ?, UTC_TIMESTAMP(3))";
@@ -87,76 +95,23 @@ static const char SQL_ISSUE_COMMANDS[] =
     " FROM tracker_commands c WHERE JSON_VALUE(c.params, '$.key') = ?"
     " ORDER BY c.id DESC LIMIT ?";
 
-/*
- * A row as an object: names (NULL-terminated) are its members, kinds their
- * JSON types, one letter a column: 's' string, 'u' count, 'n' number, 'b'
- * 0/1.  NULL when out of memory, or when names, kinds and the row's columns
- * do not match (a bug, caught by every test that reads the row).
- */
-static struct json_object *
-tracker_row(const struct db_rows *r, size_t row, const char *const *names, const char *kinds)
-{
-	struct json_object	*o, *v;
-	const char		*cell;
-	size_t			 i;
-
-	for (i = 0; names[i] != NULL && kinds[i] != '\0'; i++)
-		;
-	if (names[i] != NULL || kinds[i] != '\0' || i != r->ncols)
-		return NULL;
-	if ((o = json_object_new_object()) == NULL)
-		return NULL;
-	for (i = 0; kinds[i] != '\0'; i++) {
-		cell = db_rows_get(r, row, i);
-		if (cell == NULL)
-			v = NULL;
-		else if (kinds[i] == 'u')
-			v = json_object_new_uint64(db_to_u64(cell));
-		else if (kinds[i] == 'n')
-			v = json_object_new_double_s(strtod(cell, NULL), cell);
-		else if (kinds[i] == 'b')
-			v = json_object_new_boolean(strcmp(cell, "0") != 0);
-		else
-			v = json_object_new_string(cell);
-		if ((cell != NULL && v == NULL) || json_object_object_add(o, names[i], v) != 0) {
-			json_object_put(v);
-			json_object_put(o);
-			return NULL;
-		}
-	}
-	return o;
-}
-
-/* The first max rows of r as objects (tracker_row) in a new array; NULL when out of memory. */
-static struct json_object *
-tracker_rows(const struct db_rows *r, size_t max, const char *const *names, const char *kinds)
-{
-	struct json_object	*a, *o;
-	size_t			 i, n = r->n < max ? r->n : max;
-
-	if ((a = json_object_new_array_ext((int)n)) == NULL)
-		return NULL;
-	for (i = 0; i < n; i++)
-		if ((o = tracker_row(r, i, names, kinds)) == NULL ||
-		    json_object_array_add(a, o) != 0) {
-			json_object_put(o);
-			json_object_put(a);
-			return NULL;
-		}
-	return a;
-}
-
 int
-tracker_projects(struct db *db, struct json_object **out, struct err *e)
+tracker_projects(struct db *db, struct json_object **out, int wiki, const char *label,
+    struct err *e)
 {
 	static const char *const names[] = { "label", "name", "board_id", "board_type",
-	    "own_issues", NULL };
+	    "own_issues", "wiki_root", "wiki_pages", "wiki_synced", NULL };
+	const char	*names_n[sizeof names / sizeof names[0]];
 	struct db_rows	 r = { 0 };
 	int		 rc;
 
 	*out = NULL;
-	if ((rc = db_run(db, DB_RETRY, SQL_PROJECTS, &r, NULL, NULL, e, "")) == 0 &&
-	    (*out = tracker_rows(&r, r.n, names, "ssusu")) == NULL)
+	memcpy(names_n, names, sizeof names);
+	if (!wiki)
+		names_n[5] = NULL;
+	if ((rc = db_run(db, DB_RETRY, wiki ? SQL_PROJECTS_WIKI : SQL_PROJECTS, &r, NULL, NULL, e,
+	    "ss", label, label)) == 0 &&
+	    (*out = tracker_rows(&r, r.n, names_n, wiki ? "ssususus" : "ssusu")) == NULL)
 		rc = err_set(e, ERR_NOMEM, "out of memory");
 	db_rows_release(&r);
 	return rc;
@@ -178,10 +133,11 @@ tracker_batch_one(struct db *db, uint64_t *batch, uint64_t project_id, const cha
 
 int
 tracker_project_create(struct db *db, struct json_object **out, const char *label,
-    const char *name, uint64_t board_id, const char *author, struct err *e)
+    const char *name, uint64_t board_id, const char *wiki_root, const char *author,
+    struct err *e)
 {
 	struct json_object	*params = NULL, *p = NULL;
-	uint64_t		 id = 0, batch = 0;
+	uint64_t		 id = 0, batch = 0, wiki_batch = 0;
 	char			 title[128];
 	int			 rc;
 
@@ -198,6 +154,8 @@ tracker_project_create(struct db *db, struct json_object **out, const char *labe
 	    board_id, author)) != 0 ||
 	    (rc = tracker_batch_one(db, &batch, id, title, author, "refresh",
 	    json_object_to_json_string_ext(params, JSON_C_TO_STRING_PLAIN), e)) != 0 ||
+	    (wiki_root != NULL && (rc = wiki_root_set_tx(db, id, label, wiki_root, author,
+	    &wiki_batch, e)) != 0) ||
 	    (rc = db_commit(db, e)) != 0) {
 		db_rollback(db);
 		goto done;
@@ -214,6 +172,11 @@ tracker_project_create(struct db *db, struct json_object **out, const char *labe
 	json_object_object_add(*out, "project", p);
 	p = NULL;
 	json_object_object_add(*out, "batch", json_object_new_uint64(batch));
+	if (wiki_root != NULL) {
+		json_object_object_add(json_object_object_get(*out, "project"), "wiki_root",
+		    json_object_new_string(wiki_root));
+		json_object_object_add(*out, "wiki_batch", json_object_new_uint64(wiki_batch));
+	}
 done:
 	json_object_put(p);
 	json_object_put(params);

@@ -23,16 +23,25 @@ struct tracker_filter {
 	int		 limit;		/* 1..500 */
 };
 
-/* Every project, by label: {label, name, board_id, board_type, own_issues}. */
-int	tracker_projects(struct db *db, struct json_object **out, struct err *e);
+/*
+ * Every project (or only the one of label, when not NULL), by label:
+ * {label, name, board_id, board_type, own_issues}, and with wiki
+ * {wiki_root, wiki_pages, wiki_synced (the last sync of the root that ended
+ * well, or null)} too.
+ */
+int	tracker_projects(struct db *db, struct json_object **out, int wiki, const char *label,
+	    struct err *e);
 /*
  * Adds a project and, in the same transaction, its refresh batch (one
- * refresh command of the project, by author).  board_id 0: none.
+ * refresh command of the project, by author).  board_id 0: none.  With
+ * wiki_root (NULL: none), the root is set and a wiki sync queued too
+ * (wiki_batch in *out).
  * ERR_EXISTS when the label is taken (nothing written).  *out is
  * {project: {...}, batch: N}.
  */
 int	tracker_project_create(struct db *db, struct json_object **out, const char *label,
-	    const char *name, uint64_t board_id, const char *author, struct err *e);
+	    const char *name, uint64_t board_id, const char *wiki_root, const char *author,
+	    struct err *e);
 /*
  * Issues matching f, most recently updated first, at most f->limit:
  * {issues: [{key, summary, status, type, due, assignee, sprint,

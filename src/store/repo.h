@@ -372,4 +372,32 @@ int	repo_merge_move(struct repo_cache *c, const char *owner, const char *name,
 int	repo_merge_contains(struct repo_cache *c, char now[41], int *contains, const char *owner,
 	    const char *name, const char *branch, const char *commit, struct err *e);
 
+/* ---- the wiki's Markdown files (src/store/repo_wiki.c) ---- */
+
+struct repo_file {
+	char	*path;		/* owned; from the root */
+	char	*data;		/* owned; size bytes and a NUL; NULL for a file not *.md */
+	size_t	 size;
+};
+
+struct repo_files {
+	char			 commit[41];
+	struct repo_file	*v;
+	size_t			 n;
+};
+
+/*
+ * Every file at the head of refs/heads/branch of owner/name, in git's tree
+ * order (a directory's entries after it): those named *.md with their
+ * bytes, the others with their size alone (symbolic links and submodules
+ * left out).  ERR_TOOBIG
+ * naming the file past a limit: more than max_files, a *.md file over
+ * max_bytes, or over max_total of them in all; ERR_NOTFOUND for a branch that is not there.
+ * Release with repo_files_release, also on error.
+ */
+int	repo_md_files(struct repo_cache *c, struct repo_files *out, const char *owner,
+	    const char *name, const char *branch, size_t max_files, size_t max_bytes,
+	    size_t max_total, struct err *e);
+void	repo_files_release(struct repo_files *f);
+
 #endif

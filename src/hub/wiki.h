@@ -1,0 +1,53 @@
+/*
+ * wiki: the hub API's wiki (doc/sdlc.md, "The wiki"): the routes under
+ * /hub/wiki/, a project's wiki root, and the git backend that syncs a
+ * project's copy from a forge repository.
+ */
+#ifndef FM_HUB_WIKI_H
+#define FM_HUB_WIKI_H
+#include <stddef.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+struct config;
+struct core_response;
+struct db;
+struct principal;
+
+/* /hub/wiki/...: path is "wiki/<rest>". */
+void	hub_wiki_route(struct db *db, const struct principal *who, const char *method,
+	    const char *path, const char *query, struct json_object *body,
+	    struct core_response *resp);
+/*
+ * Whether root is a wiki root whose repository (when it names one) the
+ * principal can see: 1, or 0 after answering the refusal (422).
+ */
+int	hub_wiki_root_ok(struct db *db, const struct principal *who, const char *root,
+	    struct core_response *resp);
+/* PATCH /hub/projects/{label} {wiki_root, author?}: the root and its sync batch. */
+void	hub_wiki_root_set(struct db *db, const struct principal *who, const char *label,
+	    struct json_object *body, struct core_response *resp);
+/*
+ * POST /hub/agent/wiki_git {command}: the git backend runs the claimed
+ * wiki_sync command id: {command, state, error, pages}.
+ */
+void	hub_wiki_git(struct db *db, const struct config *cfg, uint64_t id,
+	    struct core_response *resp);
+
+/* Code points in s. */
+size_t	hub_wiki_chars(const char *s);
+/* Whether s (len bytes) is UTF-8 without NULs, overlong forms or surrogates. */
+int	hub_wiki_utf8_ok(const char *s, size_t len);
+/* The media type of a file by its name's extension; application/octet-stream when unknown. */
+const char *hub_wiki_mime(const char *name);
+/* Whether code is a page code: a letter, letters, digits or _, '-', digits (DOC-12). */
+int	hub_wiki_code_ok(const char *code);
+/*
+ * Splits a wiki root "[owner/name[@branch]:]CODE" in place: owner, name
+ * and branch NULL for a bare code; branch "main" when not given.  0, or
+ * -1 when it is not one.
+ */
+int	hub_wiki_root_parse(char *root, const char **owner, const char **name,
+	    const char **branch, const char **code);
+
+#endif

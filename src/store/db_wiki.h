@@ -1,0 +1,122 @@
+/*
+ * db_wiki: the sdlc hub's wiki copy in MySQL (schema/013-wiki.sql): pages
+ * with codes, their tree, Markdown and attachments, the project's wiki
+ * root, and the sync runs.  Reads answer the JSON objects the hub API
+ * sends (doc/sdlc.md, "The wiki"); each write is one transaction, and a
+ * sync replaces a project's pages whole or not at all.  A project is named
+ * by its label: ERR_NOTFOUND when the hub has no such project.
+ */
+#ifndef FM_DB_WIKI_H
+#define FM_DB_WIKI_H
+#include <stddef.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+struct db;
+struct err;
+
+#define WIKI_TREE_DEPTH_MAX	64	/* levels below the root a sync accepts */
+
+/* A page as a sync loads it, in tree (pre-order) order: the root first. */
+struct wiki_page_in {
+	const char	*code;
+	const char	*title;
+	const char	*path;		/* the titles from the root, " / " between them */
+	const char	*body;		/* Markdown, valid UTF-8 */
+	const char	*source;	/* its address in the source */
+	size_t		 parent;	/* index of its parent in the array; the root: itself */
+	unsigned	 depth;		/* 0 for the root */
+	unsigned	 ord_end;	/* index of the last page of its subtree */
+	size_t		 chars;		/* code points of body */
+};
+
+/* An attachment as a sync records it (its content stays in the source). */
+struct wiki_attachment_in {
+	size_t		 page;		/* index of its page in the pages loaded */
+	const char	*name;
+	uint64_t	 size;
+	const char	*mime;
+	const char	*source;	/* its address in the source */
+};
+
+/* The project's wiki root into *root (caller frees; NULL when none is set). */
+int	wiki_root_get(struct db *db, const char *label, char **root, struct err *e);
+/*
+ * Sets the project's wiki root and queues a sync of it (a batch of one
+ * wiki_sync command, by author), in one transaction: *out is {project:
+ * {label, wiki_root}, batch: N}.
+ */
+int	wiki_root_set(struct db *db, struct json_object **out, const char *label,
+	    const char *root, const char *author, struct err *e);
+/* wiki_root_set inside an open transaction, of the project's id: *batch the sync's. */
+int	wiki_root_set_tx(struct db *db, uint64_t project, const char *label, const char *root,
+	    const char *author, uint64_t *batch, struct err *e);
+/*
+ * Queues a sync of the project's wiki, or finds the one queued or running:
+ * *out is {batch: N, queued: true|false}.  ERR_INVALID when the project has
+ * no wiki root.
+ */
+int	wiki_sync_queue(struct db *db, struct json_object **out, const char *label,
+	    const char *author, struct err *e);
+/*
+ * The tree from the root, or from the page code (NULL: the root), depth
+ * levels below it: {pages: [{code, title, depth, chars}]} in tree order,
+ * depth counted from the first page.  ERR_NOTFOUND for a code not there.
+ */
+int	wiki_tree(struct db *db, struct json_object **out, const char *label, const char *code,
+	    int depth, struct err *e);
+/*
+ * The page code with at most max characters of its Markdown from offset
+ * (characters): {page: {id, code, title, path, source, synced, chars,
+ * attachments: [{id, name, size, mime, state}]}, offset, text, next (the
+ * offset of what is left, or null)}.  ERR_NOTFOUND for no such page;
+ * ERR_TOOBIG when offset is past the end (*out then holds {chars}).
+ */
+int	wiki_page_get(struct db *db, struct json_object **out, const char *label,
+	    const char *code, uint64_t offset, uint64_t max, struct err *e);
+/*
+ * A title: {code} of the one page with exactly that title, else
+ * {candidates: [{code, title, path}]}: at most 10 whose title contains it,
+ * or failing those the best full-text matches.
+ */
+int	wiki_title_find(struct db *db, struct json_object **out, const char *label,
+	    const char *title, struct err *e);
+/*
+ * Full-text search (InnoDB FULLTEXT over title and body; boolean mode
+ * when boolean is set), best first, at most limit: {pages: [{code, title,
+ * path, snippet, at}]}: snippet is up to 200 characters of the body from
+ * 60 before the first of words (up to 3, NULL for none) found in it, at
+ * the character it starts at (1 based).
+ */
+int	wiki_search(struct db *db, struct json_object **out, const char *label, const char *q,
+	    int boolean, const char *const words[3], int limit, struct err *e);
+/*
+ * {root, synced (the last sync of this root that ended well, or null),
+ * pages, last: {id, state, pages, revision, error, started, finished} or
+ * null, batch: {id, state} of the sync queued or running, or null}.
+ */
+int	wiki_status(struct db *db, struct json_object **out, const char *label, struct err *e);
+/* An attachment of the project's pages: {id, page, name, size, mime, state, path}. */
+int	wiki_attachment(struct db *db, struct json_object **out, const char *label, uint64_t id,
+	    struct err *e);
+
+/*
+ * The end of the claimed wiki_sync command: replaces the project's pages by
+ * pages[0..n) (the root first) with their attachments atts[0..n_atts),
+ * records a sync run of root at revision,
+ * and reports the command done, in one transaction.  ERR_INVALID when the
+ * command is not claimed (*state receives its state, "" for none);
+ * ERR_CONFLICT (nothing written) when the project's root is no longer root.
+ */
+int	wiki_load(struct db *db, uint64_t command, const char *label, const char *root,
+	    const char *revision, const struct wiki_page_in *pages, size_t n,
+	    const struct wiki_attachment_in *atts, size_t n_atts, char *state, size_t len,
+	    struct err *e);
+/*
+ * The failed end of a wiki_sync command: records a failed sync run with
+ * why and reports the command failed, in one transaction; the pages stay.
+ */
+int	wiki_sync_failed(struct db *db, uint64_t command, const char *label, const char *root,
+	    const char *why, char *state, size_t len, struct err *e);
+
+#endif
