@@ -1,4 +1,5 @@
 /* format: how the sdlc tools write times, dates and cut texts (sdlc.h). */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -67,12 +68,32 @@ sdlc_str(struct json_object *o, const char *key, const char *dash)
 }
 
 void
-sdlc_self(char *path, size_t len)
+sdlc_mcp_fragment(struct buf *out, const char *module, const char *label)
 {
-	ssize_t	n = readlink("/proc/self/exe", path, len - 1);
+	struct json_object	*frag, *servers, *srv, *argv;
+	char			 self[PATH_MAX], name[32];
+	ssize_t			 n = readlink("/proc/self/exe", self, sizeof self - 1);
 
 	if (n <= 0)
-		snprintf(path, len, "forgemcp");
+		snprintf(self, sizeof self, "forgemcp");
 	else
-		path[n] = '\0';
+		self[n] = '\0';
+	argv = json_object_new_array();
+	json_object_array_add(argv, json_object_new_string("mcp"));
+	json_object_array_add(argv, json_object_new_string(module));
+	json_object_array_add(argv, json_object_new_string("--project"));
+	json_object_array_add(argv, json_object_new_string(label));
+	srv = json_object_new_object();
+	json_object_object_add(srv, "command", json_object_new_string(self));
+	json_object_object_add(srv, "args", argv);
+	servers = json_object_new_object();
+	snprintf(name, sizeof name, "sdlc-%s", module);
+	json_object_object_add(servers, name, srv);
+	frag = json_object_new_object();
+	json_object_object_add(frag, "mcpServers", servers);
+	buf_printf(out, "фрагмент .mcp.json:\n%s\n", json_object_to_json_string_ext(frag,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	buf_puts(out, "положите его в корень репозитория проекта (слейте с имеющимся "
+	    ".mcp.json) и переподключите MCP: /mcp → reconnect, одобрите сервер проекта");
+	json_object_put(frag);
 }

@@ -49,8 +49,7 @@ jira_projects(struct sdlc_ctx *ctx, struct json_object *args)
 static int
 jira_project_create(struct sdlc_ctx *ctx, struct json_object *args)
 {
-	struct json_object	*body, *o, *frag, *servers, *srv, *argv, *v;
-	char			 self[PATH_MAX];
+	struct json_object	*body, *o, *v;
 	const char		*label = json_object_get_string(json_object_object_get(args, "label"));
 	int			 rc;
 
@@ -69,24 +68,7 @@ jira_project_create(struct sdlc_ctx *ctx, struct json_object *args)
 	if (json_object_object_get(v, "board_id") != NULL)
 		buf_printf(ctx->out, ", доска %s", sdlc_str(v, "board_id", ""));
 	buf_printf(ctx->out, "\nid пакета обновления: %s\n", sdlc_str(o, "batch", JIRA_DASH));
-	sdlc_self(self, sizeof self);
-	argv = json_object_new_array();
-	json_object_array_add(argv, json_object_new_string("mcp"));
-	json_object_array_add(argv, json_object_new_string(ctx->module));
-	json_object_array_add(argv, json_object_new_string("--project"));
-	json_object_array_add(argv, json_object_new_string(label));
-	srv = json_object_new_object();
-	json_object_object_add(srv, "command", json_object_new_string(self));
-	json_object_object_add(srv, "args", argv);
-	servers = json_object_new_object();
-	json_object_object_add(servers, "sdlc-jira", srv);
-	frag = json_object_new_object();
-	json_object_object_add(frag, "mcpServers", servers);
-	buf_printf(ctx->out, "фрагмент .mcp.json:\n%s\n", json_object_to_json_string_ext(frag,
-	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-	buf_puts(ctx->out, "положите его в корень репозитория проекта (слейте с имеющимся "
-	    ".mcp.json) и переподключите MCP: /mcp → reconnect, одобрите сервер проекта");
-	json_object_put(frag);
+	sdlc_mcp_fragment(ctx->out, ctx->module, label);
 	json_object_put(o);
 	return 0;
 }

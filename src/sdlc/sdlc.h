@@ -87,8 +87,12 @@ void	sdlc_date(struct buf *out, const char *ymd);
 void	sdlc_cut(struct buf *out, const char *s, size_t max, int flat);
 /* The agent's state (GET /agent) as agent_status shows it. */
 void	sdlc_agent_view(struct buf *out, struct json_object *agent);
-/* The absolute path of this program (for .mcp.json), "forgemcp" when unknown. */
-void	sdlc_self(char *path, size_t len);
+/*
+ * Appends the .mcp.json fragment of module's server bound to label (the
+ * absolute path of this program, "forgemcp" when unknown; never a token)
+ * and what to do with it.
+ */
+void	sdlc_mcp_fragment(struct buf *out, const char *module, const char *label);
 /*
  * Waits for batch id to be final, at most seconds, asking the hub once a
  * second; *out is its last GET /batches/{id} answer.  0, or sdlc_hub's.
