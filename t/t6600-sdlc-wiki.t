@@ -16,18 +16,7 @@ fm repo create bob/secret --private >/dev/null || { echo "Bail out! fixtures"; e
 
 WIKI=$TRASH/repos/ann/wiki.git
 WORK=$TRASH/wiki-work
-# page FILE CODE TITLE [PARENT]: front matter into FILE; the body follows from stdin
-page () {
-	mkdir -p "$(dirname "$WORK/$1")" &&
-	{ printf -- '---\ncode: %s\ntitle: %s\n' "$2" "$3"
-	  test -z "${4:-}" || printf 'parent: %s\n' "$4"
-	  printf -- '---\n'; cat; } >"$WORK/$1"
-}
-# commit MESSAGE: commits the work tree and pushes main to the bare repository
-commit () {
-	(cd "$WORK" && git add -A && git -c user.name=t -c user.email=t@t commit -qm "$1" &&
-	 git push -q "$WIKI" HEAD:refs/heads/main)
-}
+. "$TEST_DIRECTORY/lib/wiki.sh"
 # the long page: 450 lines of 100 characters (a number and Cyrillic), 45,000 in all
 perl -CS -Mutf8 -e 'printf "%05d %s\n", $_, "щ" x 93 for 1..450' >long.body
 git -c init.defaultBranch=main init -q "$WORK" &&

@@ -13,16 +13,7 @@ fm repo create ann/big >/dev/null || { echo "Bail out! fixtures"; exit 1; }
 
 WIKI=$TRASH/repos/ann/big.git
 WORK=$TRASH/big-work
-page () {
-	mkdir -p "$(dirname "$WORK/$1")" &&
-	{ printf -- '---\ncode: %s\ntitle: %s\n' "$2" "$3"
-	  test -z "${4:-}" || printf 'parent: %s\n' "$4"
-	  printf -- '---\n'; cat; } >"$WORK/$1"
-}
-commit () {
-	(cd "$WORK" && git add -A && git -c user.name=t -c user.email=t@t commit -qm "$1" &&
-	 git push -q "$WIKI" HEAD:refs/heads/main)
-}
+. "$TEST_DIRECTORY/lib/wiki.sh"
 # deep FROM TO: pages DEEP-FROM..DEEP-TO, each the child of the one before
 deep () {
 	local k
