@@ -11,7 +11,7 @@
 #   wiki-page      `page` the same way: varied codes, the long pages also
 #                  from offset 20000
 #
-# The wiki: t/perf/gen-wiki.pl (BENCH_WIKI_PAGES pages, default 2127, at
+# The wiki: t/perf/gen-wiki.pl (BENCH_WIKI_PAGES pages, default 2128, at
 # least 2,000) from the words of doc/*.md and README.md and made-up
 # Russian and English words, in a bare repository made once under the
 # fixtures, imported as alice/wiki and synced by the real agent
@@ -38,7 +38,7 @@ wiki_calls () {
 }
 
 if wiki_wanted wiki-search || wiki_wanted wiki-page; then
-	WIKI_PAGES=${BENCH_WIKI_PAGES:-2127}
+	WIKI_PAGES=${BENCH_WIKI_PAGES:-2128}
 	wiki=$FIX/wiki-$WIKI_PAGES.git
 	if ! test -f "$wiki/bench-ready"; then
 		note "generating the wiki ($WIKI_PAGES pages)"

@@ -32,7 +32,7 @@
 #                   "sdlc" the sdlc hub's of t/perf/bench-sdlc.sh
 #                   (sdlc-issues, sdlc-issue, hub-issues), "wiki" the wiki
 #                   module's of t/perf/bench-wiki.sh (wiki-search, wiki-page)
-#   BENCH_WIKI_PAGES  pages of the wiki of the wiki cases (default 2127)
+#   BENCH_WIKI_PAGES  pages of the wiki of the wiki cases (default 2128)
 #   FORGEMCP_BENCH_BIN  an already built forgemcp to measure
 #
 # Needs (Debian): wrk hyperfine libfcgi-dev libfcgi-bin nginx-light

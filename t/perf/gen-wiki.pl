@@ -2,9 +2,10 @@
 # gen-wiki.pl PAGES OUTDIR SOURCES...: prints a git fast-import stream for
 # the wiki of the bench (t/perf/bench-wiki.sh) on stdout, and writes into
 # OUTDIR what the bench asks of it.  Deterministic: a fixed seed.
-#   the wiki     PAGES pages (at least 2,000) of Russian and English
-#                Markdown with front matter (code, title), home.md (DOC-1)
-#                the root and the tree from the folders, five levels deep
+#   the wiki     2,128 pages (more, under home/s1, when PAGES asks) of
+#                Russian and English Markdown with front matter (code,
+#                title), home.md (DOC-1) the root and the tree from the
+#                folders, five levels deep
 #                and a chain of seven below; one page in 97 of 30,000 to
 #                46,000 characters
 #   vocabulary   the words and sentences of SOURCES (the repository's own
