@@ -30,7 +30,9 @@
 #                   cases of t/perf/bench-ci.sh (create_run,
 #                   get_run_logs-16MiB, ci-start, ci-sandbox, ci-throughput),
 #                   "sdlc" the sdlc hub's of t/perf/bench-sdlc.sh
-#                   (sdlc-issues, sdlc-issue, hub-issues)
+#                   (sdlc-issues, sdlc-issue, hub-issues), "wiki" the wiki
+#                   module's of t/perf/bench-wiki.sh (wiki-search, wiki-page)
+#   BENCH_WIKI_PAGES  pages of the wiki of the wiki cases (default 2128)
 #   FORGEMCP_BENCH_BIN  an already built forgemcp to measure
 #
 # Needs (Debian): wrk hyperfine libfcgi-dev libfcgi-bin nginx-light
@@ -315,6 +317,8 @@ run_git "git ls-tree" "git -C $repo_large ls-tree -l main" get_tree-root
 . "$perf_dir/bench-ci.sh"
 # shellcheck source=bench-sdlc.sh
 . "$perf_dir/bench-sdlc.sh"
+# shellcheck source=bench-wiki.sh
+. "$perf_dir/bench-wiki.sh"
 
 # --- memory and start-up ------------------------------------------------------------
 rss_of_workers () {
@@ -423,7 +427,7 @@ machine="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | h
 machine="${machine:-unknown CPU}, $(nproc) cores, $(uname -sr)"
 jq -s --arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg rss "$RSS_AFTER" --arg rss_idle "$RSS_IDLE" --argjson soak "$SOAK_JSON" \
 	--arg startup "$STARTUP" --arg ci_start "$CI_START" --arg secs "$SECS" --arg host "$machine" \
-	--argjson sdlc "$SDLC_JSON" \
+	--argjson sdlc "$SDLC_JSON" --argjson wiki "$WIKI_JSON" \
 	--arg issues "$issues_made" --argjson files "$large_files" --argjson commits "$large_commits" \
 	--argjson pack "$pack_mb" -f "$perf_dir/table.jq" "$RESULTS" >"$STATE/bench.json" ||
 	die "cannot build bench.json"
@@ -439,6 +443,7 @@ jq -r '"worker RSS after the run (pid:kB): \(.rss_after_run_kb); idle 2 s later:
 	"CI: approve_pull_request_checks to the first job running, idle runner (median of 5): \(.ci_start_ms) ms",
 	"create_issue: \(.issues_created) issues created",
 	(if .sdlc then "sdlc: a call through forgemcp mcp jira: issues (50 rows) \(.sdlc.issues_ms) ms, issue (50 comments) \(.sdlc.issue_ms) ms" else "sdlc: not run" end),
+	(if .wiki then "wiki: \(.wiki.pages) pages, a call through forgemcp mcp wiki: search median \(.wiki.search_p50_ms) ms, p90 \(.wiki.search_p90_ms) ms; page median \(.wiki.page_p50_ms) ms, p90 \(.wiki.page_p90_ms) ms; relevance \(.wiki.relevance_top3) of 20 in the first three" else "wiki: not run" end),
 	"large repository: \(.large_repo.files) files, \(.large_repo.commits) commits, \(.large_repo.pack_mb) MB packed",
 	(if .soak then "soak RSS: \(.soak)" else "soak: not run (BENCH_SOAK=1)" end),
 	"json: '"$STATE"'/bench.json"' "$STATE/bench.json"

@@ -39,5 +39,6 @@ def paired($r): map(select(.paired != null and .case == $r.case and .conns == $r
   startup_ms: ($startup | tonumber? // null),
   ci_start_ms: ($ci_start | tonumber? // null),
   sdlc: $sdlc,
+  wiki: $wiki,
   issues_created: ($issues | tonumber? // null)
 }
