@@ -85,9 +85,11 @@ wiki_tree_get(struct db *db, const char *query, struct core_response *resp)
 	if ((rc = wiki_tree(db, &out, p, c, (int)depth, &e)) == ERR_NOTFOUND) {
 		/* the project is there (wiki_tree checks it first): the page is not */
 		if (c != NULL)
-			snprintf(msg, sizeof msg, "страницы %.64s нет в копии вики проекта %.64s", c, p);
+			snprintf(msg, sizeof msg, "страницы %.*s нет в копии вики проекта %.*s",
+			    hub_utf8_prefix(c, 64), c, hub_utf8_prefix(p, 64), p);
 		else
-			snprintf(msg, sizeof msg, "вики проекта %.64s пуста: sync", p);
+			snprintf(msg, sizeof msg, "вики проекта %.*s пуста: sync",
+			    hub_utf8_prefix(p, 64), p);
 		hub_refuse_msg(resp, 404, msg);
 		return;
 	}
@@ -133,15 +135,17 @@ wiki_page_route(struct db *db, const char *code, const char *query, struct core_
 	}
 	rc = wiki_page_get(db, &out, p, code, (uint64_t)offset, (uint64_t)limit, &e);
 	if (rc == ERR_TOOBIG) {
-		snprintf(msg, sizeof msg, "offset %lld за концом страницы %.64s: в ней %s символов",
-		    (long long)offset, code, json_object_get_string(json_object_object_get(out,
+		snprintf(msg, sizeof msg, "offset %lld за концом страницы %.*s: в ней %s символов",
+		    (long long)offset, hub_utf8_prefix(code, 64), code,
+		    json_object_get_string(json_object_object_get(out,
 		    "chars")));
 		json_object_put(out);
 		hub_refuse_msg(resp, 422, msg);
 		return;
 	}
 	if (rc == ERR_NOTFOUND) {
-		snprintf(msg, sizeof msg, "страницы %.64s нет в копии вики проекта %.64s", code, p);
+		snprintf(msg, sizeof msg, "страницы %.*s нет в копии вики проекта %.*s",
+		    hub_utf8_prefix(code, 64), code, hub_utf8_prefix(p, 64), p);
 		hub_refuse_msg(resp, 404, msg);
 		return;
 	}
@@ -271,8 +275,8 @@ hub_wiki_root_ok(struct db *db, const struct principal *who, const char *root,
 	    snprintf(copy, sizeof copy, "%s", root) < 0 ||
 	    hub_wiki_root_parse(copy, &owner, &name, &branch, &code) != 0) {
 		snprintf(msg, sizeof msg, "wiki_root — код страницы (DOC-1) или "
-		    "<владелец>/<репозиторий>[@<ветка>]:<код>, а не «%.300s»", root != NULL ? root :
-		    "");
+		    "<владелец>/<репозиторий>[@<ветка>]:<код>, а не «%.*s»",
+		    root != NULL ? hub_utf8_prefix(root, 300) : 0, root != NULL ? root : "");
 		hub_refuse_msg(resp, 422, msg);
 		return 0;
 	}
@@ -283,8 +287,8 @@ hub_wiki_root_ok(struct db *db, const struct principal *who, const char *root,
 	rc = db_repo_find_visible(db, &repo, who->user_id, owner, name, &e);
 	db_repo_release(&repo);
 	if (rc == ERR_NOTFOUND || rc == ERR_INVALID) {
-		snprintf(msg, sizeof msg, "репозитория %.64s/%.100s нет или он недоступен токену",
-		    owner, name);
+		snprintf(msg, sizeof msg, "репозитория %.*s/%.*s нет или он недоступен токену",
+		    hub_utf8_prefix(owner, 64), owner, hub_utf8_prefix(name, 100), name);
 		hub_refuse_msg(resp, 422, msg);
 		return 0;
 	}
@@ -358,7 +362,8 @@ wiki_attachment_get(struct db *db, const char *id, const char *query,
 	n = strtoull(id, &end, 10);
 	err_clear(&e);
 	if (*end != '\0' || n == 0 || (rc = wiki_attachment(db, &out, p, n, &e)) == ERR_NOTFOUND) {
-		snprintf(msg, sizeof msg, "вложения %.40s нет в копии вики проекта %.64s", id, p);
+		snprintf(msg, sizeof msg, "вложения %.*s нет в копии вики проекта %.*s",
+		    hub_utf8_prefix(id, 40), id, hub_utf8_prefix(p, 64), p);
 		hub_refuse_msg(resp, 404, msg);
 		return;
 	}

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "hub/texts.h"
 #include "json.h"
@@ -82,4 +83,17 @@ hub_say(char *buf, size_t len, const char *fmt, ...)
 	n = hub_vsay(buf, len, fmt, ap);
 	va_end(ap);
 	return n;
+}
+
+int
+hub_utf8_prefix(const char *s, size_t max)
+{
+	size_t	i = 0, n, len = strlen(s);
+
+	while (i < len && i < max) {
+		if ((n = json_utf8_len(s + i, len - i)) == 0 || i + n > max)
+			break;
+		i += n;
+	}
+	return (int)i;
 }

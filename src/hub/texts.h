@@ -56,6 +56,12 @@ int	hub_textf(char *buf, size_t len, enum hub_text t, ...);
  */
 int	hub_vsay(char *buf, size_t len, const char *fmt, va_list ap)
 	    __attribute__((format(printf, 3, 0)));
+/*
+ * The bytes of s that a "%.*s" may print to show at most max bytes of it
+ * and stay valid UTF-8: up to max, cut back to a whole character, and
+ * stopping at the first byte that does not start a valid sequence.
+ */
+int	hub_utf8_prefix(const char *s, size_t max);
 /* hub_vsay with its arguments. */
 int	hub_say(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -312,8 +312,8 @@ wiki_order(struct wiki_git *g, size_t root, const char *src, struct wiki_page_in
 			s[2 * k + 1] = NULL;
 		p[k].source = s[2 * k + 1] != NULL ? s[2 * k + 1] : "";
 		if (hub_wiki_chars(p[k].source) > WIKI_SOURCE_MAX) {
-			snprintf(g->why, sizeof g->why, "%.200s…: путь длиннее %d символов",
-			    g->f[i].path, WIKI_SOURCE_MAX);
+			snprintf(g->why, sizeof g->why, "%.*s…: путь длиннее %d символов",
+			    hub_utf8_prefix(g->f[i].path, 200), g->f[i].path, WIKI_SOURCE_MAX);
 			goto fail;
 		}
 		/* children pushed last first, so they come out in git's order */
@@ -366,8 +366,8 @@ wiki_attachments(struct wiki_git *g, const struct repo_files *files, const char 
 			continue;
 		if (!hub_wiki_utf8_ok(slash + 1, strlen(slash + 1)) ||
 		    hub_wiki_chars(slash + 1) > WIKI_NAME_MAX) {
-			snprintf(g->why, sizeof g->why, "%.300s: имя вложения — не UTF-8 или длиннее %d "
-			    "символов", f->path, WIKI_NAME_MAX);
+			snprintf(g->why, sizeof g->why, "%.*s: имя вложения — не UTF-8 или длиннее %d "
+			    "символов", hub_utf8_prefix(f->path, 300), f->path, WIKI_NAME_MAX);
 			return -1;
 		}
 		if (asprintf(&(*store)[*n], "%s:%s", src, f->path) < 0) {
@@ -376,8 +376,8 @@ wiki_attachments(struct wiki_git *g, const struct repo_files *files, const char 
 			return -1;
 		}
 		if (hub_wiki_chars((*store)[*n]) > WIKI_SOURCE_MAX) {
-			snprintf(g->why, sizeof g->why, "%.200s…: путь длиннее %d символов", f->path,
-			    WIKI_SOURCE_MAX);
+			snprintf(g->why, sizeof g->why, "%.*s…: путь длиннее %d символов",
+			    hub_utf8_prefix(f->path, 200), f->path, WIKI_SOURCE_MAX);
 			(*n)++;
 			return -1;
 		}
