@@ -123,13 +123,15 @@ as_nobody_with_conf () {
 	' sh "$TRASH/etc-overlay" "$@"
 }
 
-test_expect_success 'mcp skips a configuration file the user may not read; other commands refuse it' '
-	if ! is_root || ! command -v unshare >/dev/null || ! command -v setpriv >/dev/null ||
-		! unshare --mount --fork true 2>/dev/null; then
-		note "skipped: needs root, unshare and setpriv"; return 0
-	fi
-	grep -qx "sysconfdir = /etc" "$FORGEMCP_BUILD/Makefile" ||
-		{ note "skipped: the build reads $(sed -n "s/^sysconfdir = //p" "$FORGEMCP_BUILD/Makefile")/forgemcp.conf"; return 0; }
+# ETC_OVERLAY: a private mount namespace can lay an overlay on /etc, which
+# is where this build reads its configuration file.
+test_prereq_ETC_OVERLAY_ () {
+	command -v unshare >/dev/null && unshare --mount --fork true 2>/dev/null &&
+	grep -qx "sysconfdir = /etc" "$FORGEMCP_BUILD/Makefile"
+}
+TEST_PREREQ_WHY_ETC_OVERLAY="needs unshare --mount and a build whose configuration file is in /etc"
+
+test_expect_success ETC_OVERLAY 'mcp skips a configuration file the user may not read; other commands refuse it' '
 	rm -rf "$TRASH/etc-overlay" && mkdir -p "$TRASH/etc-overlay" &&
 	cp "$FORGEMCP" "$TRASH/etc-overlay/forgemcp" && chmod 755 "$TRASH/etc-overlay" "$TRASH/etc-overlay/forgemcp" &&
 	{ echo "$INIT"; call 2 projects "{}"; } >lines &&
