@@ -230,29 +230,30 @@ test_expect_success 'the X-Request-Id differs per request and appears in the ser
 	post_ok && a=$(header_value X-Request-Id) &&
 	post_ok && b=$(header_value X-Request-Id) &&
 	test "$a" != "$b" &&
-	sleep 0.2 &&
-	grep -F "$a" "$SERVER_LOG" &&
-	grep -F "$b" "$SERVER_LOG"
+	wait_for 10 grep -F "$a" "$SERVER_LOG" &&
+	wait_for 10 grep -F "$b" "$SERVER_LOG"
 '
 
 test_expect_success 'one log line per request' '
 	mcp_post -X GET && id=$(header_value X-Request-Id) &&
-	sleep 0.2 &&
+	wait_for 10 grep -F "$id" "$SERVER_LOG" &&
 	test "$(grep -c -F "$id" "$SERVER_LOG")" = 1
 '
 
 test_expect_success 'a request id of a refused request is logged too' '
 	mcp_post -H "Origin: http://evil.example.com" "$(ok_body)" &&
 	id=$(header_value X-Request-Id) &&
-	sleep 0.2 &&
-	grep -F "$id" "$SERVER_LOG"
+	wait_for 10 grep -F "$id" "$SERVER_LOG"
 '
 
 test_expect_success 'control characters in request data do not forge log lines' '
 	mcp_post -H "Origin: http://evil.example.com%0aFORGED" "$(ok_body)" &&
+	a=$(header_value X-Request-Id) &&
 	printf "%s\n" "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"no\\nFORGED-LINE\"}" >ctl &&
 	mcp_post -H "MCP-Protocol-Version: 2025-11-25" --file ctl &&
-	sleep 0.2 &&
+	b=$(header_value X-Request-Id) &&
+	wait_for 10 grep -F "$a" "$SERVER_LOG" &&
+	wait_for 10 grep -F "$b" "$SERVER_LOG" &&
 	test_must_fail grep "^FORGED" "$SERVER_LOG"
 '
 

@@ -198,7 +198,7 @@ test_expect_success 'cancel_run: the step group stopped within seconds, cancelle
 	runner_bg --once --grace 1 &&
 	test_when_finished "kill $PID 2>/dev/null; true" &&
 	wait_state $R6 slow running &&
-	sleep 0.3 && pgrep -f "marker-cxl$$" &&
+	wait_for 15 pgrep -f "marker-cxl$$" &&
 	tool_call cancel_run "{\"repo\":\"$P\",\"run\":$R6}" --token "$DAVE_X" && forge_ok &&
 	jq -e ".changed == true and .state == \"cancelled\" and .cancelled_jobs == [\"slow\", \"after\"]" out.json &&
 	wait_gone $PID &&
@@ -272,7 +272,7 @@ test_expect_success 'SIGTERM: a running job gets the grace, then is cancelled; n
 	runner_bg --grace 1 &&
 	test_when_finished "kill $PID 2>/dev/null; true" &&
 	wait_state $R8 slow running &&
-	sleep 0.3 && pgrep -f "marker-trm$$" &&
+	wait_for 15 pgrep -f "marker-trm$$" &&
 	kill -TERM $PID &&
 	wait_gone $PID &&
 	test "$(job_state $R8 slow)" = cancelled &&
