@@ -57,7 +57,7 @@ jobs:
         run: |
           sh -c 'sleep 60' "bg-$INPUT_MARKER" &
           echo started
-          sh -c 'sleep 2; touch late; echo late' "marker-$INPUT_MARKER"
+          sh -c 'sleep 10; touch late; echo late' "marker-$INPUT_MARKER"
           echo finished
   after: { needs: [k], steps: [ { run: echo after } ] }
 EOF
@@ -101,7 +101,10 @@ test_expect_success 'two runners, two runner_dirs, one queue of 50 jobs: each cl
 
 # killed MODE: a runner (runner_sandbox MODE) killed with SIGKILL while
 # the step of run RUN sleeps; no process of the step is left, nothing
-# recorded, the workspace removed
+# recorded, the workspace removed.  "started" reaches the log up to a
+# second after it is printed (the runner's flush), so the step sleeps 10 s
+# after it, and its processes must be gone within 8 s of the kill: sooner
+# than they would end by themselves.
 killed () {
 	M=$1$$ &&
 	run kill "{\"inputs\":{\"marker\":\"$M\"}}" && RK=$RUN &&
@@ -111,7 +114,7 @@ killed () {
 	pgrep -f "marker-$M" && pgrep -f "bg-$M" &&
 	job_pid=$(pgrep -P $PID) &&
 	kill -KILL $PID && { wait $PID; test $? = 137; } &&
-	wait_for 30 eval "! pgrep -f marker-$M && ! pgrep -f bg-$M" &&
+	wait_for 8 eval "! pgrep -f marker-$M && ! pgrep -f bg-$M" &&
 	wait_for 30 eval "! proc_alive $job_pid" &&
 	test "$(job_sql $RK k j.state)" = running &&
 	wait_for 30 eval "test -z \"\$(ls -A \"$TRASH/runner\")\"" &&
