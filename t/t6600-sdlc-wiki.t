@@ -175,15 +175,17 @@ DOC-2 Руководство — Главная / Руководство" &&
 	iserr 5 && test "$(text 5)" = "страницы с названием «нет такой» нет, похожих тоже"
 '
 
-test_expect_success 'attachments: the files in a page'"'"'s folder, with ids in its header; attachment says their state' '
+test_expect_success 'attachments: the files in a page'"'"'s folder, with ids in its header; attachment downloads one' '
 	A1=$(db_sql "SELECT id FROM wiki_attachments WHERE name = \"data.csv\"") &&
 	A2=$(db_sql "SELECT id FROM wiki_attachments WHERE name LIKE \"%.png\"") &&
 	test "$(db_sql "SELECT COUNT(*) FROM wiki_attachments")" = 2 &&
 	{ echo "$INIT"; call 2 page "{\"code\":\"DOC-2\"}"; call 3 attachment "{\"id\":$A2}"
 	  call 4 attachment "{\"id\":999999}"; } | sdlc wiki --project AWPCA &&
 	okres 2 && text 2 | grep -x "вложения: #$A1 data.csv (8 Б) · #$A2 схема.png (18 Б)" &&
-	iserr 3 && test "$(text 3)" = "вложение #$A2 «схема.png» (страница DOC-2): remote; скачивание вложений вики этот хаб ещё не выполняет — вызовите attachment позже" &&
-	iserr 4 && test "$(text 4)" = "вложения 999999 нет в копии вики проекта AWPCA" &&
+	okres 3 && test "$(text 3)" = "$TRASH/state/downloads/wiki-$A2/схема.png
+схема.png (18 Б), image/png, страница DOC-2" &&
+	cmp "$WORK/home/guide/схема.png" "$TRASH/state/downloads/wiki-$A2/схема.png" &&
+	iserr 4 && test "$(text 4)" = "вложения 999999 нет в копии вики проекта AWPCA — id вложений показывает page" &&
 	hub GET "wiki/attachments/$A2?project=AWPCA" &&
 	jq -e ".attachment | .mime == \"image/png\" and .size == 18 and .page == \"DOC-2\"" hub.json
 '

@@ -23,7 +23,7 @@ agent_usage(FILE *f)
 	    "local, the hub's own tracker tables (a tracker without a Jira): ensure_issue,\n"
 	    "ensure_fields, ensure_link, refresh; git, the wiki's pages from a forge\n"
 	    "repository that the project's wiki root names (owner/name@branch:DOC-1):\n"
-	    "wiki_sync.\n"
+	    "wiki_sync (the copy of the pages), wiki_fetch (an attachment's file).\n"
 	    "\n"
 	    "  --module jira|wiki   the module whose commands it runs\n"
 	    "  --backend local|git  where the commands take effect (local for jira, git for wiki)\n"

@@ -111,7 +111,7 @@ cli_mcp(struct cli *cli, int argc, char **argv)
 	};
 	struct hub_client	 hub;
 	const char		*project = NULL, *module;
-	char			*url = NULL, *token = NULL;
+	char			*url = NULL, *token = NULL, state[PATH_MAX];
 	int			 c, rc;
 
 	optind = 1;
@@ -149,7 +149,8 @@ cli_mcp(struct cli *cli, int argc, char **argv)
 		free(token);
 		return 1;
 	}
-	rc = sdlc_serve(strcmp(module, "wiki") == 0 ? &sdlc_wiki : &sdlc_jira, &hub, project);
+	rc = sdlc_serve(strcmp(module, "wiki") == 0 ? &sdlc_wiki : &sdlc_jira, &hub, project,
+	    cli_serve_state(state, sizeof state) == 0 ? state : NULL);
 	hub_client_shutdown();
 	free(url);
 	if (token != NULL)

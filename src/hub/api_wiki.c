@@ -346,36 +346,6 @@ wiki_status_get(struct db *db, const char *query, struct core_response *resp)
 	core_response_json(resp, 200, out);
 }
 
-static void
-wiki_attachment_get(struct db *db, const char *id, const char *query,
-    struct core_response *resp)
-{
-	char			 project[HUB_QUERY_MAX], *end, msg[200];
-	const char		*p;
-	struct json_object	*out, *o;
-	unsigned long long	 n;
-	struct err		 e;
-	int			 rc;
-
-	if ((p = wiki_project(query, project, sizeof project, resp)) == NULL)
-		return;
-	n = strtoull(id, &end, 10);
-	err_clear(&e);
-	if (*end != '\0' || n == 0 || (rc = wiki_attachment(db, &out, p, n, &e)) == ERR_NOTFOUND) {
-		snprintf(msg, sizeof msg, "вложения %.*s нет в копии вики проекта %.*s",
-		    hub_utf8_prefix(id, 40), id, hub_utf8_prefix(p, 64), p);
-		hub_refuse_msg(resp, 404, msg);
-		return;
-	}
-	if (rc != 0) {
-		hub_failed(resp, rc, &e);
-		return;
-	}
-	o = json_object_new_object();
-	json_object_object_add(o, "attachment", out);
-	core_response_json(resp, 200, o);
-}
-
 void
 hub_wiki_route(struct db *db, const struct principal *who, const char *method,
     const char *path, const char *query, struct json_object *body, struct core_response *resp)
@@ -390,6 +360,10 @@ hub_wiki_route(struct db *db, const struct principal *who, const char *method,
 			core_response_header(resp, "Allow", "POST");
 			hub_refuse(resp, 405, HT_HUB_METHOD, method, path);
 		}
+		return;
+	}
+	if (strncmp(rest, "attachments/", 12) == 0) {
+		hub_wiki_attachments(db, who, method, path, rest + 12, query, resp);
 		return;
 	}
 	if (!get) {
@@ -407,8 +381,6 @@ hub_wiki_route(struct db *db, const struct principal *who, const char *method,
 		wiki_search_get(db, query, resp);
 	else if (strcmp(rest, "status") == 0)
 		wiki_status_get(db, query, resp);
-	else if (strncmp(rest, "attachments/", 12) == 0)
-		wiki_attachment_get(db, rest + 12, query, resp);
 	else
 		hub_refuse(resp, 404, HT_HUB_NO_PATH, method, path);
 }

@@ -33,6 +33,19 @@ void	hub_wiki_root_set(struct db *db, const struct principal *who, const char *l
  */
 void	hub_wiki_git(struct db *db, const struct config *cfg, uint64_t id,
 	    struct core_response *resp);
+/*
+ * /hub/wiki/attachments/<rest> (wiki_fetch.c): GET {id}, POST {id}/fetch,
+ * GET {id}/content.
+ */
+void	hub_wiki_attachments(struct db *db, const struct principal *who, const char *method,
+	    const char *path, const char *rest, const char *query, struct core_response *resp);
+/*
+ * The git backend's end of the claimed wiki_fetch command id: the file
+ * stored as the attachment's copy, or the reason it is not:
+ * {command, state, error, bytes}.
+ */
+void	hub_wiki_git_fetch(struct db *db, const struct config *cfg, uint64_t id,
+	    struct core_response *resp);
 
 /* Code points in s. */
 size_t	hub_wiki_chars(const char *s);

@@ -528,8 +528,12 @@ hub_wiki_git(struct db *db, const struct config *cfg, uint64_t id, struct core_r
 	label = json_object_get_string(json_object_object_get(cmd, "project"));
 	type = json_object_get_string(json_object_object_get(json_object_object_get(cmd,
 	    "command"), "type"));
+	if (type != NULL && strcmp(type, "wiki_fetch") == 0) {
+		hub_wiki_git_fetch(db, cfg, id, resp);
+		goto done;
+	}
 	if (label == NULL || type == NULL || strcmp(type, "wiki_sync") != 0) {
-		hub_refuse_msg(resp, 422, "бэкенд git выполняет только wiki_sync");
+		hub_refuse_msg(resp, 422, "бэкенд git выполняет только wiki_sync и wiki_fetch");
 		goto done;
 	}
 	if ((rc = wiki_root_get(db, label, &root, &e)) != 0) {

@@ -58,20 +58,22 @@ hub_escape(const char *s)
 	return out;
 }
 
-enum hub_result
-hub_request(const struct hub_client *c, const char *method, const char *path,
-    struct json_object *body, long *status, struct json_object **out)
+/*
+ * Sends the request; the answer's bytes (at most a->max) in *a and its
+ * status in *status.  HUB_ANSWERED when an answer came, HUB_GARBLED when
+ * it was too large, HUB_DOWN otherwise.
+ */
+static enum hub_result
+hub_perform(const struct hub_client *c, const char *method, const char *path,
+    struct json_object *body, long *status, struct curl_body *a)
 {
-	struct curl_body	 a = { .max = HUB_ANSWER_MAX };
 	struct curl_slist	*hdrs = NULL, *h;
 	const struct curl_lib	*cl = hub_cl;
 	enum hub_result		 res = HUB_DOWN;
-	enum json_perr		 perr;
 	CURLcode		 cc;
 	char			 line[1200], *url = NULL;
 	const char		*text = NULL;
 
-	*out = NULL;
 	*status = 0;
 	if (asprintf(&url, "%s%s", c->url, path) < 0) {
 		url = NULL;
@@ -111,7 +113,7 @@ hub_request(const struct hub_client *c, const char *method, const char *path,
 	cl->easy_setopt(hub_curl, CURLOPT_TIMEOUT, c->timeout);
 	cl->easy_setopt(hub_curl, CURLOPT_HTTPHEADER, hdrs);
 	cl->easy_setopt(hub_curl, CURLOPT_WRITEFUNCTION, curl_body_write);
-	cl->easy_setopt(hub_curl, CURLOPT_WRITEDATA, &a);
+	cl->easy_setopt(hub_curl, CURLOPT_WRITEDATA, a);
 	if (body != NULL) {
 		cl->easy_setopt(hub_curl, CURLOPT_POSTFIELDS, text);
 		cl->easy_setopt(hub_curl, CURLOPT_POSTFIELDSIZE, (long)strlen(text));
@@ -121,22 +123,67 @@ hub_request(const struct hub_client *c, const char *method, const char *path,
 	cl->easy_getinfo(hub_curl, CURLINFO_RESPONSE_CODE, status);
 	if (cc != CURLE_OK) {
 		log_debug("hub %s %s: %s", method, path, cl->easy_strerror(cc));
-		res = a.too_big ? HUB_GARBLED : HUB_DOWN;
+		res = a->too_big ? HUB_GARBLED : HUB_DOWN;
 		goto done;
 	}
-	res = HUB_GARBLED;
-	if (a.buf != NULL &&
-	    (*out = json_parse_strict(a.buf, a.len, &perr)) != NULL &&
-	    json_object_is_type(*out, json_type_object))
-		res = HUB_ANSWERED;
-	else {
-		json_object_put(*out);
-		*out = NULL;
-	}
+	res = HUB_ANSWERED;
 done:
 	if (hdrs != NULL)
 		cl->slist_free_all(hdrs);
 	free(url);
+	return res;
+}
+
+/* The answer's bytes as a JSON object into *out: HUB_ANSWERED, else HUB_GARBLED. */
+static enum hub_result
+hub_parse(const struct curl_body *a, struct json_object **out)
+{
+	enum json_perr	perr;
+
+	if (a->buf != NULL && (*out = json_parse_strict(a->buf, a->len, &perr)) != NULL &&
+	    json_object_is_type(*out, json_type_object))
+		return HUB_ANSWERED;
+	json_object_put(*out);
+	*out = NULL;
+	return HUB_GARBLED;
+}
+
+enum hub_result
+hub_request(const struct hub_client *c, const char *method, const char *path,
+    struct json_object *body, long *status, struct json_object **out)
+{
+	struct curl_body	 a = { .max = HUB_ANSWER_MAX };
+	enum hub_result		 res;
+
+	*out = NULL;
+	if ((res = hub_perform(c, method, path, body, status, &a)) == HUB_ANSWERED)
+		res = hub_parse(&a, out);
+	free(a.buf);
+	return res;
+}
+
+enum hub_result
+hub_download(const struct hub_client *c, const char *path, size_t max, long *status,
+    char **data, size_t *len, struct json_object **out)
+{
+	struct curl_body	 a = { .max = max };
+	enum hub_result		 res;
+
+	*out = NULL;
+	*data = NULL;
+	*len = 0;
+	if ((res = hub_perform(c, "GET", path, NULL, status, &a)) != HUB_ANSWERED)
+		goto done;
+	if (*status != 200) {
+		res = hub_parse(&a, out);
+		goto done;
+	}
+	*data = a.buf != NULL ? a.buf : strdup("");
+	*len = a.len;
+	a.buf = NULL;
+	if (*data == NULL)
+		res = HUB_DOWN;
+done:
 	free(a.buf);
 	return res;
 }

@@ -31,6 +31,14 @@ void	hub_client_shutdown(void);
  */
 enum hub_result hub_request(const struct hub_client *c, const char *method, const char *path,
 	    struct json_object *body, long *status, struct json_object **out);
+/*
+ * GET url + path for bytes (at most max): on HUB_ANSWERED with *status 200,
+ * *data (caller frees; len bytes) is the answer; with another status,
+ * *out is its JSON object.  HUB_GARBLED for an answer over max or, when
+ * not 200, not JSON.
+ */
+enum hub_result hub_download(const struct hub_client *c, const char *path, size_t max,
+	    long *status, char **data, size_t *len, struct json_object **out);
 /* A query value escaped for a URL (caller frees); NULL when out of memory. */
 char	*hub_escape(const char *s);
 

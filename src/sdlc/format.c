@@ -1,4 +1,5 @@
 /* format: how the sdlc tools write times, dates and cut texts (sdlc.h). */
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,4 +97,15 @@ sdlc_mcp_fragment(struct buf *out, const char *module, const char *label)
 	buf_puts(out, "положите его в корень репозитория проекта (слейте с имеющимся "
 	    ".mcp.json) и переподключите MCP: /mcp → reconnect, одобрите сервер проекта");
 	json_object_put(frag);
+}
+
+void
+sdlc_size(struct buf *out, uint64_t n)
+{
+	if (n < 1024)
+		buf_printf(out, "%" PRIu64 " Б", n);
+	else if (n < 1024 * 1024)
+		buf_printf(out, "%" PRIu64 ",%" PRIu64 " КБ", n / 1024, n % 1024 * 10 / 1024);
+	else
+		buf_printf(out, "%" PRIu64 ",%" PRIu64 " МБ", n >> 20, (n & 0xfffff) * 10 >> 20);
 }

@@ -7,6 +7,7 @@
 #ifndef FM_SDLC_H
 #define FM_SDLC_H
 #include <stddef.h>
+#include <stdint.h>
 #include <json-c/json.h>
 
 #include "buf.h"
@@ -28,6 +29,7 @@ struct sdlc_ctx {
 	const char		*module;	/* "jira" */
 	struct buf		*out;		/* the answer's text */
 	struct json_object	*proj;		/* the session's project as GET /projects has it, or NULL */
+	const char		*data_dir;	/* downloads go under it; NULL: none */
 };
 
 /*
@@ -63,9 +65,10 @@ extern const struct sdlc_module sdlc_wiki;
 
 /*
  * Serves the module over stdin/stdout until end of input; returns the exit
- * status (0).
+ * status (0).  data_dir (NULL: none) is where attachments are written.
  */
-int	sdlc_serve(const struct sdlc_module *m, const struct hub_client *hub, const char *project);
+int	sdlc_serve(const struct sdlc_module *m, const struct hub_client *hub, const char *project,
+	    const char *data_dir);
 
 /*
  * GET or POST path through the hub; on an answer with a 2xx status, *out
@@ -85,6 +88,8 @@ void	sdlc_time(struct buf *out, const char *utc, int with_time);
 void	sdlc_date(struct buf *out, const char *ymd);
 /* s cut to max code points, with "…" when cut; line breaks become spaces when flat. */
 void	sdlc_cut(struct buf *out, const char *s, size_t max, int flat);
+/* A size in bytes as the tools show one: «512 Б», «234,4 КБ», «2,3 МБ» (1 КБ = 1024 Б, cut, not rounded). */
+void	sdlc_size(struct buf *out, uint64_t n);
 /* The agent's state (GET /agent) as agent_status shows it. */
 void	sdlc_agent_view(struct buf *out, struct json_object *agent);
 /*

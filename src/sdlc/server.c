@@ -18,6 +18,7 @@
 
 /* The compiled schemas of the module's tools, in table order. */
 static struct schema	**sdlc_schemas;
+static const char	 *sdlc_data_dir;	/* sdlc_serve's, for each call's ctx */
 
 void
 sdlc_say(struct buf *out, enum hub_text t, ...)
@@ -189,6 +190,7 @@ sdlc_call(const struct sdlc_module *m, const struct hub_client *hub, const char 
 	ctx.module = m->name;
 	ctx.out = &out;
 	ctx.proj = NULL;
+	ctx.data_dir = sdlc_data_dir;
 	if ((m->tools[i].flags & SDLC_BOUND) && project == NULL) {
 		sdlc_say(&out, HT_UNBOUND);
 		rc = 1;
@@ -280,7 +282,8 @@ done:
 }
 
 int
-sdlc_serve(const struct sdlc_module *m, const struct hub_client *hub, const char *project)
+sdlc_serve(const struct sdlc_module *m, const struct hub_client *hub, const char *project,
+    const char *data_dir)
 {
 	struct json_object	*ans;
 	struct err		 e;
@@ -288,6 +291,7 @@ sdlc_serve(const struct sdlc_module *m, const struct hub_client *hub, const char
 	size_t			 cap = 0, i;
 	ssize_t			 n;
 
+	sdlc_data_dir = data_dir;
 	if ((sdlc_schemas = calloc(m->n_tools, sizeof *sdlc_schemas)) == NULL)
 		return 1;
 	for (i = 0; i < m->n_tools; i++) {

@@ -1,4 +1,4 @@
-/* wiki-int: the sdlc-wiki tools kept beside wiki.c (wiki_page.c). */
+/* wiki-int: the sdlc-wiki tools kept beside wiki.c (wiki_page.c, wiki_attachment.c). */
 #ifndef FM_SDLC_WIKI_INT_H
 #define FM_SDLC_WIKI_INT_H
 #include <json-c/json.h>
@@ -10,6 +10,7 @@ struct sdlc_ctx;
 int	wiki_tree_tool(struct sdlc_ctx *ctx, struct json_object *args);
 int	wiki_page_tool(struct sdlc_ctx *ctx, struct json_object *args);
 int	wiki_search_tool(struct sdlc_ctx *ctx, struct json_object *args);
+int	wiki_attachment_tool(struct sdlc_ctx *ctx, struct json_object *args);
 /* "?project=<label escaped>" of the session into a new string; NULL when out of memory. */
 char	*wiki_q(struct sdlc_ctx *ctx);
 

@@ -104,39 +104,6 @@ wiki_root_set(struct sdlc_ctx *ctx, struct json_object *args)
 	return 0;
 }
 
-static int
-wiki_attachment_tool(struct sdlc_ctx *ctx, struct json_object *args)
-{
-	struct json_object	*o, *a;
-	char			*q, *path = NULL;
-	int			 rc;
-
-	if ((q = wiki_q(ctx)) == NULL || asprintf(&path, "/wiki/attachments/%" PRId64 "%s",
-	    json_object_get_int64(json_object_object_get(args, "id")), q) < 0) {
-		free(q);
-		return 1;
-	}
-	free(q);
-	rc = sdlc_hub(ctx, "GET", path, NULL, &o);
-	free(path);
-	if (rc != 0)
-		return rc;
-	a = json_object_object_get(o, "attachment");
-	if (strcmp(sdlc_str(a, "state", ""), "ready") == 0 && sdlc_str(a, "path", NULL) != NULL) {
-		buf_printf(ctx->out, "%s\n%s (%s Б), %s, страница %s", sdlc_str(a, "path", ""),
-		    sdlc_str(a, "name", ""), sdlc_str(a, "size", "0"), sdlc_str(a, "mime", ""),
-		    sdlc_str(a, "page", ""));
-		rc = 0;
-	} else {
-		buf_printf(ctx->out, "вложение #%s «%s» (страница %s): %s; скачивание вложений вики "
-		    "этот хаб ещё не выполняет — вызовите attachment позже", sdlc_str(a, "id", ""),
-		    sdlc_str(a, "name", ""), sdlc_str(a, "page", ""), sdlc_str(a, "state", ""));
-		rc = 1;
-	}
-	json_object_put(o);
-	return rc;
-}
-
 int
 sdlc_batch_poll(struct sdlc_ctx *ctx, long long id, long seconds, struct json_object **out)
 {
@@ -323,10 +290,15 @@ static const struct sdlc_tool wiki_tools[] = {
 	  "\"required\":[\"query\"],\"additionalProperties\":false}",
 	  SDLC_BOUND | SDLC_ROOT | SDLC_SYNCED | SDLC_READ, wiki_search_tool, NULL },
 	{ "attachment", "Вложение страницы",
-	  "Вложение страницы по id из шапки page: путь к локальной копии, когда она есть; иначе "
-	  "состояние и подсказка повторить.",
+	  "Вложение страницы по id из шапки page: ставит скачивание (агенту wiki), ждёт до "
+	  "wait_seconds (по умолчанию 60) и отдаёт путь к копии, downloads/wiki-<id>/<имя>; "
+	  "иначе состояние и подсказку вызвать ещё раз. Вложения больше 10 МБ — только в "
+	  "источнике.",
 	  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\",\"minimum\":1,"
-	  "\"description\":\"id вложения\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+	  "\"description\":\"id вложения\"},\"wait_seconds\":{\"type\":\"integer\","
+	  "\"minimum\":0,\"maximum\":60,\"default\":60,"
+	  "\"description\":\"сколько ждать копию, с\"}},"
+	  "\"required\":[\"id\"],\"additionalProperties\":false}",
 	  SDLC_BOUND | SDLC_ROOT | SDLC_SYNCED, wiki_attachment_tool, NULL },
 	{ "sync", "Синхронизировать вики",
 	  "Ставит синхронизацию копии вики проекта с источником или сообщает о той, что уже идёт, "

@@ -111,8 +111,10 @@ wiki_header(struct buf *out, struct json_object *o)
 	buf_puts(out, n == 0 ? "\nвложений нет" : "\nвложения:");
 	for (i = 0; i < n; i++) {
 		x = json_object_array_get_idx(a, i);
-		buf_printf(out, " %s#%s %s (%s Б)", i ? "· " : "", sdlc_str(x, "id", ""),
-		    sdlc_str(x, "name", ""), sdlc_str(x, "size", "0"));
+		buf_printf(out, " %s#%s %s (", i ? "· " : "", sdlc_str(x, "id", ""),
+		    sdlc_str(x, "name", ""));
+		sdlc_size(out, (uint64_t)json_object_get_int64(json_object_object_get(x, "size")));
+		buf_putc(out, ')');
 	}
 	buf_printf(out, "\nсимволы %" PRId64 "–%" PRId64 " из %" PRId64, off, end, chars);
 }

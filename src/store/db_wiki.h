@@ -96,7 +96,10 @@ int	wiki_search(struct db *db, struct json_object **out, const char *label, cons
  * null, batch: {id, state} of the sync queued or running, or null}.
  */
 int	wiki_status(struct db *db, struct json_object **out, const char *label, struct err *e);
-/* An attachment of the project's pages: {id, page, name, size, mime, state, path}. */
+/*
+ * An attachment of the project's pages: {id, page, name, size, mime, state
+ * (remote, fetching, ready, failed), command (the last wiki_fetch), error}.
+ */
 int	wiki_attachment(struct db *db, struct json_object **out, const char *label, uint64_t id,
 	    struct err *e);
 
@@ -118,5 +121,52 @@ int	wiki_load(struct db *db, uint64_t command, const char *label, const char *ro
  */
 int	wiki_sync_failed(struct db *db, uint64_t command, const char *label, const char *root,
 	    const char *why, char *state, size_t len, struct err *e);
+
+/* ---- the hub's copies of attachments (db_wiki_fetch.c) ---- */
+
+#define WIKI_FETCH_MAX	(10u * 1024 * 1024)	/* bytes: larger ones stay in the source */
+
+/*
+ * Asks for the hub's copy of attachment id of the project: unless it is
+ * ready or being fetched, queues a wiki_fetch command (a batch of one) and
+ * marks it fetching, in one transaction.  {attachment (as wiki_attachment),
+ * queued}; ERR_NOTFOUND, or ERR_TOOBIG over WIKI_FETCH_MAX.
+ */
+int	wiki_fetch_queue(struct db *db, struct json_object **out, const char *label,
+	    uint64_t id, const char *author, struct err *e);
+
+/* A wiki_fetch command and what its backend needs. */
+struct wiki_fetch {
+	char		 state[16], type[32], label[64];
+	uint64_t	 attachment;	/* 0: the command names none */
+	char		*source;	/* NULL: the attachment is no longer this command's */
+	char		*name;
+	char		*revision;	/* of the project's last good sync; NULL: none */
+	uint64_t	 size;
+};
+/* ERR_NOTFOUND when there is no such command.  Release with wiki_fetch_release. */
+int	wiki_fetch_command(struct db *db, uint64_t command, struct wiki_fetch *out,
+	    struct err *e);
+void	wiki_fetch_release(struct wiki_fetch *f);
+/*
+ * The end of the claimed wiki_fetch command: the copy (bytes, len) stored
+ * and the attachment ready, or with why (not NULL) the attachment failed
+ * with it; the command done or failed; one transaction.  ERR_INVALID when
+ * the command is not claimed (*state receives its state).
+ */
+int	wiki_fetch_end(struct db *db, uint64_t command, uint64_t attachment, const char *bytes,
+	    size_t len, const char *why, char *state, size_t state_len, struct err *e);
+
+/* An attachment's copy: bytes NULL unless state is "ready". */
+struct wiki_content {
+	char	 state[16], mime[256];
+	char	*name;
+	char	*bytes;
+	size_t	 len;
+};
+/* ERR_NOTFOUND when the project has no such attachment.  Release with wiki_content_release. */
+int	wiki_attachment_content(struct db *db, struct wiki_content *out, const char *label,
+	    uint64_t id, struct err *e);
+void	wiki_content_release(struct wiki_content *c);
 
 #endif

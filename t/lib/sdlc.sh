@@ -51,14 +51,15 @@ hub () {
 	cat hub.json >>"$RESPONSES_LOG"
 }
 
-# sdlc ARGS... < LINES: forgemcp mcp with the hub of this instance; stdout
-# to out (one JSON-RPC answer a line), stderr to err
+# sdlc ARGS... < LINES: forgemcp mcp with the hub of this instance and its
+# data directory (downloads) $TRASH/state unless FORGEMCP_STATE names one;
+# stdout to out (one JSON-RPC answer a line), stderr to err
 HUB_URL=$BASE_URL/hub
 # (both are kept in mcp.stderr and mcp-answers.log too, for t9990's token search)
 sdlc () {
 	local rc=0
-	FORGEMCP_HUB_URL=$HUB_URL FORGEMCP_HUB_TOKEN=$ANN_TOKEN timeout 30 "$FORGEMCP" mcp "$@" \
-		>out 2>err || rc=$?
+	FORGEMCP_HUB_URL=$HUB_URL FORGEMCP_HUB_TOKEN=$ANN_TOKEN FORGEMCP_STATE=${FORGEMCP_STATE:-$TRASH/state} \
+		timeout 30 "$FORGEMCP" mcp "$@" >out 2>err || rc=$?
 	cat err >>mcp.stderr
 	cat out >>mcp-answers.log
 	return $rc

@@ -1,0 +1,16 @@
+-- 014-wiki-fetch: the hub's copies of wiki attachments.  The `attachment`
+-- tool asks for one (POST /hub/wiki/attachments/{id}/fetch): a wiki_fetch
+-- command for the wiki agent, whose backend reads the file from the source
+-- and stores it here; the module server then downloads it.  A sync that
+-- replaces the project's copy drops its attachments and their contents.
+
+ALTER TABLE wiki_attachments
+	ADD COLUMN command_id BIGINT UNSIGNED NULL AFTER state;
+
+CREATE TABLE wiki_attachment_contents (
+	attachment_id BIGINT UNSIGNED NOT NULL PRIMARY KEY,
+	bytes LONGBLOB NOT NULL,
+	fetched_at DATETIME(3) NOT NULL,
+	CONSTRAINT wiki_attachment_contents_fk FOREIGN KEY (attachment_id)
+	    REFERENCES wiki_attachments (id) ON DELETE CASCADE
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
