@@ -19,6 +19,13 @@
 # the merge worker.
 . ./test-lib.sh
 
+# Its subject is doc/deployment.md's commands, as written: the plain pass
+# runs them; under the sanitizers the same services and commands run in
+# t1000-t6540 (workers, merge worker, the CLI).
+if asan_build; then
+	skip_all "doc/deployment.md's walkthrough: the plain pass runs it"
+fi
+
 is_root || skip_all "the walkthrough runs as root"
 command -v unshare >/dev/null || skip_all "unshare (util-linux) is not installed"
 for c in runuser setsid ip git curl jq useradd userdel make; do
