@@ -1,4 +1,4 @@
-/* db_wiki_fetch: the hub's copies of wiki attachments (db_wiki.h, schema/014-wiki-fetch.sql). */
+/* db_wiki_fetch: the hub's copies of wiki attachments (db_wiki.h, schema/015-wiki-fetch.sql). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
--- 014-wiki-fetch: the hub's copies of wiki attachments.  The `attachment`
+-- 015-wiki-fetch: the hub's copies of wiki attachments.  The `attachment`
 -- tool asks for one (POST /hub/wiki/attachments/{id}/fetch): a wiki_fetch
 -- command for the wiki agent, whose backend reads the file from the source
 -- and stores it here; the module server then downloads it.  A sync that
