@@ -205,7 +205,7 @@ wiki_git_read(const char *repo_root, const char *root_text, struct wiki_git *g,
 
 	err_clear(&e);
 	if (root == NULL || hub_wiki_root_parse(root, &owner, &name, &branch, &code) != 0 ||
-	    owner == NULL) {
+	    owner == NULL || strcmp(owner, HUB_WIKI_CONFLUENCE) == 0) {
 		snprintf(why, len, "корень вики %s не называет репозиторий: бэкенду git нужен корень "
 		    "<владелец>/<репозиторий>[@<ветка>]:<код>, например docs/wiki@main:DOC-1",
 		    root_text);
