@@ -235,7 +235,10 @@ test_expect_success 'a server that does not answer in time (wiki_confluence_time
 
 test_expect_success 'a page over 4 MB of Markdown fails the sync in the hub, after an upload in parts' '
 	keep && perl -e "print q(<p>), q(x) x (4 * 1024 * 1024 + 10), q(</p>)" | cpage 1005 "Огромная" 1001,1002 &&
-	sync_fails "страница DOCS-1005: 4194315 байт, больше 4194304"
+	: >"$NGINX_DIR/logs/access.log" &&
+	sync_fails "страница DOCS-1005: 4194315 байт, больше 4194304" &&
+	test "$(grep -c "POST /hub/agent/wiki_pages " "$NGINX_DIR/logs/access.log")" -gt 100 &&
+	! grep "POST /hub/agent/wiki_pages .* 413 " "$NGINX_DIR/logs/access.log"
 '
 
 test_expect_success 'a tree deeper than 64 levels fails the sync' '
@@ -250,6 +253,19 @@ test_expect_success 'a tree deeper than 64 levels fails the sync' '
 test_expect_success 'a cycle of ancestors (a page listed under its own descendant) fails the sync' '
 	test_when_finished "rm -f \"$CF/children/1005\" \"$CF/children/2001\"" && kids 1005 2001 && kids 2001 1002 &&
 	sync_fails "страница DOCS-1002 встречается в дереве дважды (под страницей DOCS-2001): цикл предков или страница под двумя родителями"
+'
+
+test_expect_success 'a page among its own ancestors fails the sync' '
+	cp "$CF/pages/1006.json" 1006.json.keep &&
+	test_when_finished "cp 1006.json.keep \"$CF/pages/1006.json\"" &&
+	printf "<p>x</p>" | cpage 1006 "Новая" 1001,1002,1006 &&
+	sync_fails "страница DOCS-1006 — среди своих предков (ancestors): цикл предков"
+'
+
+test_expect_success 'credentials the server refuses fail the sync with its status' '
+	printf "wrong-token\n" >"$TRASH/cf.token" &&
+	test_when_finished "printf \"cf-secret-token\\n\" >\"$TRASH/cf.token\"" &&
+	sync_fails "Confluence: GET /rest/api/content/1001: HTTP 401"
 '
 
 # upload COMMAND ROOT FILE: the document FILE sent to the hub in parts of 30,000 bytes
