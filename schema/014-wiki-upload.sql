@@ -6,9 +6,12 @@
 -- copy and load it in one transaction, which also drops the parts.  A
 -- part 0 starts the upload of its command afresh (an agent that died
 -- mid-upload leaves parts that the next claim of the command replaces).
+-- bytes is the length of data, so the running total is read without the
+-- parts' text.
 CREATE TABLE wiki_upload_parts (
 	command_id BIGINT UNSIGNED NOT NULL,
 	part INT UNSIGNED NOT NULL,
+	bytes INT UNSIGNED NOT NULL,
 	data MEDIUMTEXT NOT NULL,
 	PRIMARY KEY (command_id, part),
 	CONSTRAINT wiki_upload_parts_command_fk FOREIGN KEY (command_id)

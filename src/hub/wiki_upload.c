@@ -31,6 +31,7 @@
 #define WIKI_UPLOAD_MAX		((size_t)WIKI_TOTAL_BYTES_MAX + (32u << 20))
 #define WIKI_ROOT_CHARS_MAX	400
 #define WIKI_ERROR_MAX		600	/* characters of an agent's reason kept */
+#define WIKI_PART_MAX		(4u << 20)	/* bytes of one part, whatever max_body allows */
 
 /* The string member name of o (NULL when absent, not a string, or holding a NUL). */
 static const char *
@@ -287,6 +288,11 @@ hub_wiki_pages(struct db *db, struct json_object *body, struct core_response *re
 		snprintf(why, sizeof why, "%.*s", hub_utf8_prefix(error, WIKI_ERROR_MAX), error);
 		wiki_copy_finish(db, resp, id, label, root, NULL, &c, why[0] != '\0' ? why :
 		    "агент не сказал причины");
+		goto done;
+	}
+	if (strlen(text) > WIKI_PART_MAX) {
+		hub_say(msg, sizeof msg, "часть больше %u байт: режьте копию мельче", WIKI_PART_MAX);
+		hub_refuse_msg(resp, 413, msg);
 		goto done;
 	}
 	rc = wiki_upload_part(db, id, (unsigned)part, text, strlen(text), WIKI_UPLOAD_MAX, &total,

@@ -18,10 +18,10 @@ static const char SQL_COMMAND_LOCK[] =
 static const char SQL_PARTS_DROP[] =
     "DELETE FROM wiki_upload_parts WHERE command_id = ?";
 static const char SQL_PARTS_SIZE[] =
-    "SELECT COUNT(*), COALESCE(SUM(LENGTH(data)), 0) FROM wiki_upload_parts"
+    "SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM wiki_upload_parts"
     " WHERE command_id = ?";
 static const char SQL_PART_ADD[] =
-    "INSERT INTO wiki_upload_parts (command_id, part, data) VALUES (?, ?, ?)";
+    "INSERT INTO wiki_upload_parts (command_id, part, bytes, data) VALUES (?, ?, ?, ?)";
 static const char SQL_PARTS[] =
     "SELECT data FROM wiki_upload_parts WHERE command_id = ? ORDER BY part";
 
@@ -63,8 +63,8 @@ wiki_upload_part(struct db *db, uint64_t command, unsigned part, const char *tex
 		goto fail;
 	}
 	*total += len;
-	if ((rc = db_run(db, DB_ONCE, SQL_PART_ADD, NULL, NULL, NULL, e, "uus", command,
-	    (uint64_t)part, text)) != 0 ||
+	if ((rc = db_run(db, DB_ONCE, SQL_PART_ADD, NULL, NULL, NULL, e, "uuus", command,
+	    (uint64_t)part, (uint64_t)len, text)) != 0 ||
 	    (rc = db_commit(db, e)) != 0)
 		goto fail;
 	db_rows_release(&r);
