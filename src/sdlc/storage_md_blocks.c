@@ -197,57 +197,61 @@ md_cell(xmlNodePtr cell, int depth)
 	return s;
 }
 
-/* The rows of a table (its tr, in thead, tbody, tfoot or directly) into rows[]. */
+/*
+ * The rows of a table (its tr, in thead, tbody, tfoot or directly) into
+ * rows[] (NULL: only counted); their number.
+ */
 static size_t
-md_rows(xmlNodePtr t, xmlNodePtr *rows, size_t max)
+md_rows(xmlNodePtr t, xmlNodePtr *rows)
 {
 	xmlNodePtr	c, r;
 	size_t		n = 0;
 
-	for (c = t->children; c != NULL && n < max; c = c->next) {
-		if (storage_is(c, "tr"))
-			rows[n++] = c;
-		else if (storage_is(c, "thead") || storage_is(c, "tbody") || storage_is(c, "tfoot"))
-			for (r = c->children; r != NULL && n < max; r = r->next)
-				if (storage_is(r, "tr"))
-					rows[n++] = r;
+	for (c = t->children; c != NULL; c = c->next) {
+		if (storage_is(c, "tr")) {
+			if (rows != NULL)
+				rows[n] = c;
+			n++;
+		} else if (storage_is(c, "thead") || storage_is(c, "tbody") ||
+		    storage_is(c, "tfoot"))
+			for (r = c->children; r != NULL; r = r->next)
+				if (storage_is(r, "tr")) {
+					if (rows != NULL)
+						rows[n] = r;
+					n++;
+				}
 	}
 	return n;
 }
 
-#define MD_ROWS_MAX	10000
-#define MD_COLS_MAX	200
-
+/*
+ * Rows are not padded to the widest: a short row is valid Markdown, and
+ * the output stays as long as the input, whatever a hostile table's shape.
+ */
 void
 storage_table(struct md *m, xmlNodePtr t, int depth)
 {
 	xmlNodePtr	*rows, c;
-	size_t		 n, i, j, cols = 0, k;
+	size_t		 n, i, j, head = 0;
 	char		*s;
 
-	if (m->cell) {
+	n = md_rows(t, NULL);
+	if (m->cell || n == 0) {
 		storage_children(m, t, depth);
 		return;
 	}
-	if ((rows = calloc(MD_ROWS_MAX, sizeof *rows)) == NULL)
-		return;
-	n = md_rows(t, rows, MD_ROWS_MAX);
-	for (i = 0; i < n; i++) {
-		for (k = 0, c = rows[i]->children; c != NULL; c = c->next)
-			k += storage_is(c, "td") || storage_is(c, "th");
-		if (k > cols)
-			cols = k > MD_COLS_MAX ? MD_COLS_MAX : k;
-	}
-	if (n == 0 || cols == 0) {
-		free(rows);
-		storage_children(m, t, depth);
+	if ((rows = calloc(n, sizeof *rows)) == NULL) {
+		m->out.oom = 1;
 		return;
 	}
+	(void)md_rows(t, rows);
+	for (c = rows[0]->children; c != NULL; c = c->next)
+		head += storage_is(c, "td") || storage_is(c, "th");
 	storage_break(m, 2);
 	for (i = 0; i < n; i++) {
 		storage_break(m, 1);
 		storage_puts(m, "|");
-		for (j = 0, c = rows[i]->children; c != NULL && j < cols; c = c->next) {
+		for (j = 0, c = rows[i]->children; c != NULL; c = c->next) {
 			if (!storage_is(c, "td") && !storage_is(c, "th"))
 				continue;
 			s = md_cell(c, depth);
@@ -257,16 +261,15 @@ storage_table(struct md *m, xmlNodePtr t, int depth)
 			free(s);
 			j++;
 		}
-		for (; j < cols; j++)
+		if (j == 0)
 			storage_puts(m, " |");
 		if (i == 0) {
 			storage_break(m, 1);
 			storage_puts(m, "|");
-			for (j = 0; j < cols; j++)
+			for (j = 0; j < (head > 0 ? head : 1); j++)
 				storage_puts(m, " --- |");
 		}
 	}
 	storage_break(m, 2);
 	free(rows);
 }
-

@@ -46,6 +46,8 @@ main(void)
 	    "[ссылка](https://example.org/x) and [b](</a b>)\n", "links");
 	conv("<table><tbody><tr><th>A</th><th>B</th></tr><tr><td>1</td><td>x|y</td></tr></tbody></table>",
 	    "| A | B |\n| --- | --- |\n| 1 | x\\|y |\n", "a table, | escaped in a cell");
+	conv("<table><tr><th>A</th><th>B</th></tr><tr><td>1</td></tr><tr></tr></table>",
+	    "| A | B |\n| --- | --- |\n| 1 |\n| |\n", "a short row is not padded; an empty row");
 	conv("<ac:structured-macro ac:name=\"code\"><ac:parameter ac:name=\"language\">python</ac:parameter>"
 	    "<ac:plain-text-body><![CDATA[if a < b:\n    print(\"<&>\")]]></ac:plain-text-body></ac:structured-macro>",
 	    "```python\nif a < b:\n    print(\"<&>\")\n```\n", "a code macro, CDATA kept as it is");
