@@ -76,6 +76,10 @@ static const struct config_key config_keys[] = {
 	{ "search_provider", CK_STR, F(search_provider), 0 },
 	{ "search_timeout", CK_SECONDS, F(search_timeout), 0 },
 	{ "token_cache_seconds", CK_CACHE, F(token_cache_seconds), 0 },
+	{ "wiki_confluence_timeout", CK_SECONDS, F(wiki_confluence_timeout), 0 },
+	{ "wiki_confluence_token_file", CK_STR, F(wiki_confluence_token_file), 0 },
+	{ "wiki_confluence_url", CK_URL, F(wiki_confluence_url), 0 },
+	{ "wiki_confluence_user", CK_STR, F(wiki_confluence_user), 0 },
 };
 #undef F
 
@@ -340,6 +344,7 @@ config_defaults(struct config *c, struct err *e)
 	c->max_body = 65536;
 	c->log_level = LOG_INFO;
 	c->search_timeout = 10;
+	c->wiki_confluence_timeout = 30;
 	c->request_timeout = 10;
 	c->search_hourly_limit = 60;
 	c->rate_limit = 120;
@@ -521,6 +526,9 @@ config_release(struct config *c)
 		explicit_bzero(c->hub_token, strlen(c->hub_token));
 	free(c->hub_token);
 	free(c->search_base_url);
+	free(c->wiki_confluence_url);
+	free(c->wiki_confluence_user);
+	free(c->wiki_confluence_token_file);
 	config_list_clear(c->allowed_origins, &c->n_allowed_origins);
 	config_list_clear(c->public_hosts, &c->n_public_hosts);
 	memset(c, 0, sizeof(*c));

@@ -105,7 +105,7 @@ test_expect_success 'root_set: the root and a sync batch; not synced yet; a seco
 	iserr 5 && test "$(text 5)" = "$(text 3)" &&
 	test "$(db_sql "SELECT COUNT(*) FROM tracker_commands WHERE type = \"wiki_sync\"")" = 1 &&
 	hub PATCH projects/AWPCA "{\"wiki_root\":\"DOC 1\"}" && test "$STATUS" = 422 &&
-	jq -e ".error == \"wiki_root — код страницы (DOC-1) или <владелец>/<репозиторий>[@<ветка>]:<код>, а не «DOC 1»\"" hub.json &&
+	jq -e ".error == \"wiki_root — код страницы (DOC-1), <владелец>/<репозиторий>[@<ветка>]:<код> или confluence:<код>, а не «DOC 1»\"" hub.json &&
 	long=a$(printf "%0200d" 0 | sed "s/0/я/g") &&
 	hub PATCH projects/AWPCA "{\"wiki_root\":\"$long\"}" && test "$STATUS" = 422 &&
 	jq -e ".error | test(\"«aя+»$\")" hub.json &&

@@ -8,13 +8,17 @@
 #include "cli.h"
 #include "log.h"
 #include "sdlc/client.h"
+#include "sdlc/confluence.h"
+
+/* seconds the hub gives the Confluence backend to end a sync before it hands it out again */
+#define AGENT_CONFLUENCE_LEASE	900
 
 static void
 agent_usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: forgemcp agent --module jira --backend local [--once] [--interval SECONDS]\n"
-	    "       forgemcp agent --module wiki --backend git [--once] [--interval SECONDS]\n"
+	    "       forgemcp agent --module wiki --backend git|confluence [--once] [--interval SECONDS]\n"
 	    "\n"
 	    "Executes the commands of the sdlc hub's batches, each batch in order, and\n"
 	    "reports each one: a client of the hub API at hub_url with the token hub_token\n"
@@ -23,10 +27,17 @@ agent_usage(FILE *f)
 	    "local, the hub's own tracker tables (a tracker without a Jira): ensure_issue,\n"
 	    "ensure_fields, ensure_link, refresh; git, the wiki's pages from a forge\n"
 	    "repository that the project's wiki root names (owner/name@branch:DOC-1):\n"
-	    "wiki_sync (the copy of the pages), wiki_fetch (an attachment's file).\n"
+	    "wiki_sync (the copy of the pages), wiki_fetch (an attachment's file);\n"
+	    "confluence, the wiki's pages read by this agent from a\n"
+	    "Confluence-style REST server at wiki_confluence_url (the login\n"
+	    "wiki_confluence_user and the API token or password in the file\n"
+	    "wiki_confluence_token_file; without a login the token is a bearer token),\n"
+	    "from the page the root names (confluence:DOC-98310: page id 98310, codes\n"
+	    "DOC-<page id>), converted to Markdown and sent to the hub: wiki_sync.\n"
 	    "\n"
 	    "  --module jira|wiki   the module whose commands it runs\n"
-	    "  --backend local|git  where the commands take effect (local for jira, git for wiki)\n"
+	    "  --backend NAME       where the commands take effect: local for jira, git or\n"
+	    "                       confluence for wiki\n"
 	    "  --once               stop when no command is waiting (exit 1 when the hub\n"
 	    "                       cannot be asked: down, or the token refused)\n"
 	    "  --interval SECONDS   how long to wait when none is (default 1)\n"
@@ -34,9 +45,12 @@ agent_usage(FILE *f)
 	    "SIGTERM or SIGINT: it stops after the command it is running.\n");
 }
 
-/* Claims one command of module and has the backend run it: 1 ran one, 0 none, -1 failed. */
+/*
+ * Claims one command of module and has the backend run it (cf non-NULL:
+ * the Confluence backend): 1 ran one, 0 none, -1 failed.
+ */
 static int
-agent_step(const struct hub_client *hub, const char *module)
+agent_step(const struct hub_client *hub, const char *module, const struct confluence *cf)
 {
 	struct json_object	*o = NULL, *cmd, *body, *r = NULL, *said, *why;
 	const char		*run = strcmp(module, "wiki") == 0 ? "/agent/wiki_git" :
@@ -51,6 +65,9 @@ agent_step(const struct hub_client *hub, const char *module)
 	json_object_object_add(said, "version", json_object_new_string(PACKAGE_VERSION));
 	if ((launcher = getenv("FORGEMCP_AGENT_LAUNCHER")) != NULL && *launcher != '\0')
 		json_object_object_add(said, "launcher", json_object_new_string(launcher));
+	if (cf != NULL)
+		json_object_object_add(said, "lease_seconds",
+		    json_object_new_int(AGENT_CONFLUENCE_LEASE));
 	res = hub_request(hub, "POST", "/agent/claim", said, &status, &o);
 	json_object_put(said);
 	if (res == HUB_ANSWERED && status != 200) {
@@ -69,6 +86,10 @@ agent_step(const struct hub_client *hub, const char *module)
 	}
 	if ((cmd = json_object_object_get(o, "command")) == NULL) {
 		ran = 0;
+		goto done;
+	}
+	if (cf != NULL) {
+		ran = confluence_run(hub, cf, cmd);
 		goto done;
 	}
 	body = json_object_new_object();
@@ -107,6 +128,7 @@ cli_agent(struct cli *cli, int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct hub_client	 hub;
+	struct confluence	 cf;
 	const char		*module = NULL, *backend = NULL;
 	char			*url = NULL;
 	double			 interval = 1;
@@ -140,20 +162,34 @@ cli_agent(struct cli *cli, int argc, char **argv)
 		return cli_usage("agent: unexpected argument '%s'", argv[optind]);
 	if (module == NULL || (strcmp(module, "jira") != 0 && strcmp(module, "wiki") != 0))
 		return cli_usage("agent: --module jira or --module wiki");
-	if (backend == NULL || strcmp(backend, strcmp(module, "wiki") == 0 ? "git" : "local") != 0)
+	if (backend == NULL || (strcmp(module, "wiki") == 0 ? strcmp(backend, "git") != 0 &&
+	    strcmp(backend, "confluence") != 0 : strcmp(backend, "local") != 0))
 		return cli_usage("agent: the %s module's backend is --backend %s", module,
-		    strcmp(module, "wiki") == 0 ? "git" : "local");
-	if (cli_hub_client(cli, &hub, &url) != 0)
+		    strcmp(module, "wiki") == 0 ? "git or --backend confluence" : "local");
+	memset(&cf, 0, sizeof cf);
+	if (strcmp(backend, "confluence") == 0) {
+		if (cli->cfg.wiki_confluence_url == NULL)
+			return cli_usage("agent: the confluence backend needs wiki_confluence_url, "
+			    "the server's base URL (FORGEMCP_WIKI_CONFLUENCE_URL)");
+		if (confluence_init(&cf, cli->cfg.wiki_confluence_url, cli->cfg.wiki_confluence_user,
+		    cli->cfg.wiki_confluence_token_file, (long)cli->cfg.wiki_confluence_timeout) != 0)
+			return 1;
+	}
+	if (cli_hub_client(cli, &hub, &url) != 0) {
+		confluence_release(&cf);
 		return cli_fail("out of memory");
+	}
 	cli_daemon_start("forgemcp-agent");
 	if (hub_client_init() != 0) {
+		confluence_release(&cf);
 		free(url);
 		return 1;
 	}
-	log_info("agent: module %s, backend %s, hub %s", module, backend, hub.url);
+	log_info("agent: module %s, backend %s, hub %s%s%s", module, backend, hub.url,
+	    cf.url != NULL ? ", Confluence " : "", cf.url != NULL ? cf.url : "");
 	rc = 0;
 	while (!cli_stopping) {
-		n = agent_step(&hub, module);
+		n = agent_step(&hub, module, strcmp(backend, "confluence") == 0 ? &cf : NULL);
 		/* --once: a hub that cannot be asked (down, a refused token) is a failure */
 		if (n < 0 && once)
 			rc = 1;
@@ -163,6 +199,7 @@ cli_agent(struct cli *cli, int argc, char **argv)
 			cli_nap(interval);
 	}
 	hub_client_shutdown();
+	confluence_release(&cf);
 	free(url);
 	return rc;
 }

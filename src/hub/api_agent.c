@@ -234,6 +234,8 @@ hub_agent_route(struct db *db, const struct config *cfg, const struct principal 
 		else
 			hub_wiki_git(db, cfg, hub_agent_id(body, "command"), resp);
 	}
+	else if (strcmp(path, "agent/wiki_pages") == 0)
+		hub_wiki_pages(db, body, resp);
 	else
 		hub_refuse(resp, 404, HT_HUB_NO_PATH, method, path);
 }

@@ -274,13 +274,13 @@ hub_wiki_root_ok(struct db *db, const struct principal *who, const char *root,
 	if (root == NULL || strlen(root) > WIKI_ROOT_MAX ||
 	    snprintf(copy, sizeof copy, "%s", root) < 0 ||
 	    hub_wiki_root_parse(copy, &owner, &name, &branch, &code) != 0) {
-		snprintf(msg, sizeof msg, "wiki_root — код страницы (DOC-1) или "
-		    "<владелец>/<репозиторий>[@<ветка>]:<код>, а не «%.*s»",
+		snprintf(msg, sizeof msg, "wiki_root — код страницы (DOC-1), "
+		    "<владелец>/<репозиторий>[@<ветка>]:<код> или confluence:<код>, а не «%.*s»",
 		    root != NULL ? hub_utf8_prefix(root, 300) : 0, root != NULL ? root : "");
 		hub_refuse_msg(resp, 422, msg);
 		return 0;
 	}
-	if (owner == NULL)
+	if (owner == NULL || strcmp(owner, HUB_WIKI_CONFLUENCE) == 0)
 		return 1;
 	err_clear(&e);
 	memset(&repo, 0, sizeof repo);

@@ -46,6 +46,13 @@ void	hub_wiki_attachments(struct db *db, const struct principal *who, const char
  */
 void	hub_wiki_git_fetch(struct db *db, const struct config *cfg, uint64_t id,
 	    struct core_response *resp);
+/*
+ * POST /hub/agent/wiki_pages {command, root, part, text, last} or
+ * {command, root, error}: a part of the copy an agent read from its source
+ * (wiki_upload.c); the last part has the copy checked and loaded, or an
+ * error ends the sync failed.
+ */
+void	hub_wiki_pages(struct db *db, struct json_object *body, struct core_response *resp);
 
 /* Code points in s. */
 size_t	hub_wiki_chars(const char *s);
@@ -55,10 +62,13 @@ int	hub_wiki_utf8_ok(const char *s, size_t len);
 const char *hub_wiki_mime(const char *name);
 /* Whether code is a page code: a letter, letters, digits or _, '-', digits (DOC-12). */
 int	hub_wiki_code_ok(const char *code);
+/* The first part of a root a Confluence-style server's agent reads: confluence:DOC-98310. */
+#define HUB_WIKI_CONFLUENCE	"confluence"
 /*
  * Splits a wiki root "[owner/name[@branch]:]CODE" in place: owner, name
- * and branch NULL for a bare code; branch "main" when not given.  0, or
- * -1 when it is not one.
+ * and branch NULL for a bare code; branch "main" when not given.  For
+ * "confluence:CODE", owner is HUB_WIKI_CONFLUENCE and name and branch
+ * NULL.  0, or -1 when it is not one.
  */
 int	hub_wiki_root_parse(char *root, const char **owner, const char **name,
 	    const char **branch, const char **code);

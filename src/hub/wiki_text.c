@@ -68,7 +68,10 @@ hub_wiki_code_ok(const char *code)
 	return code[i] == '\0' && digits > 0 && digits <= 18;
 }
 
-/* A root "[owner/name[@branch]:]CODE" split (in place) into its parts; 0, or -1 when bad. */
+/*
+ * A root "[owner/name[@branch]:]CODE" or "confluence:CODE" split (in
+ * place) into its parts; 0, or -1 when bad.
+ */
 int
 hub_wiki_root_parse(char *root, const char **owner, const char **name, const char **branch,
     const char **code)
@@ -81,6 +84,10 @@ hub_wiki_root_parse(char *root, const char **owner, const char **name, const cha
 		return hub_wiki_code_ok(root) ? 0 : -1;
 	*colon = '\0';
 	*code = colon + 1;
+	if (strcmp(root, HUB_WIKI_CONFLUENCE) == 0) {
+		*owner = HUB_WIKI_CONFLUENCE;
+		return hub_wiki_code_ok(*code) ? 0 : -1;
+	}
 	if ((slash = strchr(root, '/')) == NULL)
 		return -1;
 	*slash = '\0';

@@ -168,5 +168,18 @@ struct wiki_content {
 int	wiki_attachment_content(struct db *db, struct wiki_content *out, const char *label,
 	    uint64_t id, struct err *e);
 void	wiki_content_release(struct wiki_content *c);
+/*
+ * Adds part (0, 1, ... in order; 0 drops the parts before) of the copy
+ * the agent uploads for the claimed wiki_sync command, in one transaction;
+ * *total receives the bytes uploaded with it.  ERR_INVALID when the command
+ * is not claimed (*state its state, "" for none), ERR_CONFLICT for a part
+ * out of order, ERR_TOOBIG when the parts would pass max bytes.
+ */
+int	wiki_upload_part(struct db *db, uint64_t command, unsigned part, const char *text,
+	    size_t len, size_t max, size_t *total, char *state, size_t state_len, struct err *e);
+/* The parts of command joined in order into *out (len bytes, NUL-terminated; caller frees). */
+int	wiki_upload_read(struct db *db, uint64_t command, char **out, size_t *len, struct err *e);
+/* Drops the parts of command: inside the transaction that ends its sync. */
+int	wiki_upload_drop(struct db *db, uint64_t command, struct err *e);
 
 #endif

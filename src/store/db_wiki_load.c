@@ -242,7 +242,8 @@ wiki_load(struct db *db, uint64_t command, const char *label, const char *root,
 		    atts[i].source)) != 0)
 			goto fail;
 	snprintf(result, sizeof result, "{\"pages\":%zu}", n);
-	if ((rc = db_run(db, DB_ONCE, SQL_RUN_ADD, NULL, NULL, NULL, e, "uussussu", project,
+	if ((rc = wiki_upload_drop(db, command, e)) != 0 ||
+	    (rc = db_run(db, DB_ONCE, SQL_RUN_ADD, NULL, NULL, NULL, e, "uussussu", project,
 	    command, root, "done", (uint64_t)n, revision, NULL, command)) != 0 ||
 	    (rc = db_run(db, DB_ONCE, SQL_COMMAND_END, NULL, NULL, NULL, e, "sssu", "done", NULL,
 	    result, command)) != 0 ||
@@ -265,7 +266,8 @@ wiki_sync_failed(struct db *db, uint64_t command, const char *label, const char 
 
 	if ((rc = wiki_end_begin(db, command, label, NULL, &project, state, len, e)) != 0)
 		return rc;
-	if ((rc = db_run(db, DB_ONCE, SQL_RUN_ADD, NULL, NULL, NULL, e, "uussussu", project,
+	if ((rc = wiki_upload_drop(db, command, e)) != 0 ||
+	    (rc = db_run(db, DB_ONCE, SQL_RUN_ADD, NULL, NULL, NULL, e, "uussussu", project,
 	    command, root != NULL ? root : "", "failed", (uint64_t)0, NULL, why, command)) != 0 ||
 	    (rc = db_run(db, DB_ONCE, SQL_COMMAND_END, NULL, NULL, NULL, e, "sssu", "failed", why,
 	    NULL, command)) != 0 ||

@@ -1,0 +1,36 @@
+/*
+ * confluence: the wiki agent's Confluence backend (doc/sdlc.md, "The
+ * Confluence backend"): a claimed wiki_sync command is run by reading the
+ * page tree under the project's root page from a Confluence-style REST
+ * server, converting each page's storage format to Markdown, and sending
+ * the whole copy to the hub in parts (POST /hub/agent/wiki_pages), where
+ * it is checked as strictly as a git copy and loaded in one transaction.
+ */
+#ifndef FM_CONFLUENCE_H
+#define FM_CONFLUENCE_H
+#include <json-c/json.h>
+
+struct hub_client;
+
+struct confluence {
+	const char	*url;		/* the server's base URL (wiki_confluence_url), no trailing / */
+	const char	*user;		/* basic authentication's login; NULL: a bearer token */
+	char		*secret;	/* the API token or password (owned); NULL: none */
+	long		 timeout;	/* seconds per request */
+};
+
+/*
+ * Reads the secret of cf from path (its first line; caller frees with
+ * confluence_release).  0, or -1 after a message on stderr.
+ */
+int	confluence_init(struct confluence *cf, const char *url, const char *user,
+	    const char *token_file, long timeout);
+void	confluence_release(struct confluence *cf);
+/*
+ * Runs the claimed wiki_sync command cmd (the claim's object): 1 when the
+ * hub has its end (done or failed), -1 when the hub could not be told.
+ */
+int	confluence_run(const struct hub_client *hub, const struct confluence *cf,
+	    struct json_object *cmd);
+
+#endif

@@ -1,0 +1,112 @@
+/*
+ * db_wiki_upload: the parts of a wiki copy an agent uploads (db_wiki.h,
+ * schema/014-wiki-upload.sql).  Each part is its own short transaction;
+ * the parts are dropped by the transaction that ends the sync.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "store/db.h"
+#include "store/db-internal.h"
+#include "store/db_wiki.h"
+
+static const char SQL_COMMAND_LOCK[] =
+    "SELECT state, type FROM tracker_commands WHERE id = ? FOR UPDATE";
+static const char SQL_PARTS_DROP[] =
+    "DELETE FROM wiki_upload_parts WHERE command_id = ?";
+static const char SQL_PARTS_SIZE[] =
+    "SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM wiki_upload_parts"
+    " WHERE command_id = ?";
+static const char SQL_PART_ADD[] =
+    "INSERT INTO wiki_upload_parts (command_id, part, bytes, data) VALUES (?, ?, ?, ?)";
+static const char SQL_PARTS[] =
+    "SELECT data FROM wiki_upload_parts WHERE command_id = ? ORDER BY part";
+
+int
+wiki_upload_part(struct db *db, uint64_t command, unsigned part, const char *text,
+    size_t len, size_t max, size_t *total, char *state, size_t state_len, struct err *e)
+{
+	struct db_rows	 r = { 0 };
+	int		 rc;
+
+	state[0] = '\0';
+	*total = 0;
+	if ((rc = db_begin(db, e)) != 0)
+		return rc;
+	if ((rc = db_run(db, DB_ONCE, SQL_COMMAND_LOCK, &r, NULL, NULL, e, "u", command)) != 0)
+		goto fail;
+	if (r.n == 0 || strcmp(db_rows_get(&r, 0, 1), "wiki_sync") != 0) {
+		rc = ERR_INVALID;
+		goto fail;
+	}
+	snprintf(state, state_len, "%s", db_rows_get(&r, 0, 0));
+	if (strcmp(state, "claimed") != 0) {
+		rc = ERR_INVALID;
+		goto fail;
+	}
+	db_rows_release(&r);
+	if (part == 0 &&
+	    (rc = db_run(db, DB_ONCE, SQL_PARTS_DROP, NULL, NULL, NULL, e, "u", command)) != 0)
+		goto fail;
+	if ((rc = db_run(db, DB_ONCE, SQL_PARTS_SIZE, &r, NULL, NULL, e, "u", command)) != 0)
+		goto fail;
+	*total = (size_t)db_to_u64(db_rows_get(&r, 0, 1));
+	if (db_to_u64(db_rows_get(&r, 0, 0)) != part) {
+		rc = err_set(e, ERR_CONFLICT, "part %u: the hub has %s", part, db_rows_get(&r, 0, 0));
+		goto fail;
+	}
+	if (*total + len > max) {
+		rc = ERR_TOOBIG;
+		goto fail;
+	}
+	*total += len;
+	if ((rc = db_run(db, DB_ONCE, SQL_PART_ADD, NULL, NULL, NULL, e, "uuus", command,
+	    (uint64_t)part, (uint64_t)len, text)) != 0 ||
+	    (rc = db_commit(db, e)) != 0)
+		goto fail;
+	db_rows_release(&r);
+	return 0;
+fail:
+	db_rollback(db);
+	db_rows_release(&r);
+	return rc;
+}
+
+int
+wiki_upload_read(struct db *db, uint64_t command, char **out, size_t *len, struct err *e)
+{
+	struct db_rows	 r = { 0 };
+	size_t		 i, n = 0, k;
+	char		*p;
+	int		 rc;
+
+	*out = NULL;
+	*len = 0;
+	if ((rc = db_run(db, DB_RETRY, SQL_PARTS, &r, NULL, NULL, e, "u", command)) != 0)
+		return rc;
+	for (i = 0; i < r.n; i++)
+		n += strlen(db_rows_get(&r, i, 0));
+	if ((p = malloc(n + 1)) == NULL) {
+		db_rows_release(&r);
+		return err_set(e, ERR_NOMEM, "out of memory");
+	}
+	for (i = 0, n = 0; i < r.n; i++) {
+		k = strlen(db_rows_get(&r, i, 0));
+		memcpy(p + n, db_rows_get(&r, i, 0), k);
+		n += k;
+	}
+	p[n] = '\0';
+	db_rows_release(&r);
+	*out = p;
+	*len = n;
+	return 0;
+}
+
+int
+wiki_upload_drop(struct db *db, uint64_t command, struct err *e)
+{
+	return db_run(db, DB_ONCE, SQL_PARTS_DROP, NULL, NULL, NULL, e, "u", command);
+}
