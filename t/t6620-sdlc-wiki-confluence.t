@@ -89,7 +89,7 @@ cpage 1003 "Все конструкции" 1001 <all.storage &&
 cpage 1004 "Длинная страница" 1001 <long.storage &&
 printf '<p>How to install the hub.</p>' | cpage 1005 "Install guide" 1001,1002 &&
 kids 1001 1002 1003 1004 && kids 1002 1005 &&
-printf 'схема.png\t18\timage/png\ndata.csv\t8\ttext/csv\nplan.pdf\t100\tapplication/pdf\n' \
+printf 'схема.png\t18\timage/png\ndata.csv\t8\ttext/csv\nplan.pdf\t100000\tapplication/pdf\n' \
 	>"$CF/attachments/1002" || { echo "Bail out! the Confluence fixtures"; exit 1; }
 
 printf '# Руководство\n\nСтатус Согласован: документ принят.\n\nSee the INSTALL page.\n' >guide.expect
@@ -161,12 +161,34 @@ test_expect_success 'page: the header with the Confluence address and the attach
 	grep -x "путь: Главная / Руководство" p.txt &&
 	grep -x "адрес: $CF_URL/pages/viewpage.action?pageId=1002" p.txt &&
 	A=$(db_sql "SELECT id FROM wiki_attachments WHERE name = \"data.csv\"") &&
-	grep "^вложения: #[0-9]* схема.png (18 Б) · #$A data.csv (8 Б) · #[0-9]* plan.pdf (100 Б)$" p.txt &&
+	grep "^вложения: #[0-9]* схема.png (18 Б) · #$A data.csv (8 Б) · #[0-9]* plan.pdf (97,6 КБ)$" p.txt &&
 	test "$(db_sql "SELECT source FROM wiki_attachments WHERE id = $A")" = "$CF_URL/download/attachments/1002/data.csv" &&
 	test "$(db_sql "SELECT mime FROM wiki_attachments WHERE name = \"plan.pdf\"")" = application/pdf &&
 	part 2 guide && cmp guide.expect guide &&
 	okres 3 && text 3 >s.txt && test "$(sed -n 1p s.txt)" = "DOCS-1002 · Руководство" &&
 	sed -n 3p s.txt | grep "Статус Согласован: документ принят"
+'
+
+test_expect_success 'attachment: the file read from the server with the credentials, through the hub, into downloads/' '
+	A=$(db_sql "SELECT id FROM wiki_attachments WHERE name = \"data.csv\"") &&
+	P=$(db_sql "SELECT id FROM wiki_attachments WHERE name = \"plan.pdf\"") &&
+	S=$(db_sql "SELECT id FROM wiki_attachments WHERE name LIKE \"%.png\"") &&
+	mkdir -p "$CF/files/1002" && printf "a,b\n1,2" >"$CF/files/1002/data.csv" &&
+	head -c 100000 /dev/urandom >"$CF/files/1002/plan.pdf" &&
+	agent_bg &&
+	{ echo "$INIT"; call 2 attachment "{\"id\":$A,\"wait_seconds\":20}"
+	  call 3 attachment "{\"id\":$P,\"wait_seconds\":20}"; call 4 attachment "{\"id\":$S,\"wait_seconds\":20}"; } |
+		sdlc wiki --project DOCS &&
+	stop_pid $AGENT &&
+	okres 3 && test "$(text 3)" = "$TRASH/state/downloads/wiki-$P/plan.pdf
+plan.pdf (97,6 КБ), application/pdf, страница DOCS-1002" &&
+	cmp "$CF/files/1002/plan.pdf" "$TRASH/state/downloads/wiki-$P/plan.pdf" &&
+	grep -x "GET /download/attachments/1002/plan.pdf" "$CF_LOG" &&
+	grep "agent: command [0-9]* (wiki_fetch, 100000 bytes): done$" agent.log &&
+	iserr 2 && test "$(text 2)" = "вложение #$A «data.csv» (страница DOCS-1002) не скачано: файл в источнике — 7 байт, а при синхронизации был 8: копия устарела, сначала sync — вызовите attachment ещё раз, чтобы повторить" &&
+	iserr 4 && text 4 | grep "^вложение #$S «схема.png» (страница DOCS-1002) не скачано: Confluence: GET /download/attachments/1002/%D1%81%D1%85%D0%B5%D0%BC%D0%B0.png: HTTP 404 — " &&
+	test ! -e "$TRASH/state/downloads/wiki-$A" && ! grep cf-secret-token agent.log &&
+	test "$(db_sql "SELECT COUNT(*) FROM wiki_upload_parts")" = 0
 '
 
 test_expect_success 'the storage format of every construct becomes exactly the Markdown expected' '

@@ -33,7 +33,8 @@ agent_usage(FILE *f)
 	    "wiki_confluence_user and the API token or password in the file\n"
 	    "wiki_confluence_token_file; without a login the token is a bearer token),\n"
 	    "from the page the root names (confluence:DOC-98310: page id 98310, codes\n"
-	    "DOC-<page id>), converted to Markdown and sent to the hub: wiki_sync.\n"
+	    "DOC-<page id>), converted to Markdown and sent to the hub: wiki_sync;\n"
+	    "an attachment's file read from that server: wiki_fetch.\n"
 	    "\n"
 	    "  --module jira|wiki   the module whose commands it runs\n"
 	    "  --backend NAME       where the commands take effect: local for jira, git or\n"
@@ -89,7 +90,8 @@ agent_step(const struct hub_client *hub, const char *module, const struct conflu
 		goto done;
 	}
 	if (cf != NULL) {
-		ran = confluence_run(hub, cf, cmd);
+		ran = strcmp(json_object_get_string(json_object_object_get(cmd, "type")),
+		    "wiki_fetch") == 0 ? confluence_fetch(hub, cf, cmd) : confluence_run(hub, cf, cmd);
 		goto done;
 	}
 	body = json_object_new_object();

@@ -2,14 +2,17 @@
  * wiki_fetch: the wiki's attachments in the hub API (doc/sdlc.md, "The
  * wiki"): GET /hub/wiki/attachments/{id}, POST .../{id}/fetch (a wiki_fetch
  * command for the wiki agent, unless the copy is ready or on its way),
- * GET .../{id}/content (the copy's bytes), and the git backend's end of a
- * wiki_fetch: the file at the revision of the project's last good sync.
+ * GET .../{id}/content (the copy's bytes); the git backend's end of a
+ * wiki_fetch (the file at the revision of the project's last good sync),
+ * and the file an agent read elsewhere, sent in base64 parts (POST
+ * /hub/agent/wiki_fetch), stored when its size is the one the sync saw.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
+#include <openssl/evp.h>
 
 #include "auth.h"
 #include "conf.h"
@@ -247,5 +250,149 @@ hub_wiki_git_fetch(struct db *db, const struct config *cfg, uint64_t id,
 	}
 done:
 	free(data);
+	wiki_fetch_release(&f);
+}
+
+/* The base64 text (len bytes) decoded into a new buffer: *out and *n; -1 when it is not base64. */
+static int
+fetch_decode(const char *text, size_t len, char **out, size_t *n)
+{
+	unsigned char	*buf;
+	int		 k;
+
+	*out = NULL;
+	*n = 0;
+	if (len % 4 != 0 || len > INT32_MAX || (buf = malloc(len / 4 * 3 + 1)) == NULL)
+		return -1;
+	if (len > 0 && (k = EVP_DecodeBlock(buf, (const unsigned char *)text, (int)len)) < 0) {
+		free(buf);
+		return -1;
+	}
+	*n = len / 4 * 3;
+	/* EVP_DecodeBlock counts the padding's bytes too */
+	if (len > 0 && text[len - 1] == '=')
+		(*n)--;
+	if (len > 1 && text[len - 2] == '=')
+		(*n)--;
+	*out = (char *)buf;
+	return 0;
+}
+
+/* The end of the claimed wiki_fetch command id: stored (data, n) or failed with why. */
+static void
+fetch_finish(struct db *db, struct core_response *resp, uint64_t id, uint64_t attachment,
+    const char *data, size_t n, const char *why)
+{
+	struct json_object	*o;
+	char			 state[16] = "";
+	struct err		 e;
+	int			 rc;
+
+	err_clear(&e);
+	rc = wiki_fetch_end(db, id, attachment, data, n, why, state, sizeof state, &e);
+	if (rc == ERR_INVALID)
+		hub_agent_not_claimed(resp, id, state);
+	else if (rc != 0)
+		hub_failed(resp, rc, &e);
+	else {
+		log_info("hub: wiki attachment %llu (command %llu): %s",
+		    (unsigned long long)attachment, (unsigned long long)id, why != NULL ? why : "stored");
+		o = json_object_new_object();
+		json_object_object_add(o, "command", json_object_new_uint64(id));
+		json_object_object_add(o, "state", json_object_new_string(why != NULL ? "failed" :
+		    "done"));
+		json_object_object_add(o, "error", why != NULL ? json_object_new_string(why) : NULL);
+		json_object_object_add(o, "bytes", json_object_new_uint64(n));
+		core_response_json(resp, 200, o);
+	}
+}
+
+void
+hub_wiki_fetch_part(struct db *db, struct json_object *body, struct core_response *resp)
+{
+	struct wiki_fetch	 f;
+	struct json_object	*v, *o;
+	const char		*data = NULL, *error = NULL;
+	char			 why[700] = "", state[16] = "", *text = NULL, *bytes = NULL;
+	uint64_t		 id = 0;
+	int64_t			 part = -1;
+	size_t			 total = 0, n = 0, len;
+	struct err		 e;
+	int			 rc, last;
+
+	err_clear(&e);
+	memset(&f, 0, sizeof f);
+	if ((v = json_object_object_get(body, "command")) != NULL &&
+	    json_object_is_type(v, json_type_int) && json_object_get_int64(v) > 0)
+		id = (uint64_t)json_object_get_int64(v);
+	if (json_object_is_type((v = json_object_object_get(body, "data")), json_type_string))
+		data = json_object_get_string(v);
+	if (json_object_is_type((v = json_object_object_get(body, "error")), json_type_string))
+		error = json_object_get_string(v);
+	if (json_object_is_type((v = json_object_object_get(body, "part")), json_type_int))
+		part = json_object_get_int64(v);
+	last = json_object_get_boolean(json_object_object_get(body, "last"));
+	if (id == 0 || (error == NULL && (data == NULL || part < 0 || part > 1000000))) {
+		hub_refuse_msg(resp, 422, "нужны command и либо error, либо part (0, 1, …), data "
+		    "(base64) и last");
+		return;
+	}
+	if ((rc = wiki_fetch_command(db, id, &f, &e)) == ERR_NOTFOUND ||
+	    (rc == 0 && strcmp(f.type, "wiki_fetch") != 0)) {
+		hub_refuse_msg(resp, 422, "файл вложения принимает только команда wiki_fetch");
+		goto done;
+	}
+	if (rc != 0) {
+		hub_failed(resp, rc, &e);
+		goto done;
+	}
+	if (strcmp(f.state, "claimed") != 0) {
+		hub_agent_not_claimed(resp, id, f.state);
+		goto done;
+	}
+	if (f.source == NULL)
+		snprintf(why, sizeof why, "вложения %llu больше нет в копии вики (она "
+		    "пересинхронизирована): возьмите id из page", (unsigned long long)f.attachment);
+	else if (error != NULL) {
+		if (error[0] == '\0')
+			error = "агент не сказал причины";
+		snprintf(why, sizeof why, "%.*s", hub_utf8_prefix(error, 600), error);
+	}
+	if (why[0] != '\0') {
+		fetch_finish(db, resp, id, f.attachment, NULL, 0, why);
+		goto done;
+	}
+	len = strlen(data);
+	rc = wiki_upload_part(db, id, (unsigned)part, data, len, (WIKI_FETCH_MAX + 2) / 3 * 4,
+	    &total, state, sizeof state, &e);
+	if (rc == ERR_INVALID)
+		hub_agent_not_claimed(resp, id, state);
+	else if (rc == ERR_CONFLICT) {
+		snprintf(why, sizeof why, "часть %lld не по порядку: начните с части 0",
+		    (long long)part);
+		hub_refuse_msg(resp, 409, why);
+	} else if (rc == ERR_TOOBIG)
+		fetch_finish(db, resp, id, f.attachment, NULL, 0, "файл больше 10 МБ");
+	else if (rc != 0)
+		hub_failed(resp, rc, &e);
+	else if (!last) {
+		o = json_object_new_object();
+		json_object_object_add(o, "command", json_object_new_uint64(id));
+		json_object_object_add(o, "part", json_object_new_int64(part));
+		json_object_object_add(o, "bytes", json_object_new_uint64(total));
+		core_response_json(resp, 200, o);
+	} else if ((rc = wiki_upload_read(db, id, &text, &len, &e)) != 0)
+		hub_failed(resp, rc, &e);
+	else if (fetch_decode(text, len, &bytes, &n) != 0)
+		fetch_finish(db, resp, id, f.attachment, NULL, 0, "агент прислал не base64");
+	else if (n != f.size) {
+		snprintf(why, sizeof why, "файл в источнике — %zu байт, а при синхронизации был "
+		    "%llu: копия устарела, сначала sync", n, (unsigned long long)f.size);
+		fetch_finish(db, resp, id, f.attachment, NULL, 0, why);
+	} else
+		fetch_finish(db, resp, id, f.attachment, bytes, n, NULL);
+done:
+	free(text);
+	free(bytes);
 	wiki_fetch_release(&f);
 }

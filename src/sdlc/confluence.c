@@ -93,6 +93,81 @@ confluence_release(struct confluence *cf)
 	cf->secret = NULL;
 }
 
+int
+confluence_get_raw(const struct curl_lib *cl, CURL *curl, const struct confluence *cf,
+    const char *path, long max, struct curl_body *a, char *why, size_t why_len)
+{
+	struct curl_slist	*hdrs = NULL, *h;
+	char			*url = NULL, line[4200], shown[300];
+	long			 status = 0;
+	CURLcode		 cc;
+	int			 rc = -1;
+
+	memset(a, 0, sizeof *a);
+	a->max = (size_t)max;
+	snprintf(shown, sizeof shown, "GET %.*s", (int)strcspn(path, "?"), path);
+	if (asprintf(&url, "%s%s", cf->url, path) < 0) {
+		url = NULL;
+		goto nomem;
+	}
+	if ((h = cl->slist_append(hdrs, "Accept: application/json")) == NULL)
+		goto nomem;
+	hdrs = h;
+	if (cf->secret != NULL && cf->user == NULL) {
+		snprintf(line, sizeof line, "Authorization: Bearer %s", cf->secret);
+		h = cl->slist_append(hdrs, line);
+		explicit_bzero(line, sizeof line);
+		if (h == NULL)
+			goto nomem;
+		hdrs = h;
+	}
+	cl->easy_reset(curl);
+	cl->easy_setopt(curl, CURLOPT_URL, url);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	cl->easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+	cl->easy_setopt(curl, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+	cl->easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+	cl->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	cl->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, cf->timeout < 10 ? cf->timeout : 10L);
+	cl->easy_setopt(curl, CURLOPT_TIMEOUT, cf->timeout);
+	cl->easy_setopt(curl, CURLOPT_HTTPHEADER, hdrs);
+	cl->easy_setopt(curl, CURLOPT_WRITEFUNCTION, curl_body_write);
+	cl->easy_setopt(curl, CURLOPT_WRITEDATA, a);
+	if (cf->secret != NULL && cf->user != NULL) {
+		cl->easy_setopt(curl, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		cl->easy_setopt(curl, CURLOPT_USERNAME, cf->user);
+		cl->easy_setopt(curl, CURLOPT_PASSWORD, cf->secret);
+	}
+	cc = cl->easy_perform(curl);
+	cl->easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+	if (a->too_big)
+		snprintf(why, why_len, "Confluence: %s: ответ больше %ld байт", shown, max);
+	else if (cc == CURLE_OPERATION_TIMEDOUT)
+		snprintf(why, why_len, "Confluence не ответил за %ld с: %s", cf->timeout, shown);
+	else if (cc != CURLE_OK)
+		snprintf(why, why_len, "Confluence недоступен: %s: %s", shown,
+		    cl->easy_strerror(cc));
+	else if (status != 200)
+		snprintf(why, why_len, "Confluence: %s: HTTP %ld", shown, status);
+	else
+		rc = 0;
+	goto done;
+nomem:
+	snprintf(why, why_len, "нехватка памяти");
+done:
+	if (hdrs != NULL)
+		cl->slist_free_all(hdrs);
+	free(url);
+	if (rc != 0) {
+		free(a->buf);
+		a->buf = NULL;
+		a->len = 0;
+	}
+	return rc;
+}
+
 /*
  * GET path of the server: the answer's JSON object into *out, or -1 with
  * the reason (naming the request) in w->why.
@@ -100,79 +175,22 @@ confluence_release(struct confluence *cf)
 static int
 cf_get(struct cf_walk *w, const char *path, struct json_object **out)
 {
-	struct curl_body	 a = { .max = CF_ANSWER_MAX };
-	struct curl_slist	*hdrs = NULL, *h;
-	const struct curl_lib	*cl = w->cl;
-	char			*url = NULL, line[4200], shown[300];
-	long			 status = 0;
+	struct curl_body	 a;
 	enum json_perr		 perr;
-	CURLcode		 cc;
 	int			 rc = -1;
 
 	*out = NULL;
-	snprintf(shown, sizeof shown, "GET %.*s", (int)strcspn(path, "?"), path);
-	if (asprintf(&url, "%s%s", w->cf->url, path) < 0) {
-		url = NULL;
-		snprintf(w->why, sizeof w->why, "нехватка памяти");
-		goto done;
-	}
-	if ((h = cl->slist_append(hdrs, "Accept: application/json")) == NULL)
-		goto nomem;
-	hdrs = h;
-	if (w->cf->secret != NULL && w->cf->user == NULL) {
-		snprintf(line, sizeof line, "Authorization: Bearer %s", w->cf->secret);
-		h = cl->slist_append(hdrs, line);
-		explicit_bzero(line, sizeof line);
-		if (h == NULL)
-			goto nomem;
-		hdrs = h;
-	}
-	cl->easy_reset(w->curl);
-	cl->easy_setopt(w->curl, CURLOPT_URL, url);
-#if LIBCURL_VERSION_NUM >= 0x075500
-	cl->easy_setopt(w->curl, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-	cl->easy_setopt(w->curl, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-	cl->easy_setopt(w->curl, CURLOPT_FOLLOWLOCATION, 0L);
-	cl->easy_setopt(w->curl, CURLOPT_NOSIGNAL, 1L);
-	cl->easy_setopt(w->curl, CURLOPT_CONNECTTIMEOUT, w->cf->timeout < 10 ? w->cf->timeout : 10L);
-	cl->easy_setopt(w->curl, CURLOPT_TIMEOUT, w->cf->timeout);
-	cl->easy_setopt(w->curl, CURLOPT_HTTPHEADER, hdrs);
-	cl->easy_setopt(w->curl, CURLOPT_WRITEFUNCTION, curl_body_write);
-	cl->easy_setopt(w->curl, CURLOPT_WRITEDATA, &a);
-	if (w->cf->secret != NULL && w->cf->user != NULL) {
-		cl->easy_setopt(w->curl, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-		cl->easy_setopt(w->curl, CURLOPT_USERNAME, w->cf->user);
-		cl->easy_setopt(w->curl, CURLOPT_PASSWORD, w->cf->secret);
-	}
-	cc = cl->easy_perform(w->curl);
-	cl->easy_getinfo(w->curl, CURLINFO_RESPONSE_CODE, &status);
-	if (a.too_big)
-		snprintf(w->why, sizeof w->why, "Confluence: %s: ответ больше %ld байт", shown,
-		    CF_ANSWER_MAX);
-	else if (cc == CURLE_OPERATION_TIMEDOUT)
-		snprintf(w->why, sizeof w->why, "Confluence не ответил за %ld с: %s",
-		    w->cf->timeout, shown);
-	else if (cc != CURLE_OK)
-		snprintf(w->why, sizeof w->why, "Confluence недоступен: %s: %s", shown,
-		    cl->easy_strerror(cc));
-	else if (status != 200)
-		snprintf(w->why, sizeof w->why, "Confluence: %s: HTTP %ld", shown, status);
-	else if (a.buf == NULL || (*out = json_parse_strict(a.buf, a.len, &perr)) == NULL ||
+	if (confluence_get_raw(w->cl, w->curl, w->cf, path, CF_ANSWER_MAX, &a, w->why,
+	    sizeof w->why) != 0)
+		return -1;
+	if (a.buf == NULL || (*out = json_parse_strict(a.buf, a.len, &perr)) == NULL ||
 	    !json_object_is_type(*out, json_type_object)) {
 		json_object_put(*out);
 		*out = NULL;
-		snprintf(w->why, sizeof w->why, "Confluence: %s: ответ — не объект JSON", shown);
+		snprintf(w->why, sizeof w->why, "Confluence: GET %.*s: ответ — не объект JSON",
+		    (int)strcspn(path, "?"), path);
 	} else
 		rc = 0;
-	goto done;
-nomem:
-	snprintf(w->why, sizeof w->why, "нехватка памяти");
-done:
-	if (hdrs != NULL)
-		cl->slist_free_all(hdrs);
-	free(url);
 	free(a.buf);
 	return rc;
 }

@@ -32,5 +32,12 @@ void	confluence_release(struct confluence *cf);
  */
 int	confluence_run(const struct hub_client *hub, const struct confluence *cf,
 	    struct json_object *cmd);
+/*
+ * Runs the claimed wiki_fetch command cmd: the attachment's file from the
+ * server, uploaded to the hub in parts (confluence_fetch.c).  1 when the
+ * hub has its end, -1 when it could not be told.
+ */
+int	confluence_fetch(const struct hub_client *hub, const struct confluence *cf,
+	    struct json_object *cmd);
 
 #endif

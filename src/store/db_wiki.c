@@ -70,7 +70,7 @@ static const char SQL_RUNNING[] =
     " ON b.id = c.batch_id WHERE b.project_id = " WIKI_PROJECT
     " AND c.type = 'wiki_sync' AND c.state IN ('queued', 'claimed') ORDER BY c.id LIMIT 1";
 static const char SQL_ATTACHMENT[] =
-    "SELECT a.id, w.code, a.name, a.size, a.mime, a.state, a.command_id, a.error"
+    "SELECT a.id, w.code, a.name, a.size, a.mime, a.state, a.command_id, a.error, a.source"
     " FROM wiki_attachments a JOIN wiki_pages w ON w.id = a.page_id"
     " WHERE w.project_id = " WIKI_PROJECT " AND a.id = ?";
 
@@ -311,7 +311,7 @@ wiki_attachment(struct db *db, struct json_object **out, const char *label, uint
     struct err *e)
 {
 	static const char *const names[] = { "id", "page", "name", "size", "mime", "state",
-	    "command", "error", NULL };
+	    "command", "error", "source", NULL };
 	struct db_rows	 r = { 0 };
 	int		 rc;
 
@@ -320,7 +320,7 @@ wiki_attachment(struct db *db, struct json_object **out, const char *label, uint
 		goto done;
 	if (r.n == 0)
 		rc = ERR_NOTFOUND;
-	else if ((*out = tracker_row(&r, 0, names, "ussussus")) == NULL)
+	else if ((*out = tracker_row(&r, 0, names, "ussussuss")) == NULL)
 		rc = err_set(e, ERR_NOMEM, "out of memory");
 done:
 	db_rows_release(&r);

@@ -98,7 +98,8 @@ int	wiki_search(struct db *db, struct json_object **out, const char *label, cons
 int	wiki_status(struct db *db, struct json_object **out, const char *label, struct err *e);
 /*
  * An attachment of the project's pages: {id, page, name, size, mime, state
- * (remote, fetching, ready, failed), command (the last wiki_fetch), error}.
+ * (remote, fetching, ready, failed), command (the last wiki_fetch), error,
+ * source (its address in the source)}.
  */
 int	wiki_attachment(struct db *db, struct json_object **out, const char *label, uint64_t id,
 	    struct err *e);

@@ -45,6 +45,8 @@ static const char SQL_ATT_END[] =
 static const char SQL_COMMAND_END[] =
     "UPDATE tracker_commands SET state = ?, error = ?, result = ?,"
     " updated_at = UTC_TIMESTAMP(3) WHERE id = ?";
+static const char SQL_PARTS_DROP[] =
+    "DELETE FROM wiki_upload_parts WHERE command_id = ?";
 static const char SQL_CONTENT[] =
     "SELECT a.name, a.mime, a.state, LENGTH(c.bytes), c.bytes" WIKI_OF_PROJECT
     " LEFT JOIN wiki_attachment_contents c ON c.attachment_id = a.id"
@@ -190,7 +192,9 @@ wiki_fetch_end(struct db *db, uint64_t command, uint64_t attachment, const char 
 		goto fail;
 	if ((rc = db_run(db, DB_ONCE, SQL_COMMAND_END, NULL, NULL, NULL, e, "sssu",
 	    why == NULL ? "done" : "failed", why, why == NULL ? "{\"stored\":true}" : NULL,
-	    command)) != 0 || (rc = db_commit(db, e)) != 0)
+	    command)) != 0 ||
+	    (rc = db_run(db, DB_ONCE, SQL_PARTS_DROP, NULL, NULL, NULL, e, "u", command)) != 0 ||
+	    (rc = db_commit(db, e)) != 0)
 		goto fail;
 	db_rows_release(&r);
 	return 0;

@@ -38,7 +38,8 @@ wiki_upload_part(struct db *db, uint64_t command, unsigned part, const char *tex
 		return rc;
 	if ((rc = db_run(db, DB_ONCE, SQL_COMMAND_LOCK, &r, NULL, NULL, e, "u", command)) != 0)
 		goto fail;
-	if (r.n == 0 || strcmp(db_rows_get(&r, 0, 1), "wiki_sync") != 0) {
+	if (r.n == 0 || (strcmp(db_rows_get(&r, 0, 1), "wiki_sync") != 0 &&
+	    strcmp(db_rows_get(&r, 0, 1), "wiki_fetch") != 0)) {
 		rc = ERR_INVALID;
 		goto fail;
 	}

@@ -9,6 +9,7 @@
 # DIR/pages/ID.hang        answer nothing for 60 seconds instead
 # DIR/children/ID          the ids of ID's child pages, one a line, in order
 # DIR/attachments/ID       ID's attachments, one a line: name TAB size TAB media type
+# DIR/files/ID/NAME        the file GET /download/attachments/ID/NAME answers (else 404)
 #
 # Listings (GET /rest/api/content/ID/child/page and .../child/attachment)
 # honour start and limit, with at most 2 results an answer (as a real
@@ -134,6 +135,15 @@ sub serve {
 			answer($c, "$st Error", 'application/json', "{\"statusCode\":$st}");
 		} elsif (defined(my $body = slurp("$dir/pages/$id.json"))) {
 			answer($c, '200 OK', 'application/json', $body);
+		} else {
+			answer($c, '404 Not Found', 'application/json', "{\"statusCode\":404}");
+		}
+	} elsif ($path =~ m{^/download/attachments/(\d+)/([^/]+)$}) {
+		my ($id, $name) = ($1, $2);
+		$name =~ s/%([0-9A-Fa-f]{2})/chr(hex($1))/ge;
+		my $body = $name =~ m{^\.} ? undef : slurp("$dir/files/$id/$name");
+		if (defined $body) {
+			answer($c, '200 OK', 'application/octet-stream', $body);
 		} else {
 			answer($c, '404 Not Found', 'application/json', "{\"statusCode\":404}");
 		}
