@@ -62,6 +62,15 @@ struct wiki_copy {
 	size_t			 n_atts;
 };
 
+/*
+ * Reads the front matter of a git page's text data (NUL-terminated) into f,
+ * whose name ("<path>.md") it has: "---" lines around "code: DOC-2",
+ * "title: ..." (the file's name without .md when missing or empty) and
+ * optionally "parent: DOC-1", one pair of quotes removed.  1 a page (f's
+ * code, title and body set), 0 not one (no front matter), -1 with the
+ * reason in why.
+ */
+int	hub_wiki_front(struct wiki_file *f, const char *data, char *why, size_t len);
 /* Frees what c owns (its files' strings, the indices, the result). */
 void	wiki_copy_free(struct wiki_copy *c);
 /*

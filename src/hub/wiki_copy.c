@@ -353,3 +353,72 @@ wiki_copy_finish(struct db *db, struct core_response *resp, uint64_t id, const c
 		wiki_copy_answer(resp, id, text[0] != '\0' ? text : NULL, n);
 	}
 }
+
+/* A front matter value: spaces trimmed, one pair of quotes removed; a new string. */
+static char *
+wiki_value(const char *s, size_t n)
+{
+	while (n > 0 && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	if (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0])
+		s++, n -= 2;
+	return strndup(s, n);
+}
+
+int
+hub_wiki_front(struct wiki_file *f, const char *data, char *why, size_t len)
+{
+	const char	*p, *eol, *colon, *base;
+	char		**slot;
+
+	if (strncmp(data, "---\n", 4) != 0 && strncmp(data, "---\r\n", 5) != 0)
+		return 0;
+	for (p = strchr(data, '\n') + 1; *p != '\0'; p = eol + 1) {
+		eol = strchr(p, '\n');
+		if (strncmp(p, "---", 3) == 0 && (p[3] == '\n' || p[3] == '\r' || p[3] == '\0')) {
+			/* the closing line; the last of the file when nothing follows */
+			f->body = eol != NULL ? eol + 1 : p + 3 + (p[3] == '\r');
+			break;
+		}
+		if (eol == NULL)
+			break;
+		if ((colon = memchr(p, ':', (size_t)(eol - p))) == NULL)
+			continue;
+		slot = (colon - p == 4 && strncmp(p, "code", 4) == 0) ? &f->code :
+		    (colon - p == 5 && strncmp(p, "title", 5) == 0) ? &f->title :
+		    (colon - p == 6 && strncmp(p, "parent", 6) == 0) ? &f->parent_code : NULL;
+		if (slot == NULL)
+			continue;
+		free(*slot);
+		if ((*slot = wiki_value(colon + 1, (size_t)(eol - colon - 1))) == NULL) {
+			snprintf(why, len, "нехватка памяти");
+			return -1;
+		}
+	}
+	if (f->body == NULL) {
+		snprintf(why, len, "%s: front matter не закрыта строкой ---", f->name);
+		return -1;
+	}
+	f->body_len = strlen(f->body);
+	if (f->code == NULL || !hub_wiki_code_ok(f->code)) {
+		snprintf(why, len, "%s: в front matter нет кода страницы (code: DOC-1)%s%s",
+		    f->name, f->code != NULL ? " или он не такой: " : "", f->code != NULL ? f->code : "");
+		return -1;
+	}
+	if (f->parent_code != NULL && f->parent_code[0] != '\0' && !hub_wiki_code_ok(f->parent_code)) {
+		snprintf(why, len, "%s: parent %s — не код страницы", f->name, f->parent_code);
+		return -1;
+	}
+	if (f->title == NULL || f->title[0] == '\0') {
+		free(f->title);
+		base = strrchr(f->name, '/') != NULL ? strrchr(f->name, '/') + 1 : f->name;
+		f->title = strndup(base, strlen(base) - 3);
+	}
+	if (f->title == NULL || hub_wiki_chars(f->title) > WIKI_TITLE_MAX) {
+		snprintf(why, len, "%s: название длиннее %d символов", f->name, WIKI_TITLE_MAX);
+		return -1;
+	}
+	return 1;
+}
