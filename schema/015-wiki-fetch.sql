@@ -4,6 +4,11 @@
 -- and stores it here; the module server then downloads it.  A sync that
 -- replaces the project's copy drops its attachments and their contents.
 
+-- The account whose token set a project's wiki root: a sync from the
+-- forge reads a repository only while that account can still see it.
+ALTER TABLE tracker_projects
+	ADD COLUMN wiki_root_by BIGINT UNSIGNED NULL AFTER wiki_root;
+
 ALTER TABLE wiki_attachments
 	ADD COLUMN command_id BIGINT UNSIGNED NULL AFTER state;
 

@@ -8,7 +8,7 @@
 . ./test-lib.sh
 
 start_all
-make_user ann && make_user rita &&
+make_user ann && make_user rita && make_user bob &&
 ANN_TOKEN=$(make_token ann read,write) &&
 RITA_READ=$(make_token rita read) &&
 fm repo create ann/wiki >/dev/null || { echo "Bail out! fixtures"; exit 1; }
@@ -144,6 +144,26 @@ test_expect_success 'no place for downloads: the reason, and nothing queued twic
 		FORGEMCP_STATE=/proc/version/x sdlc wiki --project AWPCA &&
 	iserr 2 && test "$(text 2)" = "каталог для вложений /proc/version/x/downloads/wiki-$NEW не создать: Not a directory" &&
 	test "$(fetches)" = $((n + 1))
+'
+
+test_expect_success 'a repository the root'"'"'s setter can no longer see: neither a sync nor a fetch reads it' '
+	fm repo import bob/notes --from "$WIKI" >/dev/null &&
+	hub POST projects "{\"label\":\"BOBW\",\"name\":\"x\",\"wiki_root\":\"bob/notes@main:DOC-1\"}" &&
+	test "$STATUS" = 201 && agent --once &&
+	N=$(db_sql "SELECT a.id FROM wiki_attachments a JOIN wiki_pages w ON w.id = a.page_id
+		JOIN tracker_projects p ON p.id = w.project_id WHERE p.label = \"BOBW\" AND a.name = \"late.txt\"") &&
+	{ echo "$INIT"; call 2 attachment "{\"id\":$N,\"wait_seconds\":0}"; } | sdlc wiki --project BOBW &&
+	iserr 2 &&
+	db_sql "UPDATE repositories r JOIN users u ON u.id = r.owner_id SET r.private = 1
+		WHERE u.login = \"bob\" AND r.name = \"notes\"" &&
+	hub POST wiki/sync "{\"project\":\"BOBW\"}" && test "$STATUS" = 201 &&
+	agent_bg &&
+	why="репозиторий bob/notes больше не виден тому, кто задал корень вики: копия не обновлена; задайте корень заново (root_set)" &&
+	{ echo "$INIT"; call 2 attachment "{\"id\":$N,\"wait_seconds\":20}"; call 3 sync "{\"wait\":true}"; call 4 status "{}"; } |
+		sdlc wiki --project BOBW &&
+	kill $AGENT &&
+	iserr 2 && test "$(text 2)" = "вложение #$N «late.txt» (страница DOC-2) не скачано: $why — вызовите attachment ещё раз, чтобы повторить" &&
+	okres 4 && text 4 | grep -x "ошибка: $why" && text 4 | grep -x "страниц в копии: 2"
 '
 
 test_done

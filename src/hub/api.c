@@ -221,7 +221,8 @@ hub_project_create(struct db *db, const struct principal *who, struct json_objec
 	if (author == NULL || author[0] == '\0' || strlen(author) > 64)
 		author = "api";
 	err_clear(&e);
-	rc = tracker_project_create(db, &out, label, name, (uint64_t)board, wiki_root, author, &e);
+	rc = tracker_project_create(db, &out, label, name, (uint64_t)board, wiki_root, author,
+	    who->user_id, &e);
 	if (rc == ERR_EXISTS) {
 		hub_refuse(resp, 409, HT_PROJECT_EXISTS, label);
 		return;

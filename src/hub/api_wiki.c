@@ -319,7 +319,7 @@ hub_wiki_root_set(struct db *db, const struct principal *who, const char *label,
 	if (author == NULL || author[0] == '\0' || strlen(author) > 64)
 		author = "api";
 	err_clear(&e);
-	if ((rc = wiki_root_set(db, &out, label, root, author, &e)) != 0) {
+	if ((rc = wiki_root_set(db, &out, label, root, author, who->user_id, &e)) != 0) {
 		wiki_failed(resp, rc, &e, label);
 		return;
 	}

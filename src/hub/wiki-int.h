@@ -71,6 +71,13 @@ struct wiki_copy {
  * reason in why.
  */
 int	hub_wiki_front(struct wiki_file *f, const char *data, char *why, size_t len);
+/*
+ * Whether the user by (0: none, as for an import: any) can still see the
+ * repository owner/name a wiki root names: 0, or -1 with the reason a
+ * sync or a fetch fails with in why.
+ */
+int	hub_wiki_repo_visible(struct db *db, uint64_t by, const char *owner, const char *name,
+	    char *why, size_t len);
 /* Frees what c owns (its files' strings, the indices, the result). */
 void	wiki_copy_free(struct wiki_copy *c);
 /*

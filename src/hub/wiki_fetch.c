@@ -22,6 +22,7 @@
 #include "hub/api-int.h"
 #include "hub/texts.h"
 #include "hub/wiki.h"
+#include "hub/wiki-int.h"
 #include "store/db_wiki.h"
 #include "store/repo.h"
 
@@ -161,8 +162,8 @@ hub_wiki_attachments(struct db *db, const struct principal *who, const char *met
 
 /* The file source names ("owner/name@branch:path") at revision: its bytes, or why not. */
 static char *
-fetch_git_read(const struct config *cfg, const struct wiki_fetch *f, size_t *len, char *why,
-    size_t why_len)
+fetch_git_read(struct db *db, const struct config *cfg, const struct wiki_fetch *f, size_t *len,
+    char *why, size_t why_len)
 {
 	struct repo_cache	*cache = NULL;
 	struct repo_blob	 b = { 0 };
@@ -182,6 +183,8 @@ fetch_git_read(const struct config *cfg, const struct wiki_fetch *f, size_t *len
 		goto done;
 	}
 	*slash = *at = *colon = '\0';
+	if (hub_wiki_repo_visible(db, f->root_by, src, slash + 1, why, why_len) != 0)
+		goto done;
 	if (repo_cache_new(&cache, cfg->repo_root != NULL ? cfg->repo_root : "", &e) != 0 ||
 	    (rc = repo_blob_read(cache, &b, src, slash + 1, f->revision, colon + 1,
 	    WIKI_FETCH_MAX, &e)) != 0) {
@@ -228,7 +231,7 @@ hub_wiki_git_fetch(struct db *db, const struct config *cfg, uint64_t id,
 		snprintf(why, sizeof why, "вложения %llu больше нет в копии вики (она "
 		    "пересинхронизирована): возьмите id из page", (unsigned long long)f.attachment);
 	else
-		data = fetch_git_read(cfg, &f, &len, why, sizeof why);
+		data = fetch_git_read(db, cfg, &f, &len, why, sizeof why);
 	rc = wiki_fetch_end(db, id, f.attachment, data, len, why[0] != '\0' ? why : NULL, state,
 	    sizeof state, &e);
 	if (rc == ERR_INVALID)

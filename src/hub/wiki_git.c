@@ -25,6 +25,7 @@
 #include "hub/wiki.h"
 #include "hub/wiki-int.h"
 #include "core_io.h"
+#include "store/db.h"
 #include "store/db_batches.h"
 #include "store/db_wiki.h"
 #include "store/repo.h"
@@ -33,6 +34,31 @@ struct wiki_git {
 	struct wiki_copy	 c;
 	size_t			*by_path;	/* indices of c.f in path order */
 };
+
+int
+hub_wiki_repo_visible(struct db *db, uint64_t by, const char *owner, const char *name,
+    char *why, size_t len)
+{
+	struct db_repo	 repo;
+	struct err	 e;
+	int		 rc;
+
+	if (by == 0)
+		return 0;
+	err_clear(&e);
+	memset(&repo, 0, sizeof repo);
+	rc = db_repo_find_visible(db, &repo, by, owner, name, &e);
+	db_repo_release(&repo);
+	if (rc == 0)
+		return 0;
+	if (rc == ERR_NOTFOUND || rc == ERR_INVALID)
+		snprintf(why, len, "репозиторий %s/%s больше не виден тому, кто задал корень вики: "
+		    "копия не обновлена; задайте корень заново (root_set)", owner, name);
+	else
+		snprintf(why, len, "не проверить, виден ли репозиторий %s/%s: база недоступна, "
+		    "повторите sync", owner, name);
+	return -1;
+}
 
 /* qsort order of the pages' indices by path. */
 static const struct wiki_git *wiki_sorting;
@@ -215,9 +241,10 @@ hub_wiki_git(struct db *db, const struct config *cfg, uint64_t id, struct core_r
 	struct json_object	*cmd = NULL;
 	struct repo_files	 files = { 0 };
 	struct wiki_git		 g;
-	char			*root = NULL, why[700] = "";
+	char			*root = NULL, why[700] = "", copy[512];
 	char			 revision[41] = "";
-	const char		*label, *type;
+	const char		*label, *type, *owner, *name, *branch, *code;
+	uint64_t		 by = 0;
 	struct err		 e;
 	int			 rc;
 
@@ -242,12 +269,17 @@ hub_wiki_git(struct db *db, const struct config *cfg, uint64_t id, struct core_r
 		hub_refuse_msg(resp, 422, "бэкенд git выполняет только wiki_sync и wiki_fetch");
 		goto done;
 	}
-	if ((rc = wiki_root_get(db, label, &root, &e)) != 0) {
+	if ((rc = wiki_root_get(db, label, &root, &by, &e)) != 0) {
 		hub_failed(resp, rc, &e);
 		goto done;
 	}
 	if (root == NULL)
 		snprintf(why, sizeof why, "у проекта %s нет корня вики", label);
+	else if (snprintf(copy, sizeof copy, "%s", root) < (int)sizeof copy &&
+	    hub_wiki_root_parse(copy, &owner, &name, &branch, &code) == 0 && owner != NULL &&
+	    strcmp(owner, HUB_WIKI_CONFLUENCE) != 0 &&
+	    hub_wiki_repo_visible(db, by, owner, name, why, sizeof why) != 0)
+		;	/* why says it */
 	else
 		(void)wiki_git_read(cfg->repo_root, root, &g, &files, revision, why, sizeof why);
 	wiki_copy_finish(db, resp, id, label, root, revision, &g.c, why[0] != '\0' ? why : NULL);

@@ -134,7 +134,7 @@ tracker_batch_one(struct db *db, uint64_t *batch, uint64_t project_id, const cha
 int
 tracker_project_create(struct db *db, struct json_object **out, const char *label,
     const char *name, uint64_t board_id, const char *wiki_root, const char *author,
-    struct err *e)
+    uint64_t by, struct err *e)
 {
 	struct json_object	*params = NULL, *p = NULL;
 	uint64_t		 id = 0, batch = 0, wiki_batch = 0;
@@ -155,7 +155,7 @@ tracker_project_create(struct db *db, struct json_object **out, const char *labe
 	    (rc = tracker_batch_one(db, &batch, id, title, author, "refresh",
 	    json_object_to_json_string_ext(params, JSON_C_TO_STRING_PLAIN), e)) != 0 ||
 	    (wiki_root != NULL && (rc = wiki_root_set_tx(db, id, label, wiki_root, author,
-	    &wiki_batch, e)) != 0) ||
+	    by, &wiki_batch, e)) != 0) ||
 	    (rc = db_commit(db, e)) != 0) {
 		db_rollback(db);
 		goto done;

@@ -34,14 +34,14 @@ int	tracker_projects(struct db *db, struct json_object **out, int wiki, const ch
 /*
  * Adds a project and, in the same transaction, its refresh batch (one
  * refresh command of the project, by author).  board_id 0: none.  With
- * wiki_root (NULL: none), the root is set and a wiki sync queued too
- * (wiki_batch in *out).
+ * wiki_root (NULL: none), the root is set (by user id by; 0: none) and a
+ * wiki sync queued too (wiki_batch in *out).
  * ERR_EXISTS when the label is taken (nothing written).  *out is
  * {project: {...}, batch: N}.
  */
 int	tracker_project_create(struct db *db, struct json_object **out, const char *label,
 	    const char *name, uint64_t board_id, const char *wiki_root, const char *author,
-	    struct err *e);
+	    uint64_t by, struct err *e);
 /*
  * Issues matching f, most recently updated first, at most f->limit:
  * {issues: [{key, summary, status, type, due, assignee, sprint,

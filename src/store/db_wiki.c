@@ -15,7 +15,7 @@
 #define WIKI_PROJECT		"(SELECT id FROM tracker_projects WHERE label = ?)"
 
 static const char SQL_PROJECT[] =
-    "SELECT id, wiki_root FROM tracker_projects WHERE label = ?";
+    "SELECT id, wiki_root, wiki_root_by FROM tracker_projects WHERE label = ?";
 static const char SQL_TREE_FROM[] =
     "SELECT ord, ord_end, depth FROM wiki_pages WHERE project_id = " WIKI_PROJECT
     " AND (code = ? OR (? IS NULL AND depth = 0))";
@@ -86,16 +86,19 @@ wiki_project(struct db *db, const char *label, struct db_rows *r, struct err *e)
 }
 
 int
-wiki_root_get(struct db *db, const char *label, char **root, struct err *e)
+wiki_root_get(struct db *db, const char *label, char **root, uint64_t *by, struct err *e)
 {
 	struct db_rows	 r = { 0 };
 	const char	*s;
 	int		 rc;
 
 	*root = NULL;
+	*by = 0;
 	if ((rc = wiki_project(db, label, &r, e)) == 0 && (s = db_rows_get(&r, 0, 1)) != NULL &&
 	    (*root = strdup(s)) == NULL)
 		rc = err_set(e, ERR_NOMEM, "out of memory");
+	if (rc == 0 && db_rows_get(&r, 0, 2) != NULL)
+		*by = db_to_u64(db_rows_get(&r, 0, 2));
 	db_rows_release(&r);
 	return rc;
 }

@@ -39,18 +39,22 @@ struct wiki_attachment_in {
 	const char	*source;	/* its address in the source */
 };
 
-/* The project's wiki root into *root (caller frees; NULL when none is set). */
-int	wiki_root_get(struct db *db, const char *label, char **root, struct err *e);
 /*
- * Sets the project's wiki root and queues a sync of it (a batch of one
- * wiki_sync command, by author), in one transaction: *out is {project:
- * {label, wiki_root}, batch: N}.
+ * The project's wiki root into *root (caller frees; NULL when none is set)
+ * and the user who set it into *by (0: not a user, e.g. an import).
+ */
+int	wiki_root_get(struct db *db, const char *label, char **root, uint64_t *by,
+	    struct err *e);
+/*
+ * Sets the project's wiki root, set by user id by (0: none), and queues a
+ * sync of it (a batch of one wiki_sync command, by author), in one
+ * transaction: *out is {project: {label, wiki_root}, batch: N}.
  */
 int	wiki_root_set(struct db *db, struct json_object **out, const char *label,
-	    const char *root, const char *author, struct err *e);
+	    const char *root, const char *author, uint64_t by, struct err *e);
 /* wiki_root_set inside an open transaction, of the project's id: *batch the sync's. */
 int	wiki_root_set_tx(struct db *db, uint64_t project, const char *label, const char *root,
-	    const char *author, uint64_t *batch, struct err *e);
+	    const char *author, uint64_t by, uint64_t *batch, struct err *e);
 /*
  * Queues a sync of the project's wiki, or finds the one queued or running:
  * *out is {batch: N, queued: true|false}.  ERR_INVALID when the project has
@@ -144,6 +148,7 @@ struct wiki_fetch {
 	char		*name;
 	char		*revision;	/* of the project's last good sync; NULL: none */
 	uint64_t	 size;
+	uint64_t	 root_by;	/* who set the project's wiki root; 0: none */
 };
 /* ERR_NOTFOUND when there is no such command.  Release with wiki_fetch_release. */
 int	wiki_fetch_command(struct db *db, uint64_t command, struct wiki_fetch *out,

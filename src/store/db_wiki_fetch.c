@@ -33,8 +33,8 @@ static const char SQL_COMMAND_LOCK[] =
     "SELECT state FROM tracker_commands WHERE id = ? AND type = 'wiki_fetch' FOR UPDATE";
 static const char SQL_SOURCE[] =
     "SELECT a.source, a.size, a.name, (SELECT s.revision FROM wiki_sync_runs s"
-    "  WHERE s.project_id = p.id AND s.state = 'done' ORDER BY s.id DESC LIMIT 1)"
-    WIKI_OF_PROJECT " WHERE a.id = ? AND a.command_id = ?";
+    "  WHERE s.project_id = p.id AND s.state = 'done' ORDER BY s.id DESC LIMIT 1),"
+    " p.wiki_root_by" WIKI_OF_PROJECT " WHERE a.id = ? AND a.command_id = ?";
 static const char SQL_ATT_LOCK[] =
     "SELECT id FROM wiki_attachments WHERE id = ? AND command_id = ? FOR UPDATE";
 static const char SQL_CONTENT_ADD[] =
@@ -139,6 +139,7 @@ wiki_fetch_command(struct db *db, uint64_t command, struct wiki_fetch *out, stru
 		out->size = db_to_u64(db_rows_get(&r, 0, 1));
 		out->name = strdup(db_rows_get(&r, 0, 2));
 		out->revision = db_rows_get(&r, 0, 3) != NULL ? strdup(db_rows_get(&r, 0, 3)) : NULL;
+		out->root_by = db_rows_get(&r, 0, 4) != NULL ? db_to_u64(db_rows_get(&r, 0, 4)) : 0;
 		if (out->source == NULL || out->name == NULL ||
 		    (db_rows_get(&r, 0, 3) != NULL && out->revision == NULL))
 			rc = err_set(e, ERR_NOMEM, "out of memory");

@@ -13,7 +13,7 @@
 static const char SQL_LOCK_PROJECT[] =
     "SELECT id, wiki_root FROM tracker_projects WHERE label = ? FOR UPDATE";
 static const char SQL_ROOT_SET[] =
-    "UPDATE tracker_projects SET wiki_root = ? WHERE id = ?";
+    "UPDATE tracker_projects SET wiki_root = ?, wiki_root_by = NULLIF(?, 0) WHERE id = ?";
 /* the sync queued (or with the second ? 1, also one running) */
 static const char SQL_RUNNING[] =
     "SELECT c.batch_id FROM tracker_commands c JOIN tracker_batches b ON b.id = c.batch_id"
@@ -102,18 +102,19 @@ wiki_queued(struct json_object **out, uint64_t batch, int queued, const char *la
 
 int
 wiki_root_set_tx(struct db *db, uint64_t project, const char *label, const char *root,
-    const char *author, uint64_t *batch, struct err *e)
+    const char *author, uint64_t by, uint64_t *batch, struct err *e)
 {
 	int	rc, queued;
 
-	if ((rc = db_run(db, DB_ONCE, SQL_ROOT_SET, NULL, NULL, NULL, e, "su", root, project)) != 0)
+	if ((rc = db_run(db, DB_ONCE, SQL_ROOT_SET, NULL, NULL, NULL, e, "suu", root, by,
+	    project)) != 0)
 		return rc;
 	return wiki_queue_locked(db, project, label, author, 0, batch, &queued, e);
 }
 
 int
 wiki_root_set(struct db *db, struct json_object **out, const char *label, const char *root,
-    const char *author, struct err *e)
+    const char *author, uint64_t by, struct err *e)
 {
 	struct db_rows	 r = { 0 };
 	uint64_t	 project, batch = 0;
@@ -129,7 +130,8 @@ wiki_root_set(struct db *db, struct json_object **out, const char *label, const 
 		goto fail;
 	}
 	project = db_to_u64(db_rows_get(&r, 0, 0));
-	if ((rc = db_run(db, DB_ONCE, SQL_ROOT_SET, NULL, NULL, NULL, e, "su", root, project)) != 0 ||
+	if ((rc = db_run(db, DB_ONCE, SQL_ROOT_SET, NULL, NULL, NULL, e, "suu", root, by,
+	    project)) != 0 ||
 	    (rc = wiki_queue_locked(db, project, label, author, 0, &batch, &queued, e)) != 0 ||
 	    (rc = db_commit(db, e)) != 0)
 		goto fail;
