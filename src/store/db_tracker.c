@@ -308,7 +308,7 @@ static const char SQL_IMPORT_PROJECT[] =
     "INSERT INTO tracker_projects (label, name, board_id, board_type, wiki_root, created_by,"
     " created_at) VALUES (?, ?, NULLIF(?, 0), ?, ?, 'import', UTC_TIMESTAMP(3))"
     " ON DUPLICATE KEY UPDATE name = VALUES(name), board_id = VALUES(board_id),"
-    " board_type = VALUES(board_type), wiki_root = VALUES(wiki_root)";
+    " board_type = VALUES(board_type), wiki_root = VALUES(wiki_root), wiki_root_by = NULL";
 static const char SQL_IMPORT_DROP_ISSUE[] =
     "DELETE FROM tracker_issues WHERE id = ? OR issue_key = ?";
 static const char SQL_IMPORT_ISSUE[] =
