@@ -203,84 +203,6 @@ done:
 	return data;
 }
 
-void
-hub_wiki_git_fetch(struct db *db, const struct config *cfg, uint64_t id,
-    struct core_response *resp)
-{
-	struct wiki_fetch	 f;
-	struct json_object	*o;
-	char			 why[700] = "", state[16] = "", *data = NULL;
-	size_t			 len = 0;
-	struct err		 e;
-	int			 rc;
-
-	err_clear(&e);
-	if ((rc = wiki_fetch_command(db, id, &f, &e)) == ERR_NOTFOUND) {
-		hub_agent_not_claimed(resp, id, "");
-		return;
-	}
-	if (rc != 0) {
-		hub_failed(resp, rc, &e);
-		return;
-	}
-	if (strcmp(f.state, "claimed") != 0) {
-		hub_agent_not_claimed(resp, id, f.state);
-		goto done;
-	}
-	if (f.source == NULL)
-		snprintf(why, sizeof why, "вложения %llu больше нет в копии вики (она "
-		    "пересинхронизирована): возьмите id из page", (unsigned long long)f.attachment);
-	else
-		data = fetch_git_read(db, cfg, &f, &len, why, sizeof why);
-	rc = wiki_fetch_end(db, id, f.attachment, data, len, why[0] != '\0' ? why : NULL, state,
-	    sizeof state, &e);
-	if (rc == ERR_INVALID)
-		hub_agent_not_claimed(resp, id, state);
-	else if (rc != 0)
-		hub_failed(resp, rc, &e);
-	else {
-		log_info("hub: wiki attachment %llu of %s (command %llu): %s",
-		    (unsigned long long)f.attachment, f.label, (unsigned long long)id,
-		    why[0] != '\0' ? why : "stored");
-		o = json_object_new_object();
-		json_object_object_add(o, "command", json_object_new_uint64(id));
-		json_object_object_add(o, "state", json_object_new_string(why[0] != '\0' ?
-		    "failed" : "done"));
-		json_object_object_add(o, "error", why[0] != '\0' ? json_object_new_string(why) :
-		    NULL);
-		json_object_object_add(o, "bytes", json_object_new_uint64(len));
-		core_response_json(resp, 200, o);
-	}
-done:
-	free(data);
-	wiki_fetch_release(&f);
-}
-
-/* The base64 text (len bytes) decoded into a new buffer: *out and *n; -1 when it is not base64. */
-static int
-fetch_decode(const char *text, size_t len, char **out, size_t *n)
-{
-	unsigned char	*buf;
-	int		 k;
-
-	*out = NULL;
-	*n = 0;
-	if (len % 4 != 0 || len > INT32_MAX || (buf = malloc(len / 4 * 3 + 1)) == NULL)
-		return -1;
-	if (len > 0 && (k = EVP_DecodeBlock(buf, (const unsigned char *)text, (int)len)) < 0) {
-		free(buf);
-		return -1;
-	}
-	*n = len / 4 * 3;
-	/* EVP_DecodeBlock counts the padding's bytes too */
-	if (len > 0 && text[len - 1] == '=')
-		(*n)--;
-	if (len > 1 && text[len - 2] == '=')
-		(*n)--;
-	*out = (char *)buf;
-	return 0;
-}
-
 /* The end of the claimed wiki_fetch command id: stored (data, n) or failed with why. */
 static void
 fetch_finish(struct db *db, struct core_response *resp, uint64_t id, uint64_t attachment,
@@ -308,6 +230,80 @@ fetch_finish(struct db *db, struct core_response *resp, uint64_t id, uint64_t at
 		json_object_object_add(o, "bytes", json_object_new_uint64(n));
 		core_response_json(resp, 200, o);
 	}
+}
+
+/*
+ * Loads the wiki_fetch command id into *f: 1 when it is claimed (why set
+ * when its attachment has gone with a sync), else 0 after answering.
+ */
+static int
+fetch_claimed(struct db *db, uint64_t id, struct wiki_fetch *f, char *why, size_t len,
+    struct core_response *resp)
+{
+	struct err	 e;
+	int		 rc;
+
+	err_clear(&e);
+	if ((rc = wiki_fetch_command(db, id, f, &e)) == ERR_NOTFOUND ||
+	    (rc == 0 && strcmp(f->type, "wiki_fetch") != 0)) {
+		hub_refuse_msg(resp, 422, "файл вложения принимает только команда wiki_fetch");
+		return 0;
+	}
+	if (rc != 0) {
+		hub_failed(resp, rc, &e);
+		return 0;
+	}
+	if (strcmp(f->state, "claimed") != 0) {
+		hub_agent_not_claimed(resp, id, f->state);
+		return 0;
+	}
+	if (f->source == NULL)
+		snprintf(why, len, "вложения %llu больше нет в копии вики (она "
+		    "пересинхронизирована): возьмите id из page", (unsigned long long)f->attachment);
+	return 1;
+}
+
+void
+hub_wiki_git_fetch(struct db *db, const struct config *cfg, uint64_t id,
+    struct core_response *resp)
+{
+	struct wiki_fetch	 f;
+	char			 why[700] = "", *data = NULL;
+	size_t			 len = 0;
+
+	memset(&f, 0, sizeof f);
+	if (fetch_claimed(db, id, &f, why, sizeof why, resp)) {
+		if (why[0] == '\0')
+			data = fetch_git_read(db, cfg, &f, &len, why, sizeof why);
+		fetch_finish(db, resp, id, f.attachment, data, len, why[0] != '\0' ? why : NULL);
+	}
+	free(data);
+	wiki_fetch_release(&f);
+}
+
+/* The base64 text (len bytes) decoded into a new buffer: *out and *n; -1 when it is not base64. */
+static int
+fetch_decode(const char *text, size_t len, char **out, size_t *n)
+{
+	unsigned char	*buf;
+	int		 k;
+
+	*out = NULL;
+	*n = 0;
+	if (len % 4 != 0 || len > INT32_MAX || (buf = malloc(len / 4 * 3 + 1)) == NULL)
+		return -1;
+	if (len > 0 && (k = EVP_DecodeBlock(buf, (const unsigned char *)text, (int)len)) < 0) {
+		free(buf);
+		return -1;
+	}
+	*n = len / 4 * 3;
+	/* EVP_DecodeBlock counts the padding's bytes too */
+	if (len > 0 && text[len - 1] == '=')
+		(*n)--;
+	if (len > 1 && text[len - 2] == '=')
+		(*n)--;
+	*out = (char *)buf;
+	return 0;
 }
 
 void
@@ -340,23 +336,9 @@ hub_wiki_fetch_part(struct db *db, struct json_object *body, struct core_respons
 		    "(base64) и last");
 		return;
 	}
-	if ((rc = wiki_fetch_command(db, id, &f, &e)) == ERR_NOTFOUND ||
-	    (rc == 0 && strcmp(f.type, "wiki_fetch") != 0)) {
-		hub_refuse_msg(resp, 422, "файл вложения принимает только команда wiki_fetch");
+	if (!fetch_claimed(db, id, &f, why, sizeof why, resp))
 		goto done;
-	}
-	if (rc != 0) {
-		hub_failed(resp, rc, &e);
-		goto done;
-	}
-	if (strcmp(f.state, "claimed") != 0) {
-		hub_agent_not_claimed(resp, id, f.state);
-		goto done;
-	}
-	if (f.source == NULL)
-		snprintf(why, sizeof why, "вложения %llu больше нет в копии вики (она "
-		    "пересинхронизирована): возьмите id из page", (unsigned long long)f.attachment);
-	else if (error != NULL) {
+	if (why[0] == '\0' && error != NULL) {
 		if (error[0] == '\0')
 			error = "агент не сказал причины";
 		snprintf(why, sizeof why, "%.*s", hub_utf8_prefix(error, 600), error);

@@ -71,7 +71,7 @@ hub_perform(const struct hub_client *c, const char *method, const char *path,
 	const struct curl_lib	*cl = hub_cl;
 	enum hub_result		 res = HUB_DOWN;
 	CURLcode		 cc;
-	char			 line[1200], *url = NULL;
+	char			*url = NULL;
 	const char		*text = NULL;
 
 	*status = 0;
@@ -79,9 +79,8 @@ hub_perform(const struct hub_client *c, const char *method, const char *path,
 		url = NULL;
 		goto done;
 	}
-	if ((h = cl->slist_append(hdrs, "Accept: application/json")) == NULL)
+	if (curl_json_headers(cl, &hdrs, c->token) != 0)
 		goto done;
-	hdrs = h;
 	if (body != NULL) {
 		text = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN |
 		    JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -92,28 +91,7 @@ hub_perform(const struct hub_client *c, const char *method, const char *path,
 			goto done;
 		hdrs = h;
 	}
-	if (c->token != NULL) {
-		snprintf(line, sizeof line, "Authorization: Bearer %s", c->token);
-		h = cl->slist_append(hdrs, line);
-		explicit_bzero(line, sizeof line);
-		if (h == NULL)
-			goto done;
-		hdrs = h;
-	}
-	cl->easy_reset(hub_curl);
-	cl->easy_setopt(hub_curl, CURLOPT_URL, url);
-#if LIBCURL_VERSION_NUM >= 0x075500
-	cl->easy_setopt(hub_curl, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-	cl->easy_setopt(hub_curl, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-	cl->easy_setopt(hub_curl, CURLOPT_FOLLOWLOCATION, 0L);
-	cl->easy_setopt(hub_curl, CURLOPT_NOSIGNAL, 1L);
-	cl->easy_setopt(hub_curl, CURLOPT_CONNECTTIMEOUT, HUB_CONNECT_TIMEOUT);
-	cl->easy_setopt(hub_curl, CURLOPT_TIMEOUT, c->timeout);
-	cl->easy_setopt(hub_curl, CURLOPT_HTTPHEADER, hdrs);
-	cl->easy_setopt(hub_curl, CURLOPT_WRITEFUNCTION, curl_body_write);
-	cl->easy_setopt(hub_curl, CURLOPT_WRITEDATA, a);
+	curl_request_setup(cl, hub_curl, url, hdrs, HUB_CONNECT_TIMEOUT, c->timeout, a);
 	if (body != NULL) {
 		cl->easy_setopt(hub_curl, CURLOPT_POSTFIELDS, text);
 		cl->easy_setopt(hub_curl, CURLOPT_POSTFIELDSIZE, (long)strlen(text));

@@ -97,8 +97,8 @@ int
 confluence_get_raw(const struct curl_lib *cl, CURL *curl, const struct confluence *cf,
     const char *path, long max, struct curl_body *a, char *why, size_t why_len)
 {
-	struct curl_slist	*hdrs = NULL, *h;
-	char			*url = NULL, line[4200], shown[300];
+	struct curl_slist	*hdrs = NULL;
+	char			*url = NULL, shown[300];
 	long			 status = 0;
 	CURLcode		 cc;
 	int			 rc = -1;
@@ -110,31 +110,10 @@ confluence_get_raw(const struct curl_lib *cl, CURL *curl, const struct confluenc
 		url = NULL;
 		goto nomem;
 	}
-	if ((h = cl->slist_append(hdrs, "Accept: application/json")) == NULL)
+	if (curl_json_headers(cl, &hdrs, cf->user == NULL ? cf->secret : NULL) != 0)
 		goto nomem;
-	hdrs = h;
-	if (cf->secret != NULL && cf->user == NULL) {
-		snprintf(line, sizeof line, "Authorization: Bearer %s", cf->secret);
-		h = cl->slist_append(hdrs, line);
-		explicit_bzero(line, sizeof line);
-		if (h == NULL)
-			goto nomem;
-		hdrs = h;
-	}
-	cl->easy_reset(curl);
-	cl->easy_setopt(curl, CURLOPT_URL, url);
-#if LIBCURL_VERSION_NUM >= 0x075500
-	cl->easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-	cl->easy_setopt(curl, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-	cl->easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
-	cl->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-	cl->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, cf->timeout < 10 ? cf->timeout : 10L);
-	cl->easy_setopt(curl, CURLOPT_TIMEOUT, cf->timeout);
-	cl->easy_setopt(curl, CURLOPT_HTTPHEADER, hdrs);
-	cl->easy_setopt(curl, CURLOPT_WRITEFUNCTION, curl_body_write);
-	cl->easy_setopt(curl, CURLOPT_WRITEDATA, a);
+	curl_request_setup(cl, curl, url, hdrs, cf->timeout < 10 ? cf->timeout : 10L, cf->timeout,
+	    a);
 	if (cf->secret != NULL && cf->user != NULL) {
 		cl->easy_setopt(curl, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
 		cl->easy_setopt(curl, CURLOPT_USERNAME, cf->user);

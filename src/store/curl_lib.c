@@ -102,3 +102,43 @@ curl_body_write(char *data, size_t size, size_t nmemb, void *arg)
 	b->buf[b->len] = '\0';
 	return n;
 }
+
+int
+curl_json_headers(const struct curl_lib *cl, struct curl_slist **hdrs, const char *token)
+{
+	struct curl_slist	*h;
+	char			 line[4200];
+
+	if ((h = cl->slist_append(*hdrs, "Accept: application/json")) == NULL)
+		return -1;
+	*hdrs = h;
+	if (token == NULL)
+		return 0;
+	snprintf(line, sizeof line, "Authorization: Bearer %s", token);
+	h = cl->slist_append(*hdrs, line);
+	explicit_bzero(line, sizeof line);
+	if (h == NULL)
+		return -1;
+	*hdrs = h;
+	return 0;
+}
+
+void
+curl_request_setup(const struct curl_lib *cl, CURL *curl, const char *url,
+    struct curl_slist *hdrs, long connect_timeout, long timeout, struct curl_body *a)
+{
+	cl->easy_reset(curl);
+	cl->easy_setopt(curl, CURLOPT_URL, url);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	cl->easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+	cl->easy_setopt(curl, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+	cl->easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+	cl->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	cl->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, connect_timeout);
+	cl->easy_setopt(curl, CURLOPT_TIMEOUT, timeout);
+	cl->easy_setopt(curl, CURLOPT_HTTPHEADER, hdrs);
+	cl->easy_setopt(curl, CURLOPT_WRITEFUNCTION, curl_body_write);
+	cl->easy_setopt(curl, CURLOPT_WRITEDATA, a);
+}

@@ -48,6 +48,20 @@ struct curl_body {
 size_t	curl_body_write(char *data, size_t size, size_t nmemb, void *arg);
 
 /*
+ * Appends "Accept: application/json" to *hdrs and, with a token (NULL:
+ * none), "Authorization: Bearer <token>" (its copy on the stack wiped).
+ * 0, or -1 when out of memory (*hdrs keeps what was appended).
+ */
+int	curl_json_headers(const struct curl_lib *cl, struct curl_slist **hdrs, const char *token);
+/*
+ * Resets curl for one request to url: HTTP or HTTPS only, no redirects
+ * followed, no signals, connect_timeout and timeout seconds, the headers
+ * hdrs, the answer's body into a.
+ */
+void	curl_request_setup(const struct curl_lib *cl, CURL *curl, const char *url,
+	    struct curl_slist *hdrs, long connect_timeout, long timeout, struct curl_body *a);
+
+/*
  * The loaded library; NULL and ERR_CONFIG in *e, naming the library and
  * the loader's reason, when it cannot be opened or lacks a function (an
  * installation to mend: retrying does not help).
