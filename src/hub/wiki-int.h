@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 struct core_response;
+struct json_object;
 struct db;
 struct wiki_attachment_in;
 struct wiki_page_in;
@@ -78,6 +79,13 @@ int	hub_wiki_front(struct wiki_file *f, const char *data, char *why, size_t len)
  */
 int	hub_wiki_repo_visible(struct db *db, uint64_t by, const char *owner, const char *name,
 	    char *why, size_t len);
+/*
+ * The agent's command id (tracker_command_get: *cmd, the caller puts it)
+ * with its project's label and its type (NULL when it has none): 0, or
+ * -1 after answering (404 for no such command, or the store's failure).
+ */
+int	hub_wiki_command(struct db *db, uint64_t id, struct json_object **cmd,
+	    const char **label, const char **type, struct core_response *resp);
 /* Frees what c owns (its files' strings, the indices, the result). */
 void	wiki_copy_free(struct wiki_copy *c);
 /*

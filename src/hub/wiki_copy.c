@@ -19,6 +19,7 @@
 #include "hub/api-int.h"
 #include "hub/wiki.h"
 #include "hub/wiki-int.h"
+#include "store/db_batches.h"
 #include "store/db_wiki.h"
 
 void
@@ -421,4 +422,27 @@ hub_wiki_front(struct wiki_file *f, const char *data, char *why, size_t len)
 		return -1;
 	}
 	return 1;
+}
+
+int
+hub_wiki_command(struct db *db, uint64_t id, struct json_object **cmd, const char **label,
+    const char **type, struct core_response *resp)
+{
+	struct err	 e;
+	int		 rc;
+
+	*label = *type = NULL;
+	err_clear(&e);
+	if ((rc = tracker_command_get(db, cmd, id, &e)) == ERR_NOTFOUND) {
+		hub_agent_not_claimed(resp, id, "");
+		return -1;
+	}
+	if (rc != 0) {
+		hub_failed(resp, rc, &e);
+		return -1;
+	}
+	*label = json_object_get_string(json_object_object_get(*cmd, "project"));
+	*type = json_object_get_string(json_object_object_get(json_object_object_get(*cmd,
+	    "command"), "type"));
+	return 0;
 }

@@ -250,17 +250,8 @@ hub_wiki_git(struct db *db, const struct config *cfg, uint64_t id, struct core_r
 
 	memset(&g, 0, sizeof g);
 	err_clear(&e);
-	if ((rc = tracker_command_get(db, &cmd, id, &e)) == ERR_NOTFOUND) {
-		hub_agent_not_claimed(resp, id, "");
+	if (hub_wiki_command(db, id, &cmd, &label, &type, resp) != 0)
 		goto done;
-	}
-	if (rc != 0) {
-		hub_failed(resp, rc, &e);
-		goto done;
-	}
-	label = json_object_get_string(json_object_object_get(cmd, "project"));
-	type = json_object_get_string(json_object_object_get(json_object_object_get(cmd,
-	    "command"), "type"));
 	if (type != NULL && strcmp(type, "wiki_fetch") == 0) {
 		hub_wiki_git_fetch(db, cfg, id, resp);
 		goto done;

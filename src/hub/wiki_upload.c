@@ -269,17 +269,8 @@ hub_wiki_pages(struct db *db, struct json_object *body, struct core_response *re
 		    "text и last");
 		goto done;
 	}
-	if ((rc = tracker_command_get(db, &cmd, id, &e)) == ERR_NOTFOUND) {
-		hub_agent_not_claimed(resp, id, "");
+	if (hub_wiki_command(db, id, &cmd, &label, &type, resp) != 0)
 		goto done;
-	}
-	if (rc != 0) {
-		hub_failed(resp, rc, &e);
-		goto done;
-	}
-	label = json_object_get_string(json_object_object_get(cmd, "project"));
-	type = json_object_get_string(json_object_object_get(json_object_object_get(cmd,
-	    "command"), "type"));
 	if (label == NULL || type == NULL || strcmp(type, "wiki_sync") != 0) {
 		hub_refuse_msg(resp, 422, "копию вики принимает только команда wiki_sync");
 		goto done;
