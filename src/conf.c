@@ -77,6 +77,7 @@ static const struct config_key config_keys[] = {
 	{ "search_timeout", CK_SECONDS, F(search_timeout), 0 },
 	{ "token_cache_seconds", CK_CACHE, F(token_cache_seconds), 0 },
 	{ "wiki_confluence_timeout", CK_SECONDS, F(wiki_confluence_timeout), 0 },
+	{ "wiki_copies_mb", CK_COUNT, F(wiki_copies_mb), 0 },
 	{ "wiki_confluence_token_file", CK_STR, F(wiki_confluence_token_file), 0 },
 	{ "wiki_confluence_url", CK_URL, F(wiki_confluence_url), 0 },
 	{ "wiki_confluence_user", CK_STR, F(wiki_confluence_user), 0 },
@@ -345,6 +346,7 @@ config_defaults(struct config *c, struct err *e)
 	c->log_level = LOG_INFO;
 	c->search_timeout = 10;
 	c->wiki_confluence_timeout = 30;
+	c->wiki_copies_mb = 256;
 	c->request_timeout = 10;
 	c->search_hourly_limit = 60;
 	c->rate_limit = 120;

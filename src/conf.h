@@ -64,6 +64,7 @@ struct config {
 	char	*wiki_confluence_user;	/* wiki_confluence_user: the login for basic authentication; none: a bearer token */
 	char	*wiki_confluence_token_file; /* wiki_confluence_token_file: the file holding its API token or password */
 	unsigned wiki_confluence_timeout; /* wiki_confluence_timeout: seconds per request to it (default 30) */
+	unsigned wiki_copies_mb;	/* wiki_copies_mb: MiB of attachment copies the hub keeps a project (default 256) */
 };
 
 /*

@@ -25,6 +25,7 @@ printf '\211PNG\r\n\032\n\000\001\002 binary' >"$WORK/home/guide/схема.png"
 printf 'odd name\n' >"$WORK/home/guide/$(printf 'a:b\\c\td.txt')" &&
 head -c 1572864 /dev/urandom >"$WORK/home/guide/big.bin" &&
 printf 'late\n' >"$WORK/home/guide/late.txt" &&
+head -c 1048576 /dev/urandom >"$WORK/home/guide/mid.bin" &&
 head -c 10485761 /dev/urandom >"$WORK/home/guide/huge.bin" &&
 commit "wiki" || { echo "Bail out! the wiki repository"; exit 1; }
 
@@ -40,6 +41,11 @@ agent_bg () {
 }
 # att NAME: the id of the attachment named NAME (a LIKE pattern; db_sql speaks ASCII only)
 att () { db_sql "SELECT id FROM wiki_attachments WHERE name LIKE \"$1\""; }
+# att_in PROJECT NAME: the id of the attachment NAME of PROJECT's copy
+att_in () {
+	db_sql "SELECT a.id FROM wiki_attachments a JOIN wiki_pages w ON w.id = a.page_id
+		JOIN tracker_projects p ON p.id = w.project_id WHERE p.label = \"$1\" AND a.name LIKE \"$2\""
+}
 fetches () { db_sql "SELECT COUNT(*) FROM tracker_commands WHERE type = \"wiki_fetch\""; }
 DL=$TRASH/state/downloads
 
@@ -47,7 +53,7 @@ test_expect_success 'setup: the project, its root and a first sync' '
 	hub POST projects "{\"label\":\"AWPCA\",\"name\":\"АВП\",\"wiki_root\":\"ann/wiki@main:DOC-1\"}" &&
 	test "$STATUS" = 201 && agent --once &&
 	test "$(db_sql "SELECT COUNT(*) FROM wiki_pages")" = 2 &&
-	test "$(db_sql "SELECT COUNT(*) FROM wiki_attachments")" = 5 &&
+	test "$(db_sql "SELECT COUNT(*) FROM wiki_attachments")" = 6 &&
 	PNG=$(att "%.png") && BIG=$(att big.bin) && HUGE=$(att huge.bin) && LATE=$(att late.txt) &&
 	ODD=$(db_sql "SELECT id FROM wiki_attachments WHERE name LIKE \"a:b%\"") &&
 	test -n "$PNG" && test -n "$ODD"
@@ -136,7 +142,7 @@ test_expect_success 'a re-sync before the agent fetched: the command fails, the 
 '
 
 test_expect_success 'no place for downloads: the reason, and nothing queued twice' '
-	NEW=$(att big.bin) && n=$(fetches) &&
+	NEW=$(att_in AWPCA big.bin) && n=$(fetches) &&
 	{ echo "$INIT"; call 2 attachment "{\"id\":$NEW,\"wait_seconds\":0}"; } |
 		FORGEMCP_STATE=/proc/version/x sdlc wiki --project AWPCA &&
 	iserr 2 && text 2 | grep "ещё скачивается" && agent --once &&
@@ -150,8 +156,7 @@ test_expect_success 'a repository the root'"'"'s setter can no longer see: neith
 	fm repo import bob/notes --from "$WIKI" >/dev/null &&
 	hub POST projects "{\"label\":\"BOBW\",\"name\":\"x\",\"wiki_root\":\"bob/notes@main:DOC-1\"}" &&
 	test "$STATUS" = 201 && agent --once &&
-	N=$(db_sql "SELECT a.id FROM wiki_attachments a JOIN wiki_pages w ON w.id = a.page_id
-		JOIN tracker_projects p ON p.id = w.project_id WHERE p.label = \"BOBW\" AND a.name = \"late.txt\"") &&
+	N=$(att_in BOBW late.txt) &&
 	{ echo "$INIT"; call 2 attachment "{\"id\":$N,\"wait_seconds\":0}"; } | sdlc wiki --project BOBW &&
 	iserr 2 &&
 	db_sql "UPDATE repositories r JOIN users u ON u.id = r.owner_id SET r.private = 1
@@ -164,6 +169,22 @@ test_expect_success 'a repository the root'"'"'s setter can no longer see: neith
 	kill $AGENT &&
 	iserr 2 && test "$(text 2)" = "вложение #$N «late.txt» (страница DOC-2) не скачано: $why — вызовите attachment ещё раз, чтобы повторить" &&
 	okres 4 && text 4 | grep -x "ошибка: $why" && text 4 | grep -x "страниц в копии: 2"
+'
+
+test_expect_success 'wiki_copies_mb: a new copy drops the ones fetched longest ago; a file over it is not fetched' '
+	config_set wiki_copies_mb 2 && restart_server &&
+	BIG2=$(att_in AWPCA big.bin) && MID=$(att_in AWPCA mid.bin) &&
+	test "$(db_sql "SELECT state FROM wiki_attachments WHERE id = $BIG2")" = ready &&
+	agent_bg &&
+	{ echo "$INIT"; call 2 attachment "{\"id\":$MID,\"wait_seconds\":20}"; } | sdlc wiki --project AWPCA &&
+	okres 2 && cmp "$WORK/home/guide/mid.bin" "$DL/wiki-$MID/mid.bin" &&
+	test "$(db_sql "SELECT state FROM wiki_attachments WHERE id = $BIG2")" = remote &&
+	test "$(db_sql "SELECT COUNT(*) FROM wiki_attachment_contents WHERE attachment_id = $BIG2")" = 0 &&
+	config_set wiki_copies_mb 1 && restart_server &&
+	{ echo "$INIT"; call 2 attachment "{\"id\":$BIG2,\"wait_seconds\":20}"; } | sdlc wiki --project AWPCA &&
+	kill $AGENT &&
+	iserr 2 && test "$(text 2)" = "вложение #$BIG2 «big.bin» (страница DOC-2) не скачано: файл больше, чем хаб хранит копий вложений проекта (wiki_copies_mb = 1) — вызовите attachment ещё раз, чтобы повторить" &&
+	test "$(db_sql "SELECT state FROM wiki_attachments WHERE id = $MID")" = ready
 '
 
 test_done

@@ -237,7 +237,7 @@ hub_agent_route(struct db *db, const struct config *cfg, const struct principal 
 	else if (strcmp(path, "agent/wiki_pages") == 0)
 		hub_wiki_pages(db, body, resp);
 	else if (strcmp(path, "agent/wiki_fetch") == 0)
-		hub_wiki_fetch_part(db, body, resp);
+		hub_wiki_fetch_part(db, cfg, body, resp);
 	else
 		hub_refuse(resp, 404, HT_HUB_NO_PATH, method, path);
 }

@@ -49,9 +49,11 @@ void	hub_wiki_git_fetch(struct db *db, const struct config *cfg, uint64_t id,
 /*
  * POST /hub/agent/wiki_fetch {command, part, data, last} or {command,
  * error}: a part (base64) of the file an agent read for the claimed
- * wiki_fetch command; the last has it stored (wiki_fetch.c).
+ * wiki_fetch command; the last has it stored (wiki_fetch.c), within the
+ * project's wiki_copies_mb.
  */
-void	hub_wiki_fetch_part(struct db *db, struct json_object *body, struct core_response *resp);
+void	hub_wiki_fetch_part(struct db *db, const struct config *cfg, struct json_object *body,
+	    struct core_response *resp);
 /*
  * POST /hub/agent/wiki_pages {command, root, part, text, last} or
  * {command, root, error}: a part of the copy an agent read from its source

@@ -205,8 +205,8 @@ done:
 
 /* The end of the claimed wiki_fetch command id: stored (data, n) or failed with why. */
 static void
-fetch_finish(struct db *db, struct core_response *resp, uint64_t id, uint64_t attachment,
-    const char *data, size_t n, const char *why)
+fetch_finish(struct db *db, const struct config *cfg, struct core_response *resp, uint64_t id,
+    uint64_t attachment, const char *data, size_t n, const char *why)
 {
 	struct json_object	*o;
 	char			 state[16] = "";
@@ -214,7 +214,8 @@ fetch_finish(struct db *db, struct core_response *resp, uint64_t id, uint64_t at
 	int			 rc;
 
 	err_clear(&e);
-	rc = wiki_fetch_end(db, id, attachment, data, n, why, state, sizeof state, &e);
+	rc = wiki_fetch_end(db, id, attachment, data, n, why, (uint64_t)cfg->wiki_copies_mb << 20,
+	    state, sizeof state, &e);
 	if (rc == ERR_INVALID)
 		hub_agent_not_claimed(resp, id, state);
 	else if (rc != 0)
@@ -275,7 +276,7 @@ hub_wiki_git_fetch(struct db *db, const struct config *cfg, uint64_t id,
 	if (fetch_claimed(db, id, &f, why, sizeof why, resp)) {
 		if (why[0] == '\0')
 			data = fetch_git_read(db, cfg, &f, &len, why, sizeof why);
-		fetch_finish(db, resp, id, f.attachment, data, len, why[0] != '\0' ? why : NULL);
+		fetch_finish(db, cfg, resp, id, f.attachment, data, len, why[0] != '\0' ? why : NULL);
 	}
 	free(data);
 	wiki_fetch_release(&f);
@@ -307,7 +308,8 @@ fetch_decode(const char *text, size_t len, char **out, size_t *n)
 }
 
 void
-hub_wiki_fetch_part(struct db *db, struct json_object *body, struct core_response *resp)
+hub_wiki_fetch_part(struct db *db, const struct config *cfg, struct json_object *body,
+    struct core_response *resp)
 {
 	struct wiki_fetch	 f;
 	struct json_object	*v, *o;
@@ -344,7 +346,7 @@ hub_wiki_fetch_part(struct db *db, struct json_object *body, struct core_respons
 		snprintf(why, sizeof why, "%.*s", hub_utf8_prefix(error, 600), error);
 	}
 	if (why[0] != '\0') {
-		fetch_finish(db, resp, id, f.attachment, NULL, 0, why);
+		fetch_finish(db, cfg, resp, id, f.attachment, NULL, 0, why);
 		goto done;
 	}
 	len = strlen(data);
@@ -357,7 +359,7 @@ hub_wiki_fetch_part(struct db *db, struct json_object *body, struct core_respons
 		    (long long)part);
 		hub_refuse_msg(resp, 409, why);
 	} else if (rc == ERR_TOOBIG)
-		fetch_finish(db, resp, id, f.attachment, NULL, 0, "файл больше 10 МБ");
+		fetch_finish(db, cfg, resp, id, f.attachment, NULL, 0, "файл больше 10 МБ");
 	else if (rc != 0)
 		hub_failed(resp, rc, &e);
 	else if (!last) {
@@ -369,13 +371,13 @@ hub_wiki_fetch_part(struct db *db, struct json_object *body, struct core_respons
 	} else if ((rc = wiki_upload_read(db, id, &text, &len, &e)) != 0)
 		hub_failed(resp, rc, &e);
 	else if (fetch_decode(text, len, &bytes, &n) != 0)
-		fetch_finish(db, resp, id, f.attachment, NULL, 0, "агент прислал не base64");
+		fetch_finish(db, cfg, resp, id, f.attachment, NULL, 0, "агент прислал не base64");
 	else if (n != f.size) {
 		snprintf(why, sizeof why, "файл в источнике — %zu байт, а при синхронизации был "
 		    "%llu: копия устарела, сначала sync", n, (unsigned long long)f.size);
-		fetch_finish(db, resp, id, f.attachment, NULL, 0, why);
+		fetch_finish(db, cfg, resp, id, f.attachment, NULL, 0, why);
 	} else
-		fetch_finish(db, resp, id, f.attachment, bytes, n, NULL);
+		fetch_finish(db, cfg, resp, id, f.attachment, bytes, n, NULL);
 done:
 	free(text);
 	free(bytes);

@@ -157,11 +157,15 @@ void	wiki_fetch_release(struct wiki_fetch *f);
 /*
  * The end of the claimed wiki_fetch command: the copy (bytes, len) stored
  * and the attachment ready, or with why (not NULL) the attachment failed
- * with it; the command done or failed; one transaction.  ERR_INVALID when
+ * with it; the command done or failed; one transaction.  The project's
+ * copies are kept within cap bytes: the ones fetched longest ago are
+ * dropped (their attachments remote again) to make room, and a file over
+ * cap fails.  ERR_INVALID when
  * the command is not claimed (*state receives its state).
  */
 int	wiki_fetch_end(struct db *db, uint64_t command, uint64_t attachment, const char *bytes,
-	    size_t len, const char *why, char *state, size_t state_len, struct err *e);
+	    size_t len, const char *why, uint64_t cap, char *state, size_t state_len,
+	    struct err *e);
 
 /* An attachment's copy: bytes NULL unless state is "ready". */
 struct wiki_content {

@@ -36,7 +36,21 @@ static const char SQL_SOURCE[] =
     "  WHERE s.project_id = p.id AND s.state = 'done' ORDER BY s.id DESC LIMIT 1),"
     " p.wiki_root_by" WIKI_OF_PROJECT " WHERE a.id = ? AND a.command_id = ?";
 static const char SQL_ATT_LOCK[] =
-    "SELECT id FROM wiki_attachments WHERE id = ? AND command_id = ? FOR UPDATE";
+    "SELECT a.id, w.project_id FROM wiki_attachments a JOIN wiki_pages w ON w.id = a.page_id"
+    " WHERE a.id = ? AND a.command_id = ? FOR UPDATE";
+/* the bytes of the project's copies, and the one fetched longest ago */
+static const char SQL_STORED[] =
+    "SELECT COALESCE(SUM(LENGTH(c.bytes)), 0) FROM wiki_attachment_contents c"
+    " JOIN wiki_attachments a ON a.id = c.attachment_id JOIN wiki_pages w ON w.id = a.page_id"
+    " WHERE w.project_id = ?";
+static const char SQL_OLDEST[] =
+    "SELECT a.id, LENGTH(c.bytes) FROM wiki_attachment_contents c"
+    " JOIN wiki_attachments a ON a.id = c.attachment_id JOIN wiki_pages w ON w.id = a.page_id"
+    " WHERE w.project_id = ? ORDER BY c.fetched_at, a.id LIMIT 1 FOR UPDATE";
+static const char SQL_EVICT[] =
+    "DELETE FROM wiki_attachment_contents WHERE attachment_id = ?";
+static const char SQL_EVICTED[] =
+    "UPDATE wiki_attachments SET state = 'remote' WHERE id = ?";
 static const char SQL_CONTENT_ADD[] =
     "REPLACE INTO wiki_attachment_contents (attachment_id, bytes, fetched_at)"
     " VALUES (?, ?, UTC_TIMESTAMP(3))";
@@ -158,11 +172,45 @@ wiki_fetch_release(struct wiki_fetch *f)
 	memset(f, 0, sizeof *f);
 }
 
-int
-wiki_fetch_end(struct db *db, uint64_t command, uint64_t attachment, const char *bytes,
-    size_t len, const char *why, char *state, size_t state_len, struct err *e)
+/*
+ * In the open transaction: drops the copies of project fetched longest ago
+ * until len more bytes fit in cap.  0, or ERR_TOOBIG when len alone does not.
+ */
+static int
+wiki_fetch_room(struct db *db, uint64_t project, size_t len, uint64_t cap, struct err *e)
 {
 	struct db_rows	 r = { 0 };
+	uint64_t	 stored, id;
+	int		 rc;
+
+	if (len > cap)
+		return ERR_TOOBIG;
+	if ((rc = db_run(db, DB_ONCE, SQL_STORED, &r, NULL, NULL, e, "u", project)) != 0)
+		return rc;
+	stored = db_to_u64(db_rows_get(&r, 0, 0));
+	db_rows_release(&r);
+	while (stored + len > cap) {
+		if ((rc = db_run(db, DB_ONCE, SQL_OLDEST, &r, NULL, NULL, e, "u", project)) != 0)
+			return rc;
+		if (r.n == 0)
+			break;
+		id = db_to_u64(db_rows_get(&r, 0, 0));
+		stored -= db_to_u64(db_rows_get(&r, 0, 1));
+		db_rows_release(&r);
+		if ((rc = db_run(db, DB_ONCE, SQL_EVICT, NULL, NULL, NULL, e, "u", id)) != 0 ||
+		    (rc = db_run(db, DB_ONCE, SQL_EVICTED, NULL, NULL, NULL, e, "u", id)) != 0)
+			return rc;
+	}
+	db_rows_release(&r);
+	return 0;
+}
+
+int
+wiki_fetch_end(struct db *db, uint64_t command, uint64_t attachment, const char *bytes,
+    size_t len, const char *why, uint64_t cap, char *state, size_t state_len, struct err *e)
+{
+	struct db_rows	 r = { 0 };
+	char		 over[160];
 	int		 rc;
 
 	state[0] = '\0';
@@ -184,6 +232,14 @@ wiki_fetch_end(struct db *db, uint64_t command, uint64_t attachment, const char 
 	if (r.n == 0 && why == NULL)
 		why = "вложения больше нет в копии вики (она пересинхронизирована): возьмите id "
 		    "из page";
+	if (r.n > 0 && why == NULL &&
+	    (rc = wiki_fetch_room(db, db_to_u64(db_rows_get(&r, 0, 1)), len, cap, e)) != 0) {
+		if (rc != ERR_TOOBIG)
+			goto fail;
+		snprintf(over, sizeof over, "файл больше, чем хаб хранит копий вложений проекта "
+		    "(wiki_copies_mb = %llu)", (unsigned long long)(cap >> 20));
+		why = over;
+	}
 	if (r.n > 0 && why == NULL &&
 	    (rc = db_run(db, DB_ONCE, SQL_CONTENT_ADD, NULL, NULL, NULL, e, "ub", attachment,
 	    bytes, len)) != 0)
