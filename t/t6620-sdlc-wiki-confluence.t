@@ -290,18 +290,31 @@ test_expect_success 'credentials the server refuses fail the sync with its statu
 	sync_fails "Confluence: GET /rest/api/content/1001: HTTP 401"
 '
 
-# upload COMMAND ROOT FILE: the document FILE sent to the hub in parts of 30,000 bytes
+# upload COMMAND ROOT FILE: the document FILE sent to the hub in parts of at most 30,000
+# bytes (never inside a character), as the agent sends it, by one process; the last
+# answer in hub.json, each in the responses log; fails when one is not 200
 upload () {
-	local n k=0 size
-	size=$(wc -c <"$3") && n=$(( (size + 29999) / 30000 ))
-	while test $k -lt $n; do
-		head -c $(( (k + 1) * 30000 )) "$3" | tail -c +$(( k * 30000 + 1 )) >chunk &&
-		jq -n --rawfile t chunk --argjson c "$1" --arg r "$2" --argjson p $k \
-			--argjson last "$(test $((k + 1)) = $n && echo true || echo false)" \
-			"{command: \$c, root: \$r, part: \$p, text: \$t, last: \$last}" >req.json &&
-		hub POST agent/wiki_pages "$(cat req.json)" && test "$STATUS" = 200 || return 1
-		k=$((k + 1))
-	done
+	perl -MHTTP::Tiny -MJSON::PP -e '
+		my ($cmd, $root, $file, $url, $tok, $log) = @ARGV;
+		open my $fh, "<:raw", $file or die "$file: $!\n";
+		my $doc = do { local $/; <$fh> };
+		my ($http, $json) = (HTTP::Tiny->new(timeout => 120), JSON::PP->new->utf8->canonical);
+		my ($off, $part, $len, $res) = (0, 0, length $doc);
+		do {
+			my $n = $len - $off < 30000 ? $len - $off : 30000;
+			$n-- while $off + $n < $len && $n > 0 && (ord(substr($doc, $off + $n, 1)) & 0xc0) == 0x80;
+			my $text = substr($doc, $off, $n);
+			utf8::decode($text);
+			$off += $n;
+			$res = $http->post($url, { headers => { Authorization => "Bearer $tok",
+			    "Content-Type" => "application/json" }, content => $json->encode({
+			    command => 0 + $cmd, root => $root, part => $part++, text => $text,
+			    last => $off >= $len ? JSON::PP::true : JSON::PP::false }) });
+			if (open(my $l, ">>", $log)) { print $l $res->{content}; close $l }
+			exit 1 if $res->{status} != 200;
+		} while ($off < $len);
+		open my $o, ">", "hub.json" or die; print $o $res->{content};
+	' "$1" "$2" "$3" "$BASE_URL/hub/agent/wiki_pages" "$ANN_TOKEN" "$RESPONSES_LOG"
 }
 # claim: queues a sync and claims it as an agent would; its command id in C
 claim () {
