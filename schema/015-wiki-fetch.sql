@@ -9,8 +9,11 @@
 ALTER TABLE tracker_projects
 	ADD COLUMN wiki_root_by BIGINT UNSIGNED NULL AFTER wiki_root;
 
+-- The copy's bytes live in wiki_attachment_contents, so fetched_path (a
+-- local path, never written) goes.
 ALTER TABLE wiki_attachments
-	ADD COLUMN command_id BIGINT UNSIGNED NULL AFTER state;
+	ADD COLUMN command_id BIGINT UNSIGNED NULL AFTER state,
+	DROP COLUMN fetched_path;
 
 CREATE TABLE wiki_attachment_contents (
 	attachment_id BIGINT UNSIGNED NOT NULL PRIMARY KEY,
