@@ -19,10 +19,10 @@ tracker_usage(FILE *f)
 	fprintf(f,
 	    "usage: forgemcp tracker import FILE.json\n"
 	    "\n"
-	    "Loads projects and issues (with their labels, fields, links and comments, by\n"
-	    "the ids and keys given) into the hub's tracker mirror in one transaction; an\n"
-	    "issue or comment that is there already is replaced.  For tests and demos; the\n"
-	    "format is in doc/sdlc.md.  '-' reads standard input.\n");
+	    "Loads projects and issues (with their labels, fields, links, comments and\n"
+	    "change journal, by the ids and keys given) into the hub's tracker mirror in\n"
+	    "one transaction; an issue or comment that is there already is replaced.  For\n"
+	    "tests and demos; the format is in doc/sdlc.md.  '-' reads standard input.\n");
 }
 
 /* The whole file (or stdin for "-"), NUL-terminated; NULL after cli_fail. */

@@ -31,6 +31,8 @@ void	hub_failed(struct core_response *resp, int rc, const struct err *e);
 const char *hub_query(const char *query, const char *name, char *buf, size_t len, int *bad);
 /* The member name of body as a string (NULL otherwise); *present says whether it is there. */
 const char *hub_member(struct json_object *body, const char *name, int *present);
+/* GET /hub/changes: the change feed of a period (api_changes.c). */
+void	hub_changes(struct db *db, const char *query, struct core_response *resp);
 /* GET /hub/commands: the command registry. */
 void	hub_commands(struct core_response *resp);
 /* /hub/batches and /hub/batches/...: path is "batches" or "batches/<rest>". */

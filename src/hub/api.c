@@ -384,6 +384,15 @@ hub_handle(struct db *db, const struct config *cfg, const struct principal *who,
 		hub_settings_route(db, who, method, path[8] == '/' ? path + 9 : NULL, body, resp);
 		return;
 	}
+	if (strcmp(path, "changes") == 0) {
+		if (get)
+			hub_changes(db, query, resp);
+		else {
+			core_response_header(resp, "Allow", "GET");
+			hub_refuse(resp, 405, HT_HUB_METHOD, method, "/hub/changes");
+		}
+		return;
+	}
 	if (strcmp(path, "sync_runs") == 0 && get) {
 		hub_sync_runs(db, query, resp);
 		return;

@@ -19,6 +19,9 @@ int	jira_settings_get(struct sdlc_ctx *ctx, struct json_object *args);
 int	jira_settings_set(struct sdlc_ctx *ctx, struct json_object *args);
 int	jira_sync_log(struct sdlc_ctx *ctx, struct json_object *args);
 int	jira_agent_status(struct sdlc_ctx *ctx, struct json_object *args);
+int	jira_changes(struct sdlc_ctx *ctx, struct json_object *args);
+/* The card's «изменения (N):», its latest journal rows (nothing without any). */
+void	jira_card_changes(struct buf *out, struct json_object *it);
 /* Notes as the card and notes_set show them (key NULL: no key in the head line). */
 void	jira_notes_view(struct buf *out, const char *key, struct json_object *notes);
 /* A batch's view (batch_status, batch_wait, batch_cancel). */

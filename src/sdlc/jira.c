@@ -252,6 +252,7 @@ jira_issue(struct sdlc_ctx *ctx, struct json_object *args)
 		return rc;
 	jira_card_head(ctx->out, it);
 	jira_card_rest(ctx->out, it);
+	jira_card_changes(ctx->out, it);
 	json_object_put(o);
 	return 0;
 }
@@ -330,7 +331,8 @@ static const struct sdlc_tool jira_tools[] = {
 	  SDLC_BOUND | SDLC_READ, jira_issues, NULL },
 	{ "issue", "Карточка задачи",
 	  "Карточка задачи по ключу: поля, связи (обе стороны, с типом и направлением), заметки, "
-	  "последние команды и 5 последних комментариев (новые первыми, до 300 символов).",
+	  "последние команды, 5 последних комментариев (новые первыми, до 300 символов) и 5 "
+	  "последних изменений из журнала (если они есть).",
 	  "{\"type\":\"object\",\"properties\":{" KEY_SCHEMA "},"
 	  "\"required\":[\"key\"],\"additionalProperties\":false}",
 	  SDLC_BOUND | SDLC_READ, jira_issue, NULL },
@@ -342,6 +344,24 @@ static const struct sdlc_tool jira_tools[] = {
 	  "\"description\":\"номер комментария, например 101 или #101\"}},"
 	  "\"required\":[\"key\",\"comment_id\"],\"additionalProperties\":false}",
 	  SDLC_BOUND | SDLC_READ, jira_comment, NULL },
+	{ "changes", "Лента изменений",
+	  "Изменения задач за период, сгруппированные по задачам (сначала недавно изменённые, "
+	  "события новые первыми): статус, описание, сроки, комментарии, другие поля. Без hours "
+	  "и since — с начала сегодняшнего дня; время без смещения — местное время этой машины. "
+	  "Без key — задачи проекта сессии; с key — одна задача (и без привязки).",
+	  "{\"type\":\"object\",\"properties\":{"
+	  "\"hours\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"maximum\":8760,"
+	  "\"description\":\"за последние столько часов (не вместе с since)\"},"
+	  "\"since\":{\"type\":\"string\",\"minLength\":10,\"maxLength\":40,"
+	  "\"description\":\"с какого момента: 2026-10-22, 2026-10-22T09:00 или со "
+	  "смещением, 2026-10-22T09:00:00+03:00\"},"
+	  "\"until\":{\"type\":\"string\",\"minLength\":10,\"maxLength\":40,"
+	  "\"description\":\"по какой момент (по умолчанию сейчас), в том же виде\"},"
+	  "\"kinds\":{\"type\":\"string\",\"pattern\":\"^[a-z]+(,[a-z]+)*$\","
+	  "\"maxLength\":64,\"description\":\"только эти виды через запятую: status, "
+	  "description, dates, comment, field\"}," KEY_SCHEMA "},"
+	  "\"additionalProperties\":false}",
+	  SDLC_READ, jira_changes, NULL },
 	{ "batch_create", "Поставить пакет команд", NULL,
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"title\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,"

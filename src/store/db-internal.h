@@ -167,5 +167,16 @@ struct json_object *tracker_row(const struct db_rows *r, size_t row, const char 
 		    const char *kinds);
 struct json_object *tracker_rows(const struct db_rows *r, size_t max, const char *const *names,
 		    const char *kinds);
+/* Whether s is a fixture's time, "YYYY-MM-DDTHH:MM:SSZ" (db_tracker.c). */
+int		 tracker_time_ok(const char *s);
+/*
+ * The change journal (db_changes.c): an issue's latest max rows as its
+ * card's "changes" and their number as "change_count"; a fixture issue's
+ * "changes" array loaded (ERR_INVALID naming the first bad member).
+ */
+int		 tracker_issue_changes(struct db *db, struct json_object *o, uint64_t issue,
+		    int max, struct err *e);
+int		 tracker_import_changes(struct db *db, struct json_object *list, uint64_t issue,
+		    const char *key, struct err *e);
 
 #endif

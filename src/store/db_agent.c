@@ -10,6 +10,7 @@
 #include "store/db.h"
 #include "store/db-internal.h"
 #include "store/db_agent.h"
+#include "store/db_tracker.h"
 
 #define CLAIM_CANDIDATES	20
 
@@ -301,6 +302,8 @@ static const char SQL_SYNC_RUN[] =
 static const char SQL_PROJECT_ISSUES[] =
     "SELECT COUNT(*) FROM tracker_issue_labels l JOIN tracker_projects p ON p.label = l.label"
     " JOIN tracker_batches b ON b.project_id = p.id WHERE b.id = ?";
+static const char SQL_BATCH_AUTHOR[] =
+    "SELECT author FROM tracker_batches WHERE id = ?";
 static const char SQL_KEY_EXISTS[] =
     "SELECT COUNT(*) FROM tracker_issues WHERE issue_key = ?";
 
@@ -447,6 +450,7 @@ static int
 local_apply(struct db *db, uint64_t batch, uint64_t id, const char *type, struct json_object *p,
     struct json_object **result, char **why, struct err *e)
 {
+	struct db_rows	 r = { 0 };
 	uint64_t	 changed;
 	int		 rc;
 
@@ -457,6 +461,14 @@ local_apply(struct db *db, uint64_t batch, uint64_t id, const char *type, struct
 	if (strcmp(type, "refresh") == 0)
 		return local_refresh(db, batch, id, p, e);
 	if (strcmp(type, "ensure_fields") == 0) {
+		/* the journal first: it reads the values the update replaces */
+		if ((rc = db_run(db, DB_ONCE, SQL_BATCH_AUTHOR, &r, NULL, NULL, e, "u",
+		    batch)) == 0 && r.n > 0)
+			rc = tracker_journal_fields(db, local_str(p, "key"), db_rows_get(&r, 0, 0),
+			    p, e);
+		db_rows_release(&r);
+		if (rc != 0)
+			return rc;
 		if ((rc = db_run(db, DB_ONCE, SQL_FIELDS, NULL, &changed, NULL, e, "ssssssss",
 		    local_str(p, "summary"), local_str(p, "description"), local_str(p, "status"),
 		    local_str(p, "assignee"), local_str(p, "priority"), local_str(p, "due"),

@@ -15,6 +15,7 @@
 
 /* The most comments and commands an issue's answer carries. */
 #define TRACKER_COMMENTS_MAX	500
+#define TRACKER_CHANGES_MAX	50	/* journal rows in the card's answer */
 #define TRACKER_COMMANDS_MAX	10
 
 static const char SQL_PROJECTS[] =
@@ -291,6 +292,8 @@ tracker_issue(struct db *db, struct json_object **out, const char *key, struct e
 		goto done;
 	json_object_object_add(o, "comment_count",
 	    json_object_new_uint64(r.n > 0 ? db_to_u64(db_rows_get(&r, 0, 0)) : 0));
+	if ((rc = tracker_issue_changes(db, o, id, TRACKER_CHANGES_MAX, e)) != 0)
+		goto done;
 	if ((rc = tracker_notes_get(db, &notes, key, e)) != 0)
 		goto done;
 	json_object_object_add(o, "notes", notes);
@@ -362,7 +365,7 @@ tracker_uint(struct json_object *o, const char *key, int *bad)
 }
 
 /* Whether s is "YYYY-MM-DDTHH:MM:SSZ". */
-static int
+int
 tracker_time_ok(const char *s)
 {
 	static const char	 shape[] = "dddd-dd-ddTdd:dd:ddZ";
@@ -485,7 +488,12 @@ tracker_import_issue(struct db *db, struct json_object *o, size_t i, struct err 
 	list = tracker_array(o, "comments", &bad);
 	if (bad || (list = tracker_array(o, "links", &bad), bad))
 		return err_set(e, ERR_INVALID, "%s: labels, comments and links are arrays", key);
-	return tracker_import_comments(db, tracker_array(o, "comments", &bad), id, key, e);
+	if ((rc = tracker_import_comments(db, tracker_array(o, "comments", &bad), id, key,
+	    e)) != 0)
+		return rc;
+	if ((list = tracker_array(o, "changes", &bad)) != NULL && bad)
+		return err_set(e, ERR_INVALID, "%s: changes is an array", key);
+	return tracker_import_changes(db, list, id, key, e);
 }
 
 /* The links of issue o, once every issue is in. */

@@ -52,10 +52,38 @@ int	tracker_issues(struct db *db, struct json_object **out, const struct tracker
 	    struct err *e);
 /*
  * One issue by key with everything its card shows: the fields, labels,
- * custom fields, links from both sides, comments newest first, and the
- * latest commands that name it.  ERR_NOTFOUND when there is no such key.
+ * custom fields, links from both sides, comments newest first, the latest
+ * commands that name it, and its latest change journal rows (changes,
+ * change_count).  ERR_NOTFOUND when there is no such key.
  */
 int	tracker_issue(struct db *db, struct json_object **out, const char *key, struct err *e);
+/* The change feed's question (GET /hub/changes). */
+struct tracker_period {
+	const char	*since, *until;	/* UTC, "YYYY-MM-DD HH:MM:SS": since <= t < until
+					   (NULL: no end, up to this instant) */
+	const char	*project;	/* a label: its own issues; NULL: any */
+	const char	*key;		/* one issue; NULL: any */
+	const char	*journal_kinds;	/* "status,due,...": the journal's kinds wanted */
+	int		 comments;	/* whether comments are wanted */
+	int		 limit;		/* the newest this many events */
+};
+
+/*
+ * The events of a period, newest first: {events: [{key, summary, status
+ * (the issue's current one), at, author, kind (status, description, due,
+ * start, end, field or comment), field, from, to (a comment's text)}],
+ * truncated, limit}; values are cut to 500 characters.  ERR_NOTFOUND
+ * (message "key" or "project") when the issue or the project is not there.
+ */
+int	tracker_changes(struct db *db, struct json_object **out, const struct tracker_period *p,
+	    struct err *e);
+/*
+ * Journals what ensure_fields params are about to change in issue key
+ * (inside the caller's transaction, before the update), by author: one row
+ * per field whose value differs.  Nothing when the issue is not there.
+ */
+int	tracker_journal_fields(struct db *db, const char *key, const char *author,
+	    struct json_object *params, struct err *e);
 /*
  * Loads a fixture document ({projects: [...], issues: [...]}, doc/sdlc.md
  * "Fixtures") in one transaction: an issue or comment id that exists is
