@@ -3,7 +3,8 @@
 -- One row per change of one field of an issue: kind is status,
 -- description, due (the due date), start and end (the planned dates) or
 -- field (any other: field names it); from_value and to_value are the
--- values as the tracker gave them (NULL: empty).  A backend writes it: the
+-- values as the tracker gave them, their first 4,000 characters (NULL:
+-- empty).  A backend writes it: the
 -- local one as it applies ensure_fields, a tracker's from its changelog;
 -- `forgemcp tracker import` loads one for fixtures.  Comments are not
 -- journalled here: the feed reads them from tracker_comments.

@@ -11,6 +11,8 @@
 
 /* The value columns the feed sends, cut to this many characters. */
 #define CHANGE_VALUE_MAX	"500"
+/* A value kept in the journal (a description's may be megabytes), in characters. */
+#define CHANGE_KEPT		"4000"
 
 /*
  * The feed: journal rows and comments of a period, newest first.  The
@@ -21,7 +23,7 @@
     " i.issue_key AS k, i.summary AS s, i.status AS st,"
 static const char SQL_FEED[] =
     "SELECT k, s, st, " DB_DATE("at_raw") ", author, kind, field, from_v, to_v FROM ("
-    " SELECT" CHANGE_COLS " c.changed_at AS at_raw, c.id AS n, c.author, c.kind,"
+    " (SELECT" CHANGE_COLS " c.changed_at AS at_raw, c.id AS n, c.author, c.kind,"
     "  c.field, LEFT(c.from_value, " CHANGE_VALUE_MAX ") AS from_v,"
     "  LEFT(c.to_value, " CHANGE_VALUE_MAX ") AS to_v"
     " FROM tracker_changes c JOIN tracker_issues i ON i.id = c.issue_id"
@@ -29,12 +31,14 @@ static const char SQL_FEED[] =
     "  AND FIND_IN_SET(c.kind, ?) > 0"
     "  AND (? IS NULL OR EXISTS (SELECT 1 FROM tracker_issue_labels l"
     "   WHERE l.issue_id = i.id AND l.label = ?)) AND (? IS NULL OR i.issue_key = ?)"
-    " UNION ALL SELECT" CHANGE_COLS " m.created_at, m.id, m.author, 'comment', NULL, NULL,"
+    " ORDER BY c.changed_at DESC, c.id DESC LIMIT ?)"
+    " UNION ALL (SELECT" CHANGE_COLS " m.created_at, m.id, m.author, 'comment', NULL, NULL,"
     "  LEFT(m.body, " CHANGE_VALUE_MAX ")"
     " FROM tracker_comments m JOIN tracker_issues i ON i.id = m.issue_id"
     " WHERE ? <> 0 AND m.created_at >= ? AND m.created_at < COALESCE(?, '9999-12-31')"
     "  AND (? IS NULL OR EXISTS (SELECT 1 FROM tracker_issue_labels l"
     "   WHERE l.issue_id = i.id AND l.label = ?)) AND (? IS NULL OR i.issue_key = ?)"
+    " ORDER BY m.created_at DESC, m.id DESC LIMIT ?)"
     ") x ORDER BY at_raw DESC, kind = 'comment', n DESC LIMIT ?";
 static const char SQL_PROJECT_KNOWN[] =
     "SELECT COUNT(*) FROM tracker_projects WHERE label = ?";
@@ -50,7 +54,7 @@ static const char SQL_CARD_COUNT[] =
 static const char SQL_ADD[] =
     "INSERT INTO tracker_changes (issue_id, changed_at, author, kind, field, from_value,"
     " to_value) VALUES (?, COALESCE(STR_TO_DATE(?, '%Y-%m-%dT%H:%i:%sZ'), UTC_TIMESTAMP(3)),"
-    " ?, ?, ?, ?, ?)";
+    " ?, ?, ?, LEFT(?, " CHANGE_KEPT "), LEFT(?, " CHANGE_KEPT "))";
 /* The values ensure_fields may change, as the card shows them, locked for the update. */
 static const char SQL_CURRENT[] =
     "SELECT id, summary, description, status, assignee, priority,"
@@ -91,10 +95,11 @@ tracker_changes(struct db *db, struct json_object **out, const struct tracker_pe
 		return rc;
 	if (!known)
 		return err_set(e, ERR_NOTFOUND, "%s", p->key != NULL ? "key" : "project");
-	if ((rc = db_run(db, DB_RETRY, SQL_FEED, &r, NULL, NULL, e, "sssssss" "issssss" "i",
-	    p->since, p->until, p->journal_kinds, p->project, p->project, p->key, p->key,
-	    (int64_t)p->comments, p->since, p->until, p->project, p->project, p->key, p->key,
-	    (int64_t)p->limit + 1)) != 0)
+	/* each side stops at limit + 1 rows: a long period costs no more than a short one */
+	if ((rc = db_run(db, DB_RETRY, SQL_FEED, &r, NULL, NULL, e, "sssssss" "i" "issssss" "i"
+	    "i", p->since, p->until, p->journal_kinds, p->project, p->project, p->key, p->key,
+	    (int64_t)p->limit + 1, (int64_t)p->comments, p->since, p->until, p->project,
+	    p->project, p->key, p->key, (int64_t)p->limit + 1, (int64_t)p->limit + 1)) != 0)
 		return rc;
 	o = json_object_new_object();
 	a = tracker_rows(&r, r.n > (size_t)p->limit ? (size_t)p->limit : r.n, names,
