@@ -185,6 +185,7 @@ test_expect_success 'the card: the 5 latest journal items with dates and «ещ�
 	04.11 12:30 Петров Пётр: приоритет: «p4» → «p5»
 	03.11 12:30 Петров Пётр: приоритет: «p3» → «p4»
 	ещё 2
+	вложений нет
 	EOF
 	sed -n "/^изменения (/,\$p" card.txt >actual && test_cmp expect actual &&
 	text 3 >card4.txt && grep "^комментариев нет" card4.txt && ! grep "изменения" card4.txt

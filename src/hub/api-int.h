@@ -31,6 +31,11 @@ void	hub_failed(struct core_response *resp, int rc, const struct err *e);
 const char *hub_query(const char *query, const char *name, char *buf, size_t len, int *bad);
 /* The member name of body as a string (NULL otherwise); *present says whether it is there. */
 const char *hub_member(struct json_object *body, const char *name, int *present);
+/* The id in "<id>" or "<id>/<what>": 0 when it is not one; *what after it ("" for none). */
+uint64_t hub_path_id(const char *rest, const char **what);
+/* /hub/attachments/{id}[/fetch|/content]: rest is what follows "attachments/" (api_attachments.c). */
+void	hub_attachments_route(struct db *db, const struct principal *who, const char *method,
+	    const char *path, const char *rest, struct core_response *resp);
 /* GET /hub/changes: the change feed of a period (api_changes.c). */
 void	hub_changes(struct db *db, const char *query, struct core_response *resp);
 /* GET /hub/commands: the command registry. */

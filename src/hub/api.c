@@ -128,6 +128,22 @@ hub_query(const char *query, const char *name, char *buf, size_t len, int *bad)
 	return NULL;
 }
 
+/* The id in "<id>" or "<id>/<what>": 0 when it is not one; *what after it ("" for none). */
+uint64_t
+hub_path_id(const char *rest, const char **what)
+{
+	char			*end;
+	unsigned long long	 n;
+
+	if (rest[0] < '1' || rest[0] > '9')
+		return 0;
+	n = strtoull(rest, &end, 10);
+	if (*end != '\0' && *end != '/')
+		return 0;
+	*what = *end == '/' ? end + 1 : end;
+	return (uint64_t)n;
+}
+
 /* Whether label is a project label: [A-Z][A-Z0-9_]{0,63}. */
 static int
 hub_label_ok(const char *label)
@@ -382,6 +398,10 @@ hub_handle(struct db *db, const struct config *cfg, const struct principal *who,
 	}
 	if (strcmp(path, "settings") == 0 || strncmp(path, "settings/", 9) == 0) {
 		hub_settings_route(db, who, method, path[8] == '/' ? path + 9 : NULL, body, resp);
+		return;
+	}
+	if (strncmp(path, "attachments/", 12) == 0) {
+		hub_attachments_route(db, who, method, path, path + 12, resp);
 		return;
 	}
 	if (strcmp(path, "changes") == 0) {

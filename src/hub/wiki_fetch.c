@@ -26,22 +26,6 @@
 #include "store/db_wiki.h"
 #include "store/repo.h"
 
-/* The id in "<id>" or "<id>/<what>": 0 when it is not one; *what after it ("" for none). */
-static uint64_t
-fetch_id(const char *rest, const char **what)
-{
-	char			*end;
-	unsigned long long	 n;
-
-	if (rest[0] < '1' || rest[0] > '9')
-		return 0;
-	n = strtoull(rest, &end, 10);
-	if (*end != '\0' && *end != '/')
-		return 0;
-	*what = *end == '/' ? end + 1 : end;
-	return (uint64_t)n;
-}
-
 static void
 fetch_not_found(struct core_response *resp, uint64_t id, const char *label)
 {
@@ -133,7 +117,7 @@ hub_wiki_attachments(struct db *db, const struct principal *who, const char *met
 {
 	char		 project[HUB_QUERY_MAX];
 	const char	*what = "", *p, *allow;
-	uint64_t	 id = fetch_id(rest, &what);
+	uint64_t	 id = hub_path_id(rest, &what);
 	int		 bad = 0;
 
 	if (id == 0 || (what[0] != '\0' && strcmp(what, "fetch") != 0 &&

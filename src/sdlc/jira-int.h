@@ -20,6 +20,14 @@ int	jira_settings_set(struct sdlc_ctx *ctx, struct json_object *args);
 int	jira_sync_log(struct sdlc_ctx *ctx, struct json_object *args);
 int	jira_agent_status(struct sdlc_ctx *ctx, struct json_object *args);
 int	jira_changes(struct sdlc_ctx *ctx, struct json_object *args);
+int	jira_attachment(struct sdlc_ctx *ctx, struct json_object *args);
+/* GET /issues/{key}: *o the answer (to put), *issue its issue; or the hub's refusal. */
+int	jira_get_issue(struct sdlc_ctx *ctx, const char *key, struct json_object **o,
+	    struct json_object **issue);
+/* The card's «вложения (N):» or «вложений нет». */
+void	jira_card_attachments(struct buf *out, struct json_object *it);
+/* «файлы: #<id> <имя>, …» of comment (its id) when attachments refer to it. */
+void	jira_card_files(struct buf *out, struct json_object *it, const char *comment);
 /* The card's «изменения (N):», its latest journal rows (nothing without any). */
 void	jira_card_changes(struct buf *out, struct json_object *it);
 /* Notes as the card and notes_set show them (key NULL: no key in the head line). */

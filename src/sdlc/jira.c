@@ -134,7 +134,7 @@ jira_issues(struct sdlc_ctx *ctx, struct json_object *args)
 }
 
 /* GET /issues/{key}: the issue object, or the hub's refusal. */
-static int
+int
 jira_get_issue(struct sdlc_ctx *ctx, const char *key, struct json_object **o,
     struct json_object **issue)
 {
@@ -234,6 +234,7 @@ jira_card_rest(struct buf *out, struct json_object *it)
 		sdlc_time(out, sdlc_str(x, "created", NULL), 1);
 		buf_putc(out, '\n');
 		sdlc_cut(out, sdlc_str(x, "body", ""), JIRA_COMMENT_MAX, 0);
+		jira_card_files(out, it, sdlc_str(x, "id", ""));
 	}
 	if (n > JIRA_CARD_COMMENTS) {
 		buf_putc(out, '\n');
@@ -253,6 +254,7 @@ jira_issue(struct sdlc_ctx *ctx, struct json_object *args)
 	jira_card_head(ctx->out, it);
 	jira_card_rest(ctx->out, it);
 	jira_card_changes(ctx->out, it);
+	jira_card_attachments(ctx->out, it);
 	json_object_put(o);
 	return 0;
 }
@@ -331,8 +333,9 @@ static const struct sdlc_tool jira_tools[] = {
 	  SDLC_BOUND | SDLC_READ, jira_issues, NULL },
 	{ "issue", "Карточка задачи",
 	  "Карточка задачи по ключу: поля, связи (обе стороны, с типом и направлением), заметки, "
-	  "последние команды, 5 последних комментариев (новые первыми, до 300 символов) и 5 "
-	  "последних изменений из журнала (если они есть).",
+	  "последние команды, 5 последних комментариев (новые первыми, до 300 символов, с их "
+	  "файлами), 5 последних изменений из журнала (если они есть) и вложения (номер, имя, "
+	  "размер, где упомянуто, скачано ли).",
 	  "{\"type\":\"object\",\"properties\":{" KEY_SCHEMA "},"
 	  "\"required\":[\"key\"],\"additionalProperties\":false}",
 	  SDLC_BOUND | SDLC_READ, jira_issue, NULL },
@@ -362,6 +365,19 @@ static const struct sdlc_tool jira_tools[] = {
 	  "description, dates, comment, field\"}," KEY_SCHEMA "},"
 	  "\"additionalProperties\":false}",
 	  SDLC_READ, jira_changes, NULL },
+	{ "attachment", "Скачать вложение",
+	  "Скачивает вложение задачи на эту машину: attachment — номер из карточки («#31337» "
+	  "или «31337») или точное имя файла (из нескольких с одним именем — самое новое). Хаб "
+	  "ставит агенту команду fetch_attachment, если копии ещё нет; инструмент ждёт её не "
+	  "дольше wait_seconds и отвечает абсолютным путём файла и строкой «имя (размер), тип, "
+	  "задача». Файлы больше 10 МБ — только в Jira.",
+	  "{\"type\":\"object\",\"properties\":{" KEY_SCHEMA ","
+	  "\"attachment\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
+	  "\"description\":\"номер вложения (#31337) или точное имя файла\"},"
+	  "\"wait_seconds\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":600,"
+	  "\"default\":120,\"description\":\"сколько ждать скачивания, секунд\"}},"
+	  "\"required\":[\"key\",\"attachment\"],\"additionalProperties\":false}",
+	  SDLC_BOUND, jira_attachment, NULL },
 	{ "batch_create", "Поставить пакет команд", NULL,
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"title\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,"

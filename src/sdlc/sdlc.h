@@ -89,6 +89,16 @@ void	sdlc_date(struct buf *out, const char *ymd);
 /* s cut to max code points, with "…" when cut; line breaks become spaces when flat. */
 void	sdlc_cut(struct buf *out, const char *s, size_t max, int flat);
 /* A size in bytes as the tools show one: «512 Б», «234,4 КБ», «2,3 МБ» (1 КБ = 1024 Б, cut, not rounded). */
+/* Whether there is a data directory to save a download in; the refusal's text when not. */
+int	sdlc_can_save(struct sdlc_ctx *ctx);
+/*
+ * Downloads url (the hub's copy of attachment id, size bytes) into
+ * <data directory>/downloads/<sub>/<shown, cleaned> unless a file of that
+ * size is there: 0 with its path in path, 1 with the reason in ctx->out,
+ * or SDLC_DOWN.
+ */
+int	sdlc_download(struct sdlc_ctx *ctx, const char *sub, const char *id, const char *shown,
+	    uint64_t size, const char *url, char *path, size_t path_len);
 void	sdlc_size(struct buf *out, uint64_t n);
 /* The agent's state (GET /agent) as agent_status shows it. */
 void	sdlc_agent_view(struct buf *out, struct json_object *agent);

@@ -460,6 +460,8 @@ local_apply(struct db *db, uint64_t batch, uint64_t id, const char *type, struct
 		return local_link(db, p, why, e);
 	if (strcmp(type, "refresh") == 0)
 		return local_refresh(db, batch, id, p, e);
+	if (strcmp(type, "fetch_attachment") == 0)
+		return tracker_local_fetch(db, id, p, why, e);
 	if (strcmp(type, "ensure_fields") == 0) {
 		/* the journal first: it reads the values the update replaces */
 		if ((rc = db_run(db, DB_ONCE, SQL_BATCH_AUTHOR, &r, NULL, NULL, e, "u",

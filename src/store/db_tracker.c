@@ -292,7 +292,8 @@ tracker_issue(struct db *db, struct json_object **out, const char *key, struct e
 		goto done;
 	json_object_object_add(o, "comment_count",
 	    json_object_new_uint64(r.n > 0 ? db_to_u64(db_rows_get(&r, 0, 0)) : 0));
-	if ((rc = tracker_issue_changes(db, o, id, TRACKER_CHANGES_MAX, e)) != 0)
+	if ((rc = tracker_issue_changes(db, o, id, TRACKER_CHANGES_MAX, e)) != 0 ||
+	    (rc = tracker_issue_attachments(db, o, id, e)) != 0)
 		goto done;
 	if ((rc = tracker_notes_get(db, &notes, key, e)) != 0)
 		goto done;
@@ -493,7 +494,11 @@ tracker_import_issue(struct db *db, struct json_object *o, size_t i, struct err 
 		return rc;
 	if ((list = tracker_array(o, "changes", &bad)) != NULL && bad)
 		return err_set(e, ERR_INVALID, "%s: changes is an array", key);
-	return tracker_import_changes(db, list, id, key, e);
+	if ((rc = tracker_import_changes(db, list, id, key, e)) != 0)
+		return rc;
+	if ((list = tracker_array(o, "attachments", &bad)) != NULL && bad)
+		return err_set(e, ERR_INVALID, "%s: attachments is an array", key);
+	return tracker_import_attachments(db, list, id, key, e);
 }
 
 /* The links of issue o, once every issue is in. */

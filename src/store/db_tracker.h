@@ -6,6 +6,7 @@
  */
 #ifndef FM_DB_TRACKER_H
 #define FM_DB_TRACKER_H
+#include <stddef.h>
 #include <stdint.h>
 #include <json-c/json.h>
 
@@ -57,6 +58,29 @@ int	tracker_issues(struct db *db, struct json_object **out, const struct tracker
  * change_count).  ERR_NOTFOUND when there is no such key.
  */
 int	tracker_issue(struct db *db, struct json_object **out, const char *key, struct err *e);
+/* The largest attachment the hub keeps a copy of (10 MB): a larger one stays in the tracker. */
+#define TRACKER_FETCH_MAX	(10u * 1024 * 1024)
+
+/*
+ * An attachment by id: {id, key, name, size, mime, author, created,
+ * in_description, state (remote, fetching, ready or failed), command,
+ * error, comments (the ids of those that refer to it)}.  ERR_NOTFOUND.
+ */
+int	tracker_attachment(struct db *db, struct json_object **out, uint64_t id, struct err *e);
+/*
+ * Queues a fetch_attachment command (a batch of its own, by author) for
+ * attachment id unless its copy is ready or a command is on its way: *out
+ * {attachment, queued}.  ERR_NOTFOUND; ERR_TOOBIG over TRACKER_FETCH_MAX.
+ */
+int	tracker_attachment_queue(struct db *db, struct json_object **out, uint64_t id,
+	    const char *author, struct err *e);
+/*
+ * The hub's copy of attachment id: *bytes (malloc'd, NULL when there is
+ * none) and *len; its state into state.  ERR_NOTFOUND.
+ */
+int	tracker_attachment_content(struct db *db, uint64_t id, char **bytes, size_t *len,
+	    char *state, size_t state_len, struct err *e);
+
 /* The change feed's question (GET /hub/changes). */
 struct tracker_period {
 	const char	*since, *until;	/* UTC, "YYYY-MM-DD HH:MM:SS": since <= t < until

@@ -1,0 +1,225 @@
+/*
+ * jira_attachments: the card's «вложения» and «файлы:» lines, and the
+ * `attachment` tool: the attachment found in the card by number or name,
+ * the hub asked for its copy (POST /attachments/{id}/fetch, a
+ * fetch_attachment command for the agent unless the copy is ready or on
+ * its way), waited for (a GET every 2 s, at most wait_seconds), and
+ * written under <data directory>/downloads/<id>/<name> (sdlc_download).
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "buf.h"
+#include "sdlc/jira-int.h"
+#include "sdlc/sdlc.h"
+
+#define ATT_WAIT_DEFAULT	120	/* seconds */
+#define ATT_POLL		2	/* seconds between two looks */
+#define ATT_COPY_MAX		(10u * 1024 * 1024)
+
+static uint64_t
+att_size(struct json_object *a)
+{
+	return (uint64_t)json_object_get_int64(json_object_object_get(a, "size"));
+}
+
+/* A size as the card writes it; «размер неизвестен» when the tracker did not say. */
+static void
+att_size_text(struct buf *out, struct json_object *a)
+{
+	if (json_object_object_get(a, "size") == NULL)
+		buf_puts(out, "размер неизвестен");
+	else
+		sdlc_size(out, att_size(a));
+}
+
+void
+jira_card_files(struct buf *out, struct json_object *it, const char *comment)
+{
+	struct json_object	*all = json_object_object_get(it, "attachments"), *a, *refs;
+	size_t			 i, j, n = 0;
+
+	for (i = 0; i < json_object_array_length(all); i++) {
+		a = json_object_array_get_idx(all, i);
+		refs = json_object_object_get(a, "comments");
+		for (j = 0; j < json_object_array_length(refs); j++)
+			if (strcmp(json_object_get_string(json_object_array_get_idx(refs, j)),
+			    comment) == 0) {
+				buf_printf(out, "%s#%s %s", n++ ? ", " : "\nфайлы: ",
+				    sdlc_str(a, "id", ""), sdlc_str(a, "name", ""));
+				break;
+			}
+	}
+}
+
+void
+jira_card_attachments(struct buf *out, struct json_object *it)
+{
+	struct json_object	*all = json_object_object_get(it, "attachments"), *a, *refs;
+	size_t			 i, j, n = json_object_array_length(all);
+
+	if (n == 0) {
+		buf_puts(out, "\nвложений нет");
+		return;
+	}
+	buf_printf(out, "\nвложения (%zu):", n);
+	for (i = 0; i < n; i++) {
+		a = json_object_array_get_idx(all, i);
+		buf_printf(out, "\n#%s %s (", sdlc_str(a, "id", ""), sdlc_str(a, "name", ""));
+		att_size_text(out, a);
+		buf_printf(out, ") — %s, ", sdlc_str(a, "author", "—"));
+		sdlc_time(out, sdlc_str(a, "created", NULL), 0);
+		if (json_object_get_boolean(json_object_object_get(a, "in_description")))
+			buf_puts(out, ", в описании");
+		refs = json_object_object_get(a, "comments");
+		for (j = 0; j < json_object_array_length(refs); j++)
+			buf_printf(out, ", в #%s", json_object_get_string(
+			    json_object_array_get_idx(refs, j)));
+		if (strcmp(sdlc_str(a, "state", ""), "ready") == 0)
+			buf_puts(out, ", скачано");
+		if (att_size(a) > ATT_COPY_MAX)
+			buf_puts(out, ", больше 10 МБ — только в Jira");
+	}
+}
+
+/*
+ * The attachment want names in the card it: «#31337» or «31337» by
+ * number, otherwise by exact name, the newest of several (*same counts them).
+ */
+static struct json_object *
+att_find(struct json_object *it, const char *want, size_t *same)
+{
+	struct json_object	*all = json_object_object_get(it, "attachments"), *a, *found = NULL;
+	const char		*num = want[0] == '#' ? want + 1 : want;
+	size_t			 i;
+
+	*same = 0;
+	if (num[0] != '\0' && strspn(num, "0123456789") == strlen(num))
+		for (i = 0; i < json_object_array_length(all); i++) {
+			a = json_object_array_get_idx(all, i);
+			if (strcmp(sdlc_str(a, "id", ""), num) == 0)
+				return a;
+		}
+	for (i = 0; i < json_object_array_length(all); i++) {
+		a = json_object_array_get_idx(all, i);
+		if (strcmp(sdlc_str(a, "name", ""), want) == 0 && (*same)++ == 0)
+			found = a;	/* the list is newest first */
+	}
+	return found;
+}
+
+/* The copy is ready: written, and the answer's path and line. */
+static int
+att_save(struct sdlc_ctx *ctx, struct json_object *a, const char *key)
+{
+	const char	*id = sdlc_str(a, "id", "0");
+	char		 url[96], path[4096];
+	int		 rc;
+
+	snprintf(url, sizeof url, "/attachments/%s/content", id);
+	if ((rc = sdlc_download(ctx, id, id, sdlc_str(a, "name", ""), att_size(a), url, path,
+	    sizeof path)) != 0)
+		return rc;
+	buf_printf(ctx->out, "%s\n%s (", path, sdlc_str(a, "name", ""));
+	sdlc_size(ctx->out, att_size(a));
+	buf_printf(ctx->out, "), %s, задача %s", sdlc_str(a, "mime", "тип неизвестен"), key);
+	return 0;
+}
+
+/* «агент онлайн» or «агент офлайн», as GET /agent says. */
+static const char *
+att_agent(struct sdlc_ctx *ctx)
+{
+	struct json_object	*o;
+	const char		*s = "офлайн";
+	struct buf		 scratch, *out = ctx->out;
+
+	buf_init(&scratch);
+	ctx->out = &scratch;	/* a failure here only leaves the state unknown */
+	if (sdlc_hub(ctx, "GET", "/agent", NULL, &o) == 0) {
+		if (json_object_get_boolean(json_object_object_get(o, "online")))
+			s = "онлайн";
+		json_object_put(o);
+	} else
+		s = "неизвестно";
+	ctx->out = out;
+	buf_release(&scratch);
+	return s;
+}
+
+int
+jira_attachment(struct sdlc_ctx *ctx, struct json_object *args)
+{
+	struct json_object	*o = NULL, *it, *card = NULL, *a, *w;
+	struct timespec		 t0, now;
+	const char		*key = json_object_get_string(json_object_object_get(args, "key"));
+	const char		*want = json_object_get_string(json_object_object_get(args,
+				    "attachment"));
+	char			 path[96];
+	size_t			 same;
+	long			 wait = ATT_WAIT_DEFAULT;
+	int			 rc;
+
+	if (json_object_object_get_ex(args, "wait_seconds", &w))
+		wait = (long)json_object_get_int64(w);
+	if (!sdlc_can_save(ctx))
+		return 1;
+	if ((rc = jira_get_issue(ctx, key, &card, &it)) != 0)
+		return rc;
+	key = sdlc_str(it, "key", key);
+	if ((a = att_find(it, want, &same)) == NULL) {
+		buf_printf(ctx->out, "у %s нет вложения «%s»; список — issue %s", key, want, key);
+		rc = 1;
+		goto done;
+	}
+	if (att_size(a) > ATT_COPY_MAX) {
+		buf_puts(ctx->out, "файл больше 10 МБ (");
+		sdlc_size(ctx->out, att_size(a));
+		buf_printf(ctx->out, ") — скачайте в Jira: задача %s, вложение «%s»", key,
+		    sdlc_str(a, "name", ""));
+		rc = 1;
+		goto done;
+	}
+	snprintf(path, sizeof path, "/attachments/%s/fetch", sdlc_str(a, "id", "0"));
+	if ((rc = sdlc_hub(ctx, "POST", path, NULL, &o)) != 0)
+		goto done;
+	snprintf(path, sizeof path, "/attachments/%s", sdlc_str(a, "id", "0"));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		a = json_object_object_get(o, "attachment");
+		if (strcmp(sdlc_str(a, "state", ""), "ready") == 0) {
+			if ((rc = att_save(ctx, a, key)) == 0 && same > 1)
+				buf_printf(ctx->out, "\nу %zu вложений «%s», взято самое новое #%s",
+				    same, sdlc_str(a, "name", ""), sdlc_str(a, "id", ""));
+			goto done;
+		}
+		if (strcmp(sdlc_str(a, "state", ""), "fetching") != 0) {
+			buf_printf(ctx->out, "не удалось скачать: %s",
+			    sdlc_str(a, "error", "причина не сказана"));
+			rc = 1;
+			goto done;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec + ATT_POLL > wait)
+			break;
+		json_object_put(o);
+		o = NULL;
+		sleep(ATT_POLL);
+		if ((rc = sdlc_hub(ctx, "GET", path, NULL, &o)) != 0)
+			goto done;
+	}
+	buf_printf(ctx->out, "скачивание ещё идёт (команда #%s, агент %s); вызовите attachment "
+	    "ещё раз — вторая команда не поставится", sdlc_str(a, "command", "—"),
+	    att_agent(ctx));
+	rc = 1;
+done:
+	json_object_put(o);
+	json_object_put(card);
+	return rc;
+}

@@ -1,0 +1,332 @@
+/*
+ * db_attachments: the tracker's attachments in the mirror (db_tracker.h,
+ * schema/017-tracker-attachments.sql): the card's list, the hub's copies
+ * and the fetch_attachment commands that make them.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+#include <openssl/evp.h>
+
+#include "err.h"
+#include "store/db-internal.h"
+#include "store/db.h"
+#include "store/db_tracker.h"
+
+/*
+ * An attachment as the card and the API show it.  A fetching one whose
+ * command ended without a copy (failed, cancelled, handed out too often)
+ * is failed, with the command's error.
+ */
+#define ATT_COLS \
+    "SELECT a.id, i.issue_key, a.filename, a.size, a.mime, a.author, " \
+    DB_DATE("a.created_at") ", a.in_description," \
+    " IF(a.state = 'fetching' AND c.state IN ('done', 'failed', 'cancelled', 'skipped')," \
+    "  'failed', a.state)," \
+    " a.command_id, COALESCE(a.error, IF(a.state = 'fetching' AND c.state <> 'claimed'" \
+    "  AND c.state <> 'queued', COALESCE(c.error, CONCAT('команда ', c.state)), NULL))," \
+    " (SELECT GROUP_CONCAT(r.comment_id ORDER BY r.comment_id) FROM" \
+    "  tracker_attachment_comments r WHERE r.attachment_id = a.id)" \
+    " FROM tracker_attachments a JOIN tracker_issues i ON i.id = a.issue_id" \
+    " LEFT JOIN tracker_commands c ON c.id = a.command_id"
+static const char SQL_OF_ISSUE[] =
+    ATT_COLS " WHERE a.issue_id = ? ORDER BY a.created_at DESC, a.id DESC";
+static const char SQL_ONE[] = ATT_COLS " WHERE a.id = ?";
+static const char SQL_LOCK[] =
+    "SELECT a.state, a.size, c.state FROM tracker_attachments a"
+    " LEFT JOIN tracker_commands c ON c.id = a.command_id WHERE a.id = ? FOR UPDATE";
+static const char SQL_BATCH_ADD[] =
+    "INSERT INTO tracker_batches (project_id, title, author, created_at)"
+    " VALUES (NULL, ?, ?, UTC_TIMESTAMP(3))";
+static const char SQL_COMMAND_ADD[] =
+    "INSERT INTO tracker_commands (batch_id, seq, type, params, state, updated_at)"
+    " VALUES (?, 1, 'fetch_attachment', ?, 'queued', UTC_TIMESTAMP(3))";
+static const char SQL_FETCHING[] =
+    "UPDATE tracker_attachments SET state = 'fetching', command_id = ?, error = NULL"
+    " WHERE id = ?";
+static const char SQL_CONTENT[] =
+    "SELECT a.state, LENGTH(c.bytes), c.bytes FROM tracker_attachments a"
+    " LEFT JOIN tracker_attachment_contents c ON c.attachment_id = a.id WHERE a.id = ?";
+static const char SQL_SOURCE[] =
+    "SELECT s.bytes, LENGTH(s.bytes), a.size FROM tracker_attachments a"
+    " LEFT JOIN tracker_attachment_sources s ON s.attachment_id = a.id"
+    " WHERE a.id = ? AND a.command_id = ? FOR UPDATE";
+static const char SQL_COPY[] =
+    "REPLACE INTO tracker_attachment_contents (attachment_id, bytes, fetched_at)"
+    " SELECT attachment_id, bytes, UTC_TIMESTAMP(3) FROM tracker_attachment_sources"
+    " WHERE attachment_id = ?";
+static const char SQL_END[] =
+    "UPDATE tracker_attachments SET state = ?, error = ? WHERE id = ?";
+static const char SQL_IMPORT_DROP[] =
+    "DELETE FROM tracker_attachments WHERE id = ?";
+static const char SQL_IMPORT[] =
+    "INSERT INTO tracker_attachments (id, issue_id, filename, size, mime, author, created_at,"
+    " in_description) VALUES (?, ?, ?, NULLIF(?, 0), ?, ?,"
+    " STR_TO_DATE(?, '%Y-%m-%dT%H:%i:%sZ'), ?)";
+static const char SQL_IMPORT_REF[] =
+    "INSERT IGNORE INTO tracker_attachment_comments (attachment_id, comment_id) VALUES (?, ?)";
+static const char SQL_IMPORT_SOURCE[] =
+    "INSERT INTO tracker_attachment_sources (attachment_id, bytes) VALUES (?, ?)";
+
+/* Row i of an ATT_COLS result as an object; NULL when out of memory. */
+static struct json_object *
+att_row(const struct db_rows *r, size_t i)
+{
+	static const char *const names[] = { "id", "key", "name", "size", "mime", "author",
+	    "created", "in_description", "state", "command", "error", "comments", NULL };
+	struct json_object	*o, *refs;
+	const char		*list = db_rows_get(r, i, 11), *p;
+
+	if ((o = tracker_row(r, i, names, "ussnsssbsuss")) == NULL ||
+	    (refs = json_object_new_array()) == NULL) {
+		json_object_put(o);
+		return NULL;
+	}
+	for (p = list; p != NULL && *p != '\0'; p += strcspn(p, ",") + (p[strcspn(p, ",")] != 0))
+		json_object_array_add(refs, json_object_new_uint64(db_to_u64(p)));
+	json_object_object_add(o, "comments", refs);	/* for the list GROUP_CONCAT made */
+	return o;
+}
+
+int
+tracker_issue_attachments(struct db *db, struct json_object *o, uint64_t issue, struct err *e)
+{
+	struct db_rows		 r = { 0 };
+	struct json_object	*a, *x;
+	size_t			 i;
+	int			 rc;
+
+	if ((rc = db_run(db, DB_RETRY, SQL_OF_ISSUE, &r, NULL, NULL, e, "u", issue)) != 0)
+		return rc;
+	if ((a = json_object_new_array()) == NULL)
+		rc = err_set(e, ERR_NOMEM, "out of memory");
+	for (i = 0; rc == 0 && i < r.n; i++)
+		if ((x = att_row(&r, i)) == NULL || json_object_array_add(a, x) != 0)
+			rc = err_set(e, ERR_NOMEM, "out of memory");
+	db_rows_release(&r);
+	if (rc == 0)
+		json_object_object_add(o, "attachments", a);
+	else
+		json_object_put(a);
+	return rc;
+}
+
+int
+tracker_attachment(struct db *db, struct json_object **out, uint64_t id, struct err *e)
+{
+	struct db_rows	r = { 0 };
+	int		rc;
+
+	*out = NULL;
+	if ((rc = db_run(db, DB_RETRY, SQL_ONE, &r, NULL, NULL, e, "u", id)) != 0)
+		return rc;
+	if (r.n == 0)
+		rc = ERR_NOTFOUND;
+	else if ((*out = att_row(&r, 0)) == NULL)
+		rc = err_set(e, ERR_NOMEM, "out of memory");
+	db_rows_release(&r);
+	return rc;
+}
+
+int
+tracker_attachment_queue(struct db *db, struct json_object **out, uint64_t id,
+    const char *author, struct err *e)
+{
+	struct db_rows		 r = { 0 };
+	struct json_object	*params;
+	const char		*state, *cstate;
+	uint64_t		 batch = 0, command = 0;
+	char			 title[96];
+	int			 rc, queued = 0;
+
+	*out = NULL;
+	if ((rc = db_begin(db, e)) != 0)
+		return rc;
+	if ((rc = db_run(db, DB_ONCE, SQL_LOCK, &r, NULL, NULL, e, "u", id)) != 0)
+		goto fail;
+	if (r.n == 0 || db_to_u64(db_rows_get(&r, 0, 1)) > TRACKER_FETCH_MAX) {
+		rc = r.n == 0 ? ERR_NOTFOUND : ERR_TOOBIG;
+		goto fail;
+	}
+	state = db_rows_get(&r, 0, 0);
+	cstate = db_rows_get(&r, 0, 2);
+	/* ready, or on its way (its command still queued or at the agent): nothing more */
+	if (strcmp(state, "remote") == 0 || strcmp(state, "failed") == 0 ||
+	    (strcmp(state, "fetching") == 0 && (cstate == NULL ||
+	    (strcmp(cstate, "queued") != 0 && strcmp(cstate, "claimed") != 0)))) {
+		params = json_object_new_object();
+		json_object_object_add(params, "attachment", json_object_new_uint64(id));
+		snprintf(title, sizeof title, "attachment %llu", (unsigned long long)id);
+		if ((rc = db_run(db, DB_ONCE, SQL_BATCH_ADD, NULL, NULL, &batch, e, "ss", title,
+		    author)) == 0 &&
+		    (rc = db_run(db, DB_ONCE, SQL_COMMAND_ADD, NULL, NULL, &command, e, "us", batch,
+		    json_object_to_json_string_ext(params, JSON_C_TO_STRING_PLAIN))) == 0)
+			rc = db_run(db, DB_ONCE, SQL_FETCHING, NULL, NULL, NULL, e, "uu", command, id);
+		json_object_put(params);
+		if (rc != 0)
+			goto fail;
+		queued = 1;
+	}
+	db_rows_release(&r);
+	if ((rc = db_commit(db, e)) != 0)
+		goto fail;
+	if ((rc = tracker_attachment(db, &params, id, e)) != 0)
+		return rc;
+	*out = json_object_new_object();
+	json_object_object_add(*out, "attachment", params);
+	json_object_object_add(*out, "queued", json_object_new_boolean(queued));
+	return 0;
+fail:
+	db_rollback(db);
+	db_rows_release(&r);
+	return rc;
+}
+
+int
+tracker_attachment_content(struct db *db, uint64_t id, char **bytes, size_t *len, char *state,
+    size_t state_len, struct err *e)
+{
+	struct db_rows	r = { 0 };
+	int		rc;
+
+	*bytes = NULL;
+	*len = 0;
+	if ((rc = db_run(db, DB_RETRY, SQL_CONTENT, &r, NULL, NULL, e, "u", id)) != 0)
+		return rc;
+	if (r.n == 0) {
+		db_rows_release(&r);
+		return ERR_NOTFOUND;
+	}
+	snprintf(state, state_len, "%s", db_rows_get(&r, 0, 0));
+	if (db_rows_get(&r, 0, 2) != NULL) {
+		*len = (size_t)db_to_u64(db_rows_get(&r, 0, 1));
+		if ((*bytes = malloc(*len + 1)) == NULL)
+			rc = err_set(e, ERR_NOMEM, "out of memory");
+		else
+			memcpy(*bytes, db_rows_get(&r, 0, 2), *len);
+	}
+	db_rows_release(&r);
+	return rc;
+}
+
+int
+tracker_local_fetch(struct db *db, uint64_t command, struct json_object *params, char **why,
+    struct err *e)
+{
+	struct db_rows		 r = { 0 };
+	struct json_object	*v;
+	uint64_t		 id = 0;
+	int			 rc, mine;
+
+	if (json_object_object_get_ex(params, "attachment", &v))
+		id = (uint64_t)json_object_get_int64(v);
+	if ((rc = db_run(db, DB_ONCE, SQL_SOURCE, &r, NULL, NULL, e, "uu", id, command)) != 0)
+		return rc;
+	if (r.n == 0)
+		*why = strdup("вложения нет, или его скачивает другая команда");
+	else if (db_rows_get(&r, 0, 0) == NULL)
+		*why = strdup("в локальном трекере нет файла этого вложения");
+	else if (db_rows_get(&r, 0, 2) != NULL &&
+	    strcmp(db_rows_get(&r, 0, 1), db_rows_get(&r, 0, 2)) != 0) {
+		if (asprintf(why, "файл в трекере — %s байт, а не %s, как сказано в задаче",
+		    db_rows_get(&r, 0, 1), db_rows_get(&r, 0, 2)) < 0)
+			*why = NULL;
+	} else
+		rc = db_run(db, DB_ONCE, SQL_COPY, NULL, NULL, NULL, e, "u", id);
+	mine = r.n > 0;
+	db_rows_release(&r);
+	/* an attachment another command has taken over is that command's */
+	if (rc == 0 && mine)
+		rc = db_run(db, DB_ONCE, SQL_END, NULL, NULL, NULL, e, "ssu",
+		    *why == NULL ? "ready" : "failed", *why, id);
+	return rc;
+}
+
+/* A fixture's base64 content into (out, *len); -1 when it is not base64. */
+static int
+att_decode(const char *b64, unsigned char **out, size_t *len)
+{
+	size_t	n = strlen(b64);
+	int	k;
+
+	if (n % 4 != 0 || (*out = malloc(n / 4 * 3 + 1)) == NULL)
+		return -1;
+	if ((k = EVP_DecodeBlock(*out, (const unsigned char *)b64, (int)n)) < 0) {
+		free(*out);
+		*out = NULL;
+		return -1;
+	}
+	/* EVP_DecodeBlock counts the padding's bytes too */
+	*len = (size_t)k - (n > 0 && b64[n - 1] == '=') - (n > 1 && b64[n - 2] == '=');
+	return 0;
+}
+
+/* Loads one fixture attachment a of issue (its content, when given, as the tracker's file). */
+static int
+att_import_one(struct db *db, struct json_object *a, uint64_t issue, const char *key,
+    size_t j, struct err *e)
+{
+	struct json_object	*v, *refs = NULL;
+	const char		*name = NULL, *author = NULL, *created = NULL, *mime = NULL,
+				*b64 = NULL;
+	unsigned char		*bytes = NULL;
+	uint64_t		 id = 0, size = 0;
+	size_t			 len = 0, k;
+	int			 rc = 0, bad = !json_object_is_type(a, json_type_object);
+
+#define ATT_STR(n, var) if (json_object_object_get_ex(a, n, &v) && v != NULL) { \
+	if (!json_object_is_type(v, json_type_string)) bad = 1; else var = json_object_get_string(v); }
+	ATT_STR("name", name)
+	ATT_STR("author", author)
+	ATT_STR("created", created)
+	ATT_STR("mime", mime)
+	ATT_STR("content", b64)
+#undef ATT_STR
+	if (json_object_object_get_ex(a, "id", &v) && json_object_is_type(v, json_type_int) &&
+	    json_object_get_int64(v) > 0)
+		id = (uint64_t)json_object_get_int64(v);
+	if (json_object_object_get_ex(a, "size", &v) && v != NULL) {
+		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
+			bad = 1;
+		size = (uint64_t)json_object_get_int64(v);
+	}
+	if (json_object_object_get_ex(a, "comments", &refs) && refs != NULL &&
+	    !json_object_is_type(refs, json_type_array))
+		bad = 1;
+	if (bad || id == 0 || name == NULL || name[0] == '\0' || author == NULL ||
+	    !tracker_time_ok(created) || (b64 != NULL && att_decode(b64, &bytes, &len) != 0))
+		return err_set(e, ERR_INVALID, "%s: attachments[%zu]: id, name, author and created "
+		    "(YYYY-MM-DDTHH:MM:SSZ) are required; size a count, comments an array of "
+		    "comment ids, content base64", key, j);
+	if (b64 != NULL && size == 0)
+		size = len;
+	if ((rc = db_run(db, DB_ONCE, SQL_IMPORT_DROP, NULL, NULL, NULL, e, "u", id)) != 0 ||
+	    (rc = db_run(db, DB_ONCE, SQL_IMPORT, NULL, NULL, NULL, e, "uususs" "si", id, issue,
+	    name, size, mime, author, created, (int64_t)json_object_get_boolean(
+	    json_object_object_get(a, "in_description")))) != 0)
+		goto done;
+	for (k = 0; refs != NULL && rc == 0 && k < json_object_array_length(refs); k++)
+		rc = db_run(db, DB_ONCE, SQL_IMPORT_REF, NULL, NULL, NULL, e, "ui", id,
+		    json_object_get_int64(json_object_array_get_idx(refs, k)));
+	if (rc == 0 && bytes != NULL)
+		rc = db_run(db, DB_ONCE, SQL_IMPORT_SOURCE, NULL, NULL, NULL, e, "ub", id,
+		    (const char *)bytes, len);
+done:
+	free(bytes);
+	return rc == ERR_EXISTS ? err_set(e, ERR_INVALID, "%s: attachments[%zu]: id %llu "
+	    "twice", key, j, (unsigned long long)id) : rc;
+}
+
+int
+tracker_import_attachments(struct db *db, struct json_object *list, uint64_t issue,
+    const char *key, struct err *e)
+{
+	size_t	j;
+	int	rc = 0;
+
+	for (j = 0; list != NULL && rc == 0 && j < json_object_array_length(list); j++)
+		rc = att_import_one(db, json_object_array_get_idx(list, j), issue, key, j, e);
+	return rc;
+}
