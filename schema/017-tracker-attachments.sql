@@ -48,3 +48,28 @@ CREATE TABLE tracker_attachment_contents (
 	CONSTRAINT tracker_attachment_contents_fk FOREIGN KEY (attachment_id)
 	    REFERENCES tracker_attachments (id) ON DELETE CASCADE
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- Files uploaded to the hub for ensure_attachment (POST /hub/files, then
+-- parts of at most 30,000 base64 characters: the hub's requests are
+-- small).  A file is its account's until a batch's ensure_attachment takes
+-- it (the local backend then moves it into the attachment's source);
+-- one never taken is dropped after a day.
+CREATE TABLE tracker_files (
+	id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
+	user_id BIGINT UNSIGNED NOT NULL,
+	filename VARCHAR(255) NOT NULL,
+	size BIGINT UNSIGNED NOT NULL,
+	received BIGINT UNSIGNED NOT NULL DEFAULT 0,
+	created_at DATETIME(3) NOT NULL,
+	KEY tracker_files_user (user_id, created_at),
+	KEY tracker_files_created (created_at)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+CREATE TABLE tracker_file_parts (
+	file_id BIGINT UNSIGNED NOT NULL,
+	at_byte BIGINT UNSIGNED NOT NULL,
+	bytes MEDIUMBLOB NOT NULL,
+	PRIMARY KEY (file_id, at_byte),
+	CONSTRAINT tracker_file_parts_fk FOREIGN KEY (file_id)
+	    REFERENCES tracker_files (id) ON DELETE CASCADE
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;

@@ -61,7 +61,7 @@ test_expect_success 'refusals of a project batch say why and store nothing' '
 	batch t "[{\"type\":\"ensure_fields\",\"key\":\"AURORA-9001\",\"due\":\"завтра\"}]" &&
 	iserr 2 && test "$(text 2)" = "команда #1 (ensure_fields): due — дата ГГГГ-ММ-ДД" &&
 	batch t "[{\"type\":\"ensure_attachment\",\"key\":\"AURORA-9001\",\"file\":1,\"path\":\"/etc/passwd\"}]" &&
-	iserr 2 && text 2 | grep "path читает и загружает MCP-сервер" &&
+	iserr 2 && test "$(text 2)" = "у ensure_attachment либо path, либо file" &&
 	batch t "[{\"type\":\"refresh\"}]" &&
 	iserr 2 && test "$(text 2)" = "команда #1 (refresh): нужен либо keys, либо full" &&
 	test "$(batches_stored)" = "$before"

@@ -150,4 +150,65 @@ test_expect_success 'hostile names: / \ : and control characters become _, «..�
 	test "$(find "$DL" -type f | wc -l)" = 5 && ! find "$DL" -name ".download-*" | grep .
 '
 
+# batch ARGS_JSON: batch_create in a session bound to AURORA, its text in batch.txt
+batch () {
+	{ echo "$INIT"; call 2 batch_create "$1"; } | sdlc jira --project AURORA && text 2 >batch.txt
+}
+files () { db_sql "SELECT COUNT(*) FROM tracker_files"; }
+batches () { db_sql "SELECT COUNT(*) FROM tracker_batches"; }
+OSV="$TRASH/ОСВ сч. 60 за 2 кв. 2026.xlsx"
+
+test_expect_success 'batch_create with a path: a bad one is refused and nothing is uploaded or queued' '
+	head -c 70000 /dev/urandom >"$OSV" && head -c 11534336 /dev/zero >big.bin &&
+	nf=$(files) && nb=$(batches) &&
+	batch "{\"title\":\"t\",\"commands\":[{\"type\":\"ensure_attachment\",\"key\":\"AURORA-1651\",\"path\":\"$OSV\"},{\"type\":\"ensure_attachment\",\"key\":\"AURORA-1651\",\"path\":\"$TRASH/nope.xlsx\"}]}" &&
+	iserr 2 && test "$(cat batch.txt)" = "файл не найден: $TRASH/nope.xlsx" &&
+	batch "{\"title\":\"t\",\"commands\":[{\"type\":\"ensure_attachment\",\"key\":\"AURORA-1651\",\"path\":\"$OSV\",\"file\":3}]}" &&
+	iserr 2 && test "$(cat batch.txt)" = "у ensure_attachment либо path, либо file" &&
+	batch "{\"title\":\"t\",\"commands\":[{\"type\":\"ensure_attachment\",\"key\":\"AURORA-1651\",\"path\":\"$TRASH/big.bin\"}]}" &&
+	iserr 2 && test "$(cat batch.txt)" = "файл больше 10 МБ (11,0 МБ): $TRASH/big.bin" &&
+	batch "{\"title\":\"t\",\"commands\":[{\"type\":\"ensure_attachment\",\"key\":\"AURORA-1651\",\"path\":\"$TRASH\"}]}" &&
+	iserr 2 && test "$(cat batch.txt)" = "не файл: $TRASH" &&
+	batch "{\"title\":\"t\",\"commands\":[{\"type\":\"ensure_attachment\",\"key\":\"AURORA-1651\",\"path\":\"state/x\"}]}" &&
+	iserr 2 && test "$(cat batch.txt)" = "путь не абсолютный: state/x" &&
+	test "$(files)" = "$nf" && test "$(batches)" = "$nb"
+'
+
+test_expect_success 'batch_create with a path: uploaded in parts, queued with file and filename, attached by the agent' '
+	batch "{\"title\":\"с файлом\",\"commands\":[{\"type\":\"ensure_issue\",\"temp_key\":\"new:1\",\"issue_type\":\"bug\",\"summary\":\"ОСВ\"},{\"type\":\"ensure_attachment\",\"key\":\"new:1\",\"path\":\"$OSV\"}]}" &&
+	okres 2 && B=$(sed -n "s/^пакет #\([0-9]*\) поставлен.*/\1/p" batch.txt) && test -n "$B" &&
+	hub GET "batches/$B" &&
+	F=$(jq ".batch.commands[1].params.file" hub.json) &&
+	jq -e ".batch.commands[1].params == {key: \"new:1\", file: $F, filename: \"ОСВ сч. 60 за 2 кв. 2026.xlsx\"}
+		and .batch.commands[-1].type == \"refresh\"" hub.json &&
+	for i in $(seq 100); do hub GET "batches/$B"; jq -e ".batch.state == \"done\"" hub.json >/dev/null && break; sleep 0.2; done &&
+	jq -e ".batch.state == \"done\"" hub.json &&
+	KEY=$(db_sql "SELECT i.issue_key FROM tracker_attachments a JOIN tracker_issues i ON i.id = a.issue_id WHERE a.filename LIKE \"%2026.xlsx\"") &&
+	test "$(files)" = 0 &&
+	grab "{\"key\":\"$KEY\",\"attachment\":\"ОСВ сч. 60 за 2 кв. 2026.xlsx\"}" && okres 2 &&
+	cmp "$OSV" "$(sed -n 1p att.txt)" &&
+	test "$(sed -n 2p att.txt)" = "ОСВ сч. 60 за 2 кв. 2026.xlsx (68,3 КБ), тип неизвестен, задача $KEY"
+'
+
+test_expect_success 'hub API files: only the uploader attaches a file; parts in order; limits' '
+	make_user bob && BOB=$(make_token bob read,write) &&
+	hub POST files "{\"name\":\"a.txt\",\"size\":6}" && test "$STATUS" = 201 &&
+	F=$(jq .id hub.json) && jq -e ".received == 0 and .complete == false" hub.json &&
+	hub POST "files/$F/parts" "{\"at\":3,\"data\":\"YWJj\"}" && test "$STATUS" = 409 &&
+	hub POST "files/$F/parts" "{\"at\":0,\"data\":\"YWJj\"}" "$BOB" && test "$STATUS" = 404 &&
+	hub POST "files/$F/parts" "{\"at\":0,\"data\":\"YWJ\"}" && test "$STATUS" = 422 &&
+	hub POST "files/$F/parts" "{\"at\":0,\"data\":\"YWJjZGVmZ2g=\"}" && test "$STATUS" = 422 &&
+	hub POST "files/$F/parts" "{\"at\":0,\"data\":\"YWJj\"}" && test "$STATUS" = 200 &&
+	hub POST batches "{\"title\":\"t\",\"project\":\"AURORA\",\"commands\":[{\"type\":\"ensure_attachment\",\"key\":\"AURORA-1651\",\"file\":$F}]}" &&
+	test "$STATUS" = 422 && jq -e ".error | contains(\"загружен не до конца\")" hub.json &&
+	hub POST "files/$F/parts" "{\"at\":3,\"data\":\"ZGVm\"}" && jq -e ".complete == true" hub.json &&
+	hub POST batches "{\"title\":\"t\",\"project\":\"AURORA\",\"commands\":[{\"type\":\"ensure_attachment\",\"key\":\"AURORA-1651\",\"file\":$F}]}" "$BOB" &&
+	test "$STATUS" = 422 &&
+	hub POST files "{\"name\":\"big\",\"size\":10485761}" && test "$STATUS" = 413 &&
+	hub POST files "{\"name\":\"\",\"size\":1}" && test "$STATUS" = 422 &&
+	hub GET "files/$F" "" "$BOB" && test "$STATUS" = 404 &&
+	hub POST batches "{\"title\":\"t\",\"project\":\"AURORA\",\"commands\":[{\"type\":\"ensure_attachment\",\"key\":\"AURORA-1651\",\"path\":\"/etc/passwd\"}]}" &&
+	test "$STATUS" = 422 && jq -e ".error | contains(\"path читает и загружает MCP-сервер\")" hub.json
+'
+
 test_done

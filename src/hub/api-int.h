@@ -36,6 +36,9 @@ uint64_t hub_path_id(const char *rest, const char **what);
 /* /hub/attachments/{id}[/fetch|/content]: rest is what follows "attachments/" (api_attachments.c). */
 void	hub_attachments_route(struct db *db, const struct principal *who, const char *method,
 	    const char *path, const char *rest, struct core_response *resp);
+/* /hub/files and /hub/files/{id}[/parts]: path is "files..." (api_attachments.c). */
+void	hub_files_route(struct db *db, const struct principal *who, const char *method,
+	    const char *path, struct json_object *body, struct core_response *resp);
 /* GET /hub/changes: the change feed of a period (api_changes.c). */
 void	hub_changes(struct db *db, const char *query, struct core_response *resp);
 /* GET /hub/commands: the command registry. */

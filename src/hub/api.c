@@ -404,6 +404,10 @@ hub_handle(struct db *db, const struct config *cfg, const struct principal *who,
 		hub_attachments_route(db, who, method, path, path + 12, resp);
 		return;
 	}
+	if (strcmp(path, "files") == 0 || strncmp(path, "files/", 6) == 0) {
+		hub_files_route(db, who, method, path, body, resp);
+		return;
+	}
 	if (strcmp(path, "changes") == 0) {
 		if (get)
 			hub_changes(db, query, resp);

@@ -12,6 +12,7 @@
 #include "hub/api-int.h"
 #include "hub/commands.h"
 #include "store/db_batches.h"
+#include "store/db_tracker.h"
 
 #define HUB_TITLE_MAX	500	/* bytes of a batch's title */
 
@@ -42,6 +43,47 @@ hub_own(void *arg, const char *key)
 		return -1;
 	}
 	return own;
+}
+
+/*
+ * The files of a batch's ensure_attachment commands: each an upload of
+ * this account that is complete (a file is only its uploader's to attach),
+ * its filename the upload's when the command names none.  0 when refused.
+ */
+static int
+hub_batch_files(struct db *db, const struct principal *who, struct json_object *checked,
+    struct core_response *resp)
+{
+	struct json_object	*c, *v;
+	char			 name[256], msg[300];
+	uint64_t		 file;
+	size_t			 i;
+	struct err		 e;
+	int			 usable, rc;
+
+	for (i = 0; i < json_object_array_length(checked); i++) {
+		c = json_object_array_get_idx(checked, i);
+		if (strcmp(json_object_get_string(json_object_object_get(c, "type")),
+		    "ensure_attachment") != 0 || !json_object_object_get_ex(c, "file", &v))
+			continue;
+		file = (uint64_t)json_object_get_int64(v);
+		err_clear(&e);
+		if ((rc = tracker_file_usable(db, who->user_id, file, name, sizeof name, &usable,
+		    &e)) != 0) {
+			hub_failed(resp, rc, &e);
+			return 0;
+		}
+		if (!usable) {
+			snprintf(msg, sizeof msg, "команда #%zu (ensure_attachment): файла %llu нет "
+			    "среди загруженных вами или он загружен не до конца (POST /hub/files)",
+			    i + 1, (unsigned long long)file);
+			hub_refuse_msg(resp, 422, msg);
+			return 0;
+		}
+		if (!json_object_object_get_ex(c, "filename", NULL))
+			json_object_object_add(c, "filename", json_object_new_string(name));
+	}
+	return 1;
 }
 
 /*
@@ -89,6 +131,10 @@ hub_batch_queue(struct db *db, const struct principal *who, const char *project,
 			hub_failed(resp, ERR_DB, &own.e);
 		else
 			hub_refuse_msg(resp, 422, msg);
+		return;
+	}
+	if (!hub_batch_files(db, who, checked, resp)) {
+		json_object_put(checked);
 		return;
 	}
 	if ((rc = tracker_batch_add(db, &id, project_id, title, author, checked, &e)) != 0) {

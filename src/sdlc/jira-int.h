@@ -24,6 +24,13 @@ int	jira_attachment(struct sdlc_ctx *ctx, struct json_object *args);
 /* GET /issues/{key}: *o the answer (to put), *issue its issue; or the hub's refusal. */
 int	jira_get_issue(struct sdlc_ctx *ctx, const char *key, struct json_object **o,
 	    struct json_object **issue);
+/*
+ * batch_create's ensure_attachment commands with a path: every file
+ * checked and read first (nothing uploaded when one is refused), then each
+ * uploaded and its command given file and filename instead.  0, 1 with
+ * the reason in ctx->out, or SDLC_DOWN.
+ */
+int	jira_upload_paths(struct sdlc_ctx *ctx, struct json_object *commands);
 /* The card's «вложения (N):» or «вложений нет». */
 void	jira_card_attachments(struct buf *out, struct json_object *it);
 /* «файлы: #<id> <имя>, …» of comment (its id) when attachments refer to it. */

@@ -4,8 +4,12 @@
  * the hub asked for its copy (POST /attachments/{id}/fetch, a
  * fetch_attachment command for the agent unless the copy is ready or on
  * its way), waited for (a GET every 2 s, at most wait_seconds), and
- * written under <data directory>/downloads/<id>/<name> (sdlc_download).
+ * written under <data directory>/downloads/<id>/<name> (sdlc_download);
+ * and batch_create's ensure_attachment {path}: the local file checked,
+ * read and uploaded (POST /files and its parts) before the batch is queued.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,7 +17,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <json-c/json.h>
+#include <openssl/evp.h>
 
 #include "buf.h"
 #include "sdlc/jira-int.h"
@@ -22,6 +28,7 @@
 #define ATT_WAIT_DEFAULT	120	/* seconds */
 #define ATT_POLL		2	/* seconds between two looks */
 #define ATT_COPY_MAX		(10u * 1024 * 1024)
+#define ATT_PART		22500	/* bytes of an upload's part: 30,000 base64 characters */
 
 static uint64_t
 att_size(struct json_object *a)
@@ -221,5 +228,135 @@ jira_attachment(struct sdlc_ctx *ctx, struct json_object *args)
 done:
 	json_object_put(o);
 	json_object_put(card);
+	return rc;
+}
+
+/* A file ensure_attachment names by path, read whole once checked. */
+struct att_local {
+	struct json_object	*cmd;
+	const char		*path;
+	char			*data;
+	size_t			 len;
+};
+
+/* Reads the file path names, after the checks of §2.7.1; 0, or 1 with the reason in out. */
+static int
+att_read(struct buf *out, struct att_local *f)
+{
+	struct stat	 st;
+	ssize_t		 n;
+	int		 fd;
+
+	if (f->path[0] != '/') {
+		buf_printf(out, "путь не абсолютный: %s", f->path);
+		return 1;
+	}
+	if ((fd = open(f->path, O_RDONLY | O_NOCTTY | O_NONBLOCK)) < 0 || fstat(fd, &st) != 0) {
+		buf_printf(out, errno == ENOENT || errno == ENOTDIR ? "файл не найден: %s" :
+		    errno == EACCES ? "нет доступа к файлу: %s" : "файл не прочитать: %s", f->path);
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > ATT_COPY_MAX) {
+		if (!S_ISREG(st.st_mode))
+			buf_printf(out, "не файл: %s", f->path);
+		else {
+			buf_puts(out, "файл больше 10 МБ (");
+			sdlc_size(out, (uint64_t)st.st_size);
+			buf_printf(out, "): %s", f->path);
+		}
+		close(fd);
+		return 1;
+	}
+	if ((f->data = malloc((size_t)st.st_size + 1)) == NULL) {
+		close(fd);
+		buf_printf(out, "файл не прочитать: %s", f->path);
+		return 1;
+	}
+	for (f->len = 0; f->len < (size_t)st.st_size; f->len += (size_t)n)
+		if ((n = read(fd, f->data + f->len, (size_t)st.st_size - f->len)) <= 0)
+			break;
+	close(fd);
+	if (f->len != (size_t)st.st_size) {
+		buf_printf(out, "файл не прочитать: %s", f->path);
+		return 1;
+	}
+	return 0;
+}
+
+/* Uploads f (POST /files, then its parts) and makes its command name the file. */
+static int
+att_upload(struct sdlc_ctx *ctx, struct att_local *f)
+{
+	struct json_object	*body, *o;
+	const char		*slash = strrchr(f->path, '/');
+	char			 url[64], b64[ATT_PART / 3 * 4 + 4], id[32];
+	size_t			 at, n;
+	int			 rc;
+
+	body = json_object_new_object();
+	json_object_object_add(body, "name", json_object_new_string(slash + 1));
+	json_object_object_add(body, "size", json_object_new_int64((int64_t)f->len));
+	rc = sdlc_hub(ctx, "POST", "/files", body, &o);
+	json_object_put(body);
+	if (rc != 0)
+		return rc;
+	snprintf(id, sizeof id, "%s", sdlc_str(o, "id", "0"));
+	json_object_put(o);
+	snprintf(url, sizeof url, "/files/%s/parts", id);
+	for (at = 0; at < f->len; at += n) {
+		n = f->len - at < ATT_PART ? f->len - at : ATT_PART;
+		EVP_EncodeBlock((unsigned char *)b64, (const unsigned char *)f->data + at, (int)n);
+		body = json_object_new_object();
+		json_object_object_add(body, "at", json_object_new_int64((int64_t)at));
+		json_object_object_add(body, "data", json_object_new_string(b64));
+		rc = sdlc_hub(ctx, "POST", url, body, &o);
+		json_object_put(body);
+		if (rc != 0)
+			return rc;
+		json_object_put(o);
+	}
+	json_object_object_del(f->cmd, "path");
+	json_object_object_add(f->cmd, "file", json_object_new_uint64(strtoull(id, NULL, 10)));
+	if (!json_object_object_get_ex(f->cmd, "filename", NULL))
+		json_object_object_add(f->cmd, "filename", json_object_new_string(slash + 1));
+	return 0;
+}
+
+int
+jira_upload_paths(struct sdlc_ctx *ctx, struct json_object *commands)
+{
+	struct att_local	 files[64];
+	struct json_object	*c, *v;
+	size_t			 i, n = 0;
+	int			 rc = 0;
+
+	/* every path checked and read before anything is uploaded */
+	for (i = 0; rc == 0 && i < json_object_array_length(commands) && n < 64; i++) {
+		c = json_object_array_get_idx(commands, i);
+		if (!json_object_is_type(c, json_type_object) ||
+		    strcmp(sdlc_str(c, "type", ""), "ensure_attachment") != 0 ||
+		    !json_object_object_get_ex(c, "path", &v))
+			continue;
+		if (json_object_object_get_ex(c, "file", NULL)) {
+			buf_puts(ctx->out, "у ensure_attachment либо path, либо file");
+			rc = 1;
+			break;
+		}
+		if (!json_object_is_type(v, json_type_string)) {
+			buf_printf(ctx->out, "команда #%zu: path — абсолютный путь файла", i + 1);
+			rc = 1;
+			break;
+		}
+		files[n].cmd = c;
+		files[n].path = json_object_get_string(v);
+		files[n].data = NULL;
+		rc = att_read(ctx->out, &files[n++]);
+	}
+	for (i = 0; rc == 0 && i < n; i++)
+		rc = att_upload(ctx, &files[i]);
+	for (i = 0; i < n; i++)
+		free(files[i].data);
 	return rc;
 }

@@ -38,15 +38,21 @@ jira_queued(struct buf *out, struct json_object *o)
 int
 jira_batch_create(struct sdlc_ctx *ctx, struct json_object *args)
 {
-	struct json_object	*body, *o;
+	struct json_object	*body, *o, *commands = NULL;
 	int			 rc;
 
+	if (json_object_deep_copy(json_object_object_get(args, "commands"), &commands,
+	    NULL) != 0)
+		return 1;
+	if ((rc = jira_upload_paths(ctx, commands)) != 0) {
+		json_object_put(commands);
+		return rc;
+	}
 	body = json_object_new_object();
 	json_object_object_add(body, "project", json_object_new_string(ctx->project));
 	json_object_object_add(body, "title", json_object_get(json_object_object_get(args, "title")));
 	json_object_object_add(body, "author", json_object_new_string("claude"));
-	json_object_object_add(body, "commands",
-	    json_object_get(json_object_object_get(args, "commands")));
+	json_object_object_add(body, "commands", commands);
 	rc = sdlc_hub(ctx, "POST", "/batches", body, &o);
 	json_object_put(body);
 	if (rc != 0)

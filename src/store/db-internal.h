@@ -190,5 +190,12 @@ int		 tracker_import_attachments(struct db *db, struct json_object *list,
 		    uint64_t issue, const char *key, struct err *e);
 int		 tracker_local_fetch(struct db *db, uint64_t command, struct json_object *params,
 		    char **why, struct err *e);
+/*
+ * The local backend's ensure_attachment (db_files.c): the uploaded file
+ * becomes an attachment of the issue (its bytes the tracker's source), by
+ * author; *result {attachment, key}, or *why it failed.
+ */
+int		 tracker_local_attach(struct db *db, const char *author, struct json_object *p,
+		    struct json_object **result, char **why, struct err *e);
 
 #endif

@@ -451,6 +451,7 @@ local_apply(struct db *db, uint64_t batch, uint64_t id, const char *type, struct
     struct json_object **result, char **why, struct err *e)
 {
 	struct db_rows	 r = { 0 };
+	char		 author[80];
 	uint64_t	 changed;
 	int		 rc;
 
@@ -462,14 +463,18 @@ local_apply(struct db *db, uint64_t batch, uint64_t id, const char *type, struct
 		return local_refresh(db, batch, id, p, e);
 	if (strcmp(type, "fetch_attachment") == 0)
 		return tracker_local_fetch(db, id, p, why, e);
+	if (strcmp(type, "ensure_fields") == 0 || strcmp(type, "ensure_attachment") == 0) {
+		if ((rc = db_run(db, DB_ONCE, SQL_BATCH_AUTHOR, &r, NULL, NULL, e, "u",
+		    batch)) != 0)
+			return rc;
+		snprintf(author, sizeof author, "%s", r.n > 0 ? db_rows_get(&r, 0, 0) : "api");
+		db_rows_release(&r);
+	}
+	if (strcmp(type, "ensure_attachment") == 0)
+		return tracker_local_attach(db, author, p, result, why, e);
 	if (strcmp(type, "ensure_fields") == 0) {
 		/* the journal first: it reads the values the update replaces */
-		if ((rc = db_run(db, DB_ONCE, SQL_BATCH_AUTHOR, &r, NULL, NULL, e, "u",
-		    batch)) == 0 && r.n > 0)
-			rc = tracker_journal_fields(db, local_str(p, "key"), db_rows_get(&r, 0, 0),
-			    p, e);
-		db_rows_release(&r);
-		if (rc != 0)
+		if ((rc = tracker_journal_fields(db, local_str(p, "key"), author, p, e)) != 0)
 			return rc;
 		if ((rc = db_run(db, DB_ONCE, SQL_FIELDS, NULL, &changed, NULL, e, "ssssssss",
 		    local_str(p, "summary"), local_str(p, "description"), local_str(p, "status"),

@@ -81,6 +81,26 @@ int	tracker_attachment_queue(struct db *db, struct json_object **out, uint64_t i
 int	tracker_attachment_content(struct db *db, uint64_t id, char **bytes, size_t *len,
 	    char *state, size_t state_len, struct err *e);
 
+/*
+ * Files uploaded for ensure_attachment (POST /hub/files): a file of
+ * account user is {id, name, size, received, complete}.  Creating one
+ * drops the files of a day ago no batch took; ERR_TOOBIG (message "file")
+ * over TRACKER_FETCH_MAX, or ("account") when the account's files would
+ * pass 256 MB.  A part is the bytes from at, which must be what was
+ * received so far (ERR_CONFLICT, message that count) and must fit
+ * (ERR_TOOBIG, message the bytes left).  ERR_NOTFOUND for another
+ * account's file or none.
+ */
+int	tracker_file_create(struct db *db, struct json_object **out, uint64_t user,
+	    const char *name, uint64_t size, struct err *e);
+int	tracker_file(struct db *db, struct json_object **out, uint64_t user, uint64_t id,
+	    struct err *e);
+int	tracker_file_part(struct db *db, struct json_object **out, uint64_t user, uint64_t id,
+	    uint64_t at, const char *bytes, size_t len, struct err *e);
+/* Whether file id is user's and complete (*usable), and its name into name. */
+int	tracker_file_usable(struct db *db, uint64_t user, uint64_t id, char *name, size_t len,
+	    int *usable, struct err *e);
+
 /* The change feed's question (GET /hub/changes). */
 struct tracker_period {
 	const char	*since, *until;	/* UTC, "YYYY-MM-DD HH:MM:SS": since <= t < until
