@@ -92,7 +92,7 @@ test_expect_success 'mcp jira: initialize names sdlc-jira; tools/list is the sna
 	jq -s -S ".[] | select(.id == 2) | .result.tools" out >tools.json &&
 	if test "${TEST_UPDATE_SNAPSHOT:-}" = 1; then cp tools.json "$TEST_DIRECTORY/sdlc-jira-tools.json"; fi &&
 	test_cmp "$TEST_DIRECTORY/sdlc-jira-tools.json" tools.json &&
-	jq -e "[.[] | [.name, .annotations.readOnlyHint]] == [[\"projects\", true], [\"project_create\", false], [\"issues\", true], [\"issue\", true], [\"comment\", true], [\"changes\", true], [\"attachment\", false], [\"batch_create\", false], [\"batch_status\", true], [\"batches\", true], [\"batch_wait\", true], [\"refresh\", false], [\"batch_cancel\", false], [\"command_retry\", false], [\"notes_set\", false], [\"settings_get\", true], [\"settings_set\", false], [\"sync_log\", true], [\"agent_status\", true]]" tools.json
+	jq -e "[.[] | [.name, .annotations.readOnlyHint]] == [[\"projects\", true], [\"project_create\", false], [\"issues\", true], [\"issue\", true], [\"comment\", true], [\"changes\", true], [\"attachment\", false], [\"sprints\", true], [\"sprint\", true], [\"backlog\", true], [\"batch_create\", false], [\"batch_status\", true], [\"batches\", true], [\"batch_wait\", true], [\"refresh\", false], [\"batch_cancel\", false], [\"command_retry\", false], [\"notes_set\", false], [\"settings_get\", true], [\"settings_set\", false], [\"sync_log\", true], [\"agent_status\", true]]" tools.json
 '
 
 test_expect_success 'mcp jira: issues is the table of own issues and neighbours, summaries cut at 80' '

@@ -110,7 +110,7 @@ test_expect_success 'the new issue is in issues with the label; its link shows o
 	text 4 | grep -x "is blocked by AURORA-9004 «Ошибка ОСВ 60» (Новая; Blocks)"
 '
 
-test_expect_success 'failures: a type the local backend lacks fails; what needs a failed new issue is skipped' '
+test_expect_success 'failures: a sprint command without a board fails; what needs a failed new issue is skipped' '
 	hub POST batches "{\"title\":\"no project\",\"commands\":[{\"type\":\"ensure_issue\",\"temp_key\":\"new:1\",\"summary\":\"s\"},{\"type\":\"ensure_fields\",\"key\":\"new:1\",\"status\":\"x\"},{\"type\":\"ensure_sprint\",\"key\":\"AURORA-9001\",\"sprint\":\"S\"}]}" &&
 	B=$(jq .id hub.json) &&
 	{ echo "$INIT"; call 2 batch_wait "{\"id\":$B,\"timeout_minutes\":1}"; } | sdlc jira --project AURORA &&
@@ -118,7 +118,7 @@ test_expect_success 'failures: a type the local backend lacks fails; what needs 
 	sed -n 1p wait.txt | grep "): failed$" &&
 	grep "ensure_issue — failed: у пакета нет проекта: ключ новой задачи берётся из метки проекта" wait.txt &&
 	grep "ensure_fields — skipped: new:1 не создана: её ensure_issue не выполнен" wait.txt &&
-	grep "ensure_sprint — failed: бэкенд local не выполняет ensure_sprint" wait.txt &&
+	grep "ensure_sprint — failed: у ensure_sprint нет board_id: его добавляет хаб в пакет проекта с доской" wait.txt &&
 	test "$(db_sql "SELECT COUNT(*) FROM tracker_issues")" = 5
 '
 

@@ -39,6 +39,9 @@ void	hub_attachments_route(struct db *db, const struct principal *who, const cha
 /* /hub/files and /hub/files/{id}[/parts]: path is "files..." (api_attachments.c). */
 void	hub_files_route(struct db *db, const struct principal *who, const char *method,
 	    const char *path, struct json_object *body, struct core_response *resp);
+/* GET /hub/agile[/sprint|/backlog]?project=P: a project's board (api_agile.c). */
+void	hub_agile_route(struct db *db, const char *method, const char *path, const char *query,
+	    struct core_response *resp);
 /* GET /hub/changes: the change feed of a period (api_changes.c). */
 void	hub_changes(struct db *db, const char *query, struct core_response *resp);
 /* GET /hub/commands: the command registry. */

@@ -408,6 +408,10 @@ hub_handle(struct db *db, const struct config *cfg, const struct principal *who,
 		hub_files_route(db, who, method, path, body, resp);
 		return;
 	}
+	if (strcmp(path, "agile") == 0 || strncmp(path, "agile/", 6) == 0) {
+		hub_agile_route(db, method, path, query, resp);
+		return;
+	}
 	if (strcmp(path, "changes") == 0) {
 		if (get)
 			hub_changes(db, query, resp);

@@ -21,6 +21,9 @@ int	jira_sync_log(struct sdlc_ctx *ctx, struct json_object *args);
 int	jira_agent_status(struct sdlc_ctx *ctx, struct json_object *args);
 int	jira_changes(struct sdlc_ctx *ctx, struct json_object *args);
 int	jira_attachment(struct sdlc_ctx *ctx, struct json_object *args);
+int	jira_sprints(struct sdlc_ctx *ctx, struct json_object *args);
+int	jira_sprint(struct sdlc_ctx *ctx, struct json_object *args);
+int	jira_backlog(struct sdlc_ctx *ctx, struct json_object *args);
 /* GET /issues/{key}: *o the answer (to put), *issue its issue; or the hub's refusal. */
 int	jira_get_issue(struct sdlc_ctx *ctx, const char *key, struct json_object **o,
 	    struct json_object **issue);

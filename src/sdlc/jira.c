@@ -378,6 +378,24 @@ static const struct sdlc_tool jira_tools[] = {
 	  "\"default\":120,\"description\":\"сколько ждать скачивания, секунд\"}},"
 	  "\"required\":[\"key\",\"attachment\"],\"additionalProperties\":false}",
 	  SDLC_BOUND, jira_attachment, NULL },
+	{ "sprints", "Спринты доски",
+	  "Спринты доски проекта: имя, состояние, даты, задачи и SP (выполнено/всего), задачи "
+	  "без оценки; сначала активный, потом будущие, потом 10 последних закрытых.",
+	  "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
+	  SDLC_BOUND | SDLC_READ, jira_sprints, NULL },
+	{ "sprint", "Спринт по колонкам",
+	  "Спринт (по умолчанию активный): заголовок с датами, целью и суммами, затем задачи по "
+	  "колонкам доски: ключ, тема (до 80 символов), исполнитель, SP.",
+	  "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\","
+	  "\"minLength\":1,\"maxLength\":255,\"description\":\"имя спринта\"}},"
+	  "\"additionalProperties\":false}",
+	  SDLC_BOUND | SDLC_READ, jira_sprint, NULL },
+	{ "backlog", "Бэклог",
+	  "Бэклог проекта по рангу: позиция, ключ, тема, статус, исполнитель, SP; задачи не "
+	  "выполнены и не в открытом спринте. В конце «ещё N», если их больше limit.",
+	  "{\"type\":\"object\",\"properties\":{\"limit\":{\"type\":\"integer\","
+	  "\"minimum\":1,\"maximum\":500,\"default\":50}},\"additionalProperties\":false}",
+	  SDLC_BOUND | SDLC_READ, jira_backlog, NULL },
 	{ "batch_create", "Поставить пакет команд", NULL,
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"title\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,"

@@ -20,7 +20,7 @@ static const struct {
 	const char	*field, *shown;
 } change_names[] = {
 	{ "summary", "тема" }, { "assignee", "исполнитель" }, { "priority", "приоритет" },
-	{ "story_points", "SP" },
+	{ "story_points", "SP" }, { "sprint", "спринт" },
 };
 
 /* utc "YYYY-MM-DDTHH:MM:SSZ" as seconds; -1 when it is not one. */

@@ -197,5 +197,16 @@ int		 tracker_local_fetch(struct db *db, uint64_t command, struct json_object *p
  */
 int		 tracker_local_attach(struct db *db, const char *author, struct json_object *p,
 		    struct json_object **result, char **why, struct err *e);
+/*
+ * The board (db_agile.c): the local backend's ensure_sprint, _meta,
+ * _state and ensure_rank (params with the hub's board_id); a fixture
+ * project's sprints and columns (its board), an issue's rank.
+ */
+int		 tracker_local_agile(struct db *db, const char *type, const char *author,
+		    struct json_object *p, char **why, struct err *e);
+int		 tracker_import_agile(struct db *db, struct json_object *project, uint64_t board,
+		    size_t at, struct err *e);
+int		 tracker_import_rank(struct db *db, struct json_object *issue, uint64_t id,
+		    struct err *e);
 
 #endif

@@ -463,7 +463,8 @@ local_apply(struct db *db, uint64_t batch, uint64_t id, const char *type, struct
 		return local_refresh(db, batch, id, p, e);
 	if (strcmp(type, "fetch_attachment") == 0)
 		return tracker_local_fetch(db, id, p, why, e);
-	if (strcmp(type, "ensure_fields") == 0 || strcmp(type, "ensure_attachment") == 0) {
+	if (strcmp(type, "ensure_fields") == 0 || strcmp(type, "ensure_attachment") == 0 ||
+	    strncmp(type, "ensure_sprint", 13) == 0) {
 		if ((rc = db_run(db, DB_ONCE, SQL_BATCH_AUTHOR, &r, NULL, NULL, e, "u",
 		    batch)) != 0)
 			return rc;
@@ -472,6 +473,9 @@ local_apply(struct db *db, uint64_t batch, uint64_t id, const char *type, struct
 	}
 	if (strcmp(type, "ensure_attachment") == 0)
 		return tracker_local_attach(db, author, p, result, why, e);
+	if (strncmp(type, "ensure_sprint", 13) == 0 || strcmp(type, "ensure_rank") == 0)
+		return tracker_local_agile(db, type, strncmp(type, "ensure_sprint", 13) == 0 ?
+		    author : "api", p, why, e);
 	if (strcmp(type, "ensure_fields") == 0) {
 		/* the journal first: it reads the values the update replaces */
 		if ((rc = tracker_journal_fields(db, local_str(p, "key"), author, p, e)) != 0)

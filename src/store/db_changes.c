@@ -59,7 +59,7 @@ static const char SQL_ADD[] =
 static const char SQL_CURRENT[] =
     "SELECT id, summary, description, status, assignee, priority,"
     " DATE_FORMAT(due_date, '%Y-%m-%d'), TRIM(TRAILING '.' FROM TRIM(TRAILING '0' FROM"
-    " CAST(story_points AS CHAR))) FROM tracker_issues WHERE issue_key = ? FOR UPDATE";
+    " CAST(story_points AS CHAR))), sprint FROM tracker_issues WHERE issue_key = ? FOR UPDATE";
 
 static int
 changes_known(struct db *db, const char *sql, const char *value, int *yes, struct err *e)
@@ -216,7 +216,7 @@ static const struct {
 } change_fields[] = {
 	{ "summary", "field" }, { "description", "description" }, { "status", "status" },
 	{ "assignee", "field" }, { "priority", "field" }, { "due", "due" },
-	{ "story_points", "field" },
+	{ "story_points", "field" }, { "sprint", "field" },
 };
 
 int

@@ -398,7 +398,7 @@ tracker_import_project(struct db *db, struct json_object *p, size_t i, struct er
 {
 	const char	*label, *name;
 	uint64_t	 board;
-	int		 bad = 0;
+	int		 rc, bad = 0;
 
 	label = tracker_str(p, "label", &bad);
 	name = tracker_str(p, "name", &bad);
@@ -406,8 +406,11 @@ tracker_import_project(struct db *db, struct json_object *p, size_t i, struct er
 	if (bad || label == NULL || name == NULL)
 		return err_set(e, ERR_INVALID, "projects[%zu]: label and name are strings, "
 		    "board_id a positive integer", i);
-	return db_run(db, DB_ONCE, SQL_IMPORT_PROJECT, NULL, NULL, NULL, e, "ssuss", label, name,
-	    board, tracker_str(p, "board_type", &bad), tracker_str(p, "wiki_root", &bad));
+	if ((rc = db_run(db, DB_ONCE, SQL_IMPORT_PROJECT, NULL, NULL, NULL, e, "ssuss", label,
+	    name, board, tracker_str(p, "board_type", &bad), tracker_str(p, "wiki_root",
+	    &bad))) != 0)
+		return rc;
+	return tracker_import_agile(db, p, board, i, e);
 }
 
 static int
@@ -473,6 +476,8 @@ tracker_import_issue(struct db *db, struct json_object *o, size_t i, struct err 
 	    tracker_str(o, "reporter", &bad), tracker_str(o, "due", &bad),
 	    tracker_str(o, "sprint", &bad), sp, created, updated != NULL ? updated : created)) != 0)
 		return rc == ERR_EXISTS ? err_set(e, ERR_INVALID, "issues[%zu]: %s twice", i, key) : rc;
+	if ((rc = tracker_import_rank(db, o, id, e)) != 0)
+		return rc;
 	if ((list = tracker_array(o, "labels", &bad)) != NULL && !bad)
 		for (j = 0; j < json_object_array_length(list); j++)
 			if ((rc = db_run(db, DB_ONCE, SQL_IMPORT_LABEL, NULL, NULL, NULL, e, "us", id,

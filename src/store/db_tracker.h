@@ -101,6 +101,23 @@ int	tracker_file_part(struct db *db, struct json_object **out, uint64_t user, ui
 int	tracker_file_usable(struct db *db, uint64_t user, uint64_t id, char *name, size_t len,
 	    int *usable, struct err *e);
 
+/*
+ * GET /hub/agile: the project's board ({id, type} or null) and its
+ * sprints: active, future, then the 10 latest closed ({name, state, start,
+ * end, goal, issues, done, sp, sp_done, unestimated}: the project's own
+ * issues in each), closed_more the closed ones left out.  A sprint: the
+ * same with "sprint" (label's active one, or the one named; null when
+ * none) and its "issues" ({key, summary, status, column, assignee,
+ * story_points}) by board column.  The backlog: the project's own issues
+ * not done and in no open sprint, by rank: "issues" (the first limit) and
+ * "total".  ERR_NOTFOUND for a label the hub lacks.
+ */
+int	tracker_agile(struct db *db, struct json_object **out, const char *label, struct err *e);
+int	tracker_sprint(struct db *db, struct json_object **out, const char *label,
+	    const char *name, struct err *e);
+int	tracker_backlog(struct db *db, struct json_object **out, const char *label, int limit,
+	    struct err *e);
+
 /* The change feed's question (GET /hub/changes). */
 struct tracker_period {
 	const char	*since, *until;	/* UTC, "YYYY-MM-DD HH:MM:SS": since <= t < until
