@@ -133,7 +133,7 @@ test_expect_success 'env prints FORGEMCP_URL, FORGEMCP_HUB_URL and FORGEMCP_TOKE
 	)
 '
 
-test_expect_success 'the printed sdlc-jira server, with env: DEMO'"'"'s issues; a batch the agent runs; the new issue' '
+test_expect_success 'the printed sdlc-jira server, with env: DEMO'"'"'s issues; a batch the agent runs; the new issue; a demo attachment fetched' '
 	grep "^{\"mcpServers\": {\"sdlc-jira\"" first.out >sdlc.json &&
 	jq -e ".mcpServers[\"sdlc-jira\"].args == [\"mcp\", \"jira\", \"--project\", \"DEMO\"]" sdlc.json &&
 	! grep -F "$TOKEN" sdlc.json &&
@@ -155,7 +155,13 @@ test_expect_success 'the printed sdlc-jira server, with env: DEMO'"'"'s issues; 
 		  echo "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"issues\",\"arguments\":{}}}"
 		} | timeout 90 "$cmd" mcp jira --project DEMO >sdlc2.out 2>sdlc2.err &&
 		jq -s -r ".[] | select(.id == 2) | .result.content[0].text" sdlc2.out | sed -n 1p | grep "): done$" &&
-		jq -s -r ".[] | select(.id == 3) | .result.content[0].text" sdlc2.out | grep "^DEMO-4 | Из быстрого старта | Новая "
+		jq -s -r ".[] | select(.id == 3) | .result.content[0].text" sdlc2.out | grep "^DEMO-4 | Из быстрого старта | Новая " &&
+		{ echo "$init"
+		  echo "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"attachment\",\"arguments\":{\"key\":\"DEMO-1\",\"attachment\":\"#1\",\"wait_seconds\":60}}}"
+		} | timeout 90 "$cmd" mcp jira --project DEMO >sdlc3.out 2>sdlc3.err &&
+		jq -s -r ".[] | select(.id == 2) | .result.content[0].text" sdlc3.out >demo-att.txt &&
+		sed -n 2p demo-att.txt | grep -x "памятка.txt (.*), text/plain, задача DEMO-1" &&
+		grep "^Сервер модуля: forgemcp mcp jira --project DEMO$" "$(sed -n 1p demo-att.txt)"
 	)
 '
 
