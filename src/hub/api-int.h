@@ -31,6 +31,20 @@ void	hub_failed(struct core_response *resp, int rc, const struct err *e);
 const char *hub_query(const char *query, const char *name, char *buf, size_t len, int *bad);
 /* The member name of body as a string (NULL otherwise); *present says whether it is there. */
 const char *hub_member(struct json_object *body, const char *name, int *present);
+/*
+ * POST .../attachments/{id}/fetch once the store has answered (rc, e, out
+ * {attachment, queued}): 202 or 200, 413 naming where a file over max_mb
+ * stays (only_in), the store's failure; 0, or -1 for ERR_NOTFOUND, which
+ * the caller answers.
+ */
+int	hub_fetch_answer(struct core_response *resp, int rc, const struct err *e,
+	    struct json_object *out, uint64_t id, unsigned max_mb, const char *only_in);
+/*
+ * GET .../attachments/{id}/content: the copy's bytes (taken), or 409 saying
+ * its state and the fetch path (fetch_path, "/hub/.../attachments").
+ */
+void	hub_copy_answer(struct core_response *resp, char *bytes, size_t len, uint64_t id,
+	    const char *state, const char *fetch_path);
 /* The id in "<id>" or "<id>/<what>": 0 when it is not one; *what after it ("" for none). */
 uint64_t hub_path_id(const char *rest, const char **what);
 /* /hub/attachments/{id}[/fetch|/content]: rest is what follows "attachments/" (api_attachments.c). */

@@ -144,6 +144,45 @@ hub_path_id(const char *rest, const char **what)
 	return (uint64_t)n;
 }
 
+int
+hub_fetch_answer(struct core_response *resp, int rc, const struct err *e,
+    struct json_object *out, uint64_t id, unsigned max_mb, const char *only_in)
+{
+	char	msg[160];
+
+	if (rc == ERR_NOTFOUND)
+		return -1;
+	if (rc == ERR_TOOBIG) {
+		snprintf(msg, sizeof msg, "вложение %llu больше %u МБ — только в %s",
+		    (unsigned long long)id, max_mb, only_in);
+		hub_refuse_msg(resp, 413, msg);
+	} else if (rc != 0)
+		hub_failed(resp, rc, e);
+	else
+		core_response_json(resp, json_object_get_boolean(json_object_object_get(out,
+		    "queued")) ? 202 : 200, out);
+	return 0;
+}
+
+void
+hub_copy_answer(struct core_response *resp, char *bytes, size_t len, uint64_t id,
+    const char *state, const char *fetch_path)
+{
+	char	msg[200];
+
+	if (bytes == NULL) {
+		snprintf(msg, sizeof msg, "копии вложения %llu в хабе нет (состояние %s): сначала "
+		    "POST %s/%llu/fetch", (unsigned long long)id, state, fetch_path,
+		    (unsigned long long)id);
+		hub_refuse_msg(resp, 409, msg);
+		return;
+	}
+	resp->status = 200;
+	resp->body = bytes;
+	resp->body_len = len;
+	resp->content_type = "application/octet-stream";
+}
+
 /* Whether label is a project label: [A-Z][A-Z0-9_]{0,63}. */
 static int
 hub_label_ok(const char *label)

@@ -55,32 +55,22 @@ att_get(struct db *db, uint64_t id, struct core_response *resp)
 static void
 att_fetch(struct db *db, const struct principal *who, uint64_t id, struct core_response *resp)
 {
-	struct json_object	*out;
+	struct json_object	*out = NULL;
 	struct err		 e;
-	char			 msg[160];
 	int			 rc;
 
 	err_clear(&e);
 	rc = tracker_attachment_queue(db, &out, id, who->login[0] != '\0' ? who->login : "api",
 	    &e);
-	if (rc == ERR_NOTFOUND)
+	if (hub_fetch_answer(resp, rc, &e, out, id, TRACKER_FETCH_MAX >> 20, "Jira") != 0)
 		att_not_found(resp, id);
-	else if (rc == ERR_TOOBIG) {
-		snprintf(msg, sizeof msg, "вложение %llu больше %u МБ — только в Jira",
-		    (unsigned long long)id, TRACKER_FETCH_MAX >> 20);
-		hub_refuse_msg(resp, 413, msg);
-	} else if (rc != 0)
-		hub_failed(resp, rc, &e);
-	else
-		core_response_json(resp, json_object_get_boolean(json_object_object_get(out,
-		    "queued")) ? 202 : 200, out);
 }
 
 static void
 att_content(struct db *db, uint64_t id, struct core_response *resp)
 {
 	struct err	 e;
-	char		*bytes, state[32], msg[200];
+	char		*bytes, state[32];
 	size_t		 len;
 	int		 rc;
 
@@ -90,17 +80,8 @@ att_content(struct db *db, uint64_t id, struct core_response *resp)
 		att_not_found(resp, id);
 	else if (rc != 0)
 		hub_failed(resp, rc, &e);
-	else if (bytes == NULL) {
-		snprintf(msg, sizeof msg, "копии вложения %llu в хабе нет (состояние %s): сначала "
-		    "POST /hub/attachments/%llu/fetch", (unsigned long long)id, state,
-		    (unsigned long long)id);
-		hub_refuse_msg(resp, 409, msg);
-	} else {
-		resp->status = 200;
-		resp->body = bytes;
-		resp->body_len = len;
-		resp->content_type = "application/octet-stream";
-	}
+	else
+		hub_copy_answer(resp, bytes, len, id, state, "/hub/attachments");
 }
 
 void

@@ -59,24 +59,14 @@ static void
 fetch_post(struct db *db, const struct principal *who, const char *label, uint64_t id,
     struct core_response *resp)
 {
-	struct json_object	*out;
+	struct json_object	*out = NULL;
 	struct err		 e;
-	char			 msg[160];
 	int			 rc;
 
 	err_clear(&e);
 	rc = wiki_fetch_queue(db, &out, label, id, who->login[0] != '\0' ? who->login : "api", &e);
-	if (rc == ERR_NOTFOUND)
+	if (hub_fetch_answer(resp, rc, &e, out, id, WIKI_FETCH_MAX >> 20, "источнике вики") != 0)
 		fetch_not_found(resp, id, label);
-	else if (rc == ERR_TOOBIG) {
-		snprintf(msg, sizeof msg, "вложение %llu больше %u МБ — только в источнике вики",
-		    (unsigned long long)id, WIKI_FETCH_MAX >> 20);
-		hub_refuse_msg(resp, 413, msg);
-	} else if (rc != 0)
-		hub_failed(resp, rc, &e);
-	else
-		core_response_json(resp, json_object_get_boolean(json_object_object_get(out,
-		    "queued")) ? 202 : 200, out);
 }
 
 static void
@@ -84,7 +74,6 @@ fetch_content(struct db *db, const char *label, uint64_t id, struct core_respons
 {
 	struct wiki_content	 c;
 	struct err		 e;
-	char			 msg[200];
 	int			 rc;
 
 	err_clear(&e);
@@ -96,18 +85,8 @@ fetch_content(struct db *db, const char *label, uint64_t id, struct core_respons
 		hub_failed(resp, rc, &e);
 		return;
 	}
-	if (c.bytes == NULL) {
-		snprintf(msg, sizeof msg, "копии вложения %llu в хабе нет (состояние %s): сначала "
-		    "POST /hub/wiki/attachments/%llu/fetch", (unsigned long long)id, c.state,
-		    (unsigned long long)id);
-		hub_refuse_msg(resp, 409, msg);
-	} else {
-		resp->status = 200;
-		resp->body = c.bytes;
-		resp->body_len = c.len;
-		resp->content_type = "application/octet-stream";
-		c.bytes = NULL;
-	}
+	hub_copy_answer(resp, c.bytes, c.len, id, c.state, "/hub/wiki/attachments");
+	c.bytes = NULL;
 	wiki_content_release(&c);
 }
 

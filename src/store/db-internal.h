@@ -169,6 +169,8 @@ struct json_object *tracker_rows(const struct db_rows *r, size_t max, const char
 		    const char *kinds);
 /* Whether s is a fixture's time, "YYYY-MM-DDTHH:MM:SSZ" (db_tracker.c). */
 int		 tracker_time_ok(const char *s);
+/* A fixture member's string, or NULL when absent or null; *bad set when of another type. */
+const char	*tracker_str(struct json_object *o, const char *key, int *bad);
 /*
  * The change journal (db_changes.c): an issue's latest max rows as its
  * card's "changes" and their number as "change_count"; a fixture issue's

@@ -57,27 +57,36 @@ static const char SQL_BACKLOG[] =
     "  tracker_sprints s WHERE s.board_id = ? AND s.name = i.sprint AND s.state <> 'closed'))"
     " ORDER BY i.issue_rank IS NULL, i.issue_rank, i.id";
 
-/* The board of project label into *board (0: none); ERR_NOTFOUND for no such project. */
+/*
+ * The board of project label into *board (0: none) and a new *out with it
+ * as "board" ({id, type} or null); ERR_NOTFOUND for no such project.
+ */
 static int
-agile_board(struct db *db, const char *label, uint64_t *board, struct json_object **o,
+agile_board(struct db *db, const char *label, uint64_t *board, struct json_object **out,
     struct err *e)
 {
-	struct db_rows	r = { 0 };
-	int		rc;
+	struct db_rows		 r = { 0 };
+	struct json_object	*b = NULL;
+	int			 rc;
 
 	*board = 0;
+	*out = NULL;
 	if ((rc = db_run(db, DB_RETRY, SQL_BOARD, &r, NULL, NULL, e, "s", label)) != 0)
 		return rc;
 	if (r.n == 0)
 		rc = ERR_NOTFOUND;
 	else if (db_rows_get(&r, 0, 0) != NULL) {
 		*board = db_to_u64(db_rows_get(&r, 0, 0));
-		*o = json_object_new_object();
-		json_object_object_add(*o, "id", json_object_new_uint64(*board));
-		json_object_object_add(*o, "type", db_rows_get(&r, 0, 1) != NULL ?
+		b = json_object_new_object();
+		json_object_object_add(b, "id", json_object_new_uint64(*board));
+		json_object_object_add(b, "type", db_rows_get(&r, 0, 1) != NULL ?
 		    json_object_new_string(db_rows_get(&r, 0, 1)) : NULL);
 	}
 	db_rows_release(&r);
+	if (rc == 0) {
+		*out = json_object_new_object();
+		json_object_object_add(*out, "board", b);
+	}
 	return rc;
 }
 
@@ -87,18 +96,13 @@ tracker_agile(struct db *db, struct json_object **out, const char *label, struct
 	static const char *const names[] = { "name", "state", "start", "end", "goal", "issues",
 	    "done", "sp", "sp_done", "unestimated", NULL };
 	struct db_rows		 r = { 0 };
-	struct json_object	*board = NULL, *list, *s;
+	struct json_object	*list, *s;
 	uint64_t		 id;
 	size_t			 i, closed = 0;
 	int			 rc;
 
-	*out = NULL;
-	if ((rc = agile_board(db, label, &id, &board, e)) != 0)
+	if ((rc = agile_board(db, label, &id, out, e)) != 0 || id == 0)
 		return rc;
-	*out = json_object_new_object();
-	json_object_object_add(*out, "board", board);
-	if (id == 0)
-		return 0;
 	if ((rc = db_run(db, DB_RETRY, SQL_SPRINTS, &r, NULL, NULL, e, "uuusu", id, id, id,
 	    label, id)) != 0)
 		goto fail;
@@ -175,17 +179,12 @@ tracker_backlog(struct db *db, struct json_object **out, const char *label, int 
 	static const char *const names[] = { "key", "summary", "status", "assignee",
 	    "story_points", NULL };
 	struct db_rows		 r = { 0 };
-	struct json_object	*board = NULL, *a;
+	struct json_object	*a;
 	uint64_t		 id;
 	int			 rc;
 
-	*out = NULL;
-	if ((rc = agile_board(db, label, &id, &board, e)) != 0)
+	if ((rc = agile_board(db, label, &id, out, e)) != 0 || id == 0)
 		return rc;
-	*out = json_object_new_object();
-	json_object_object_add(*out, "board", board);
-	if (id == 0)
-		return 0;
 	if ((rc = db_run(db, DB_RETRY, SQL_BACKLOG, &r, NULL, NULL, e, "suuuu", label, id, id, id,
 	    id)) != 0)
 		goto fail;

@@ -159,19 +159,6 @@ changes_kind_ok(const char *kind)
 	return 0;
 }
 
-/* A member that is a string, or NULL (absent or null); *bad when of another type. */
-static const char *
-changes_str(struct json_object *o, const char *name, int *bad)
-{
-	struct json_object	*v;
-
-	if (!json_object_object_get_ex(o, name, &v) || v == NULL)
-		return NULL;
-	if (!json_object_is_type(v, json_type_string))
-		*bad = 1;
-	return json_object_get_string(v);
-}
-
 int
 tracker_import_changes(struct db *db, struct json_object *list, uint64_t issue,
     const char *key, struct err *e)
@@ -184,24 +171,24 @@ tracker_import_changes(struct db *db, struct json_object *list, uint64_t issue,
 	for (j = 0; list != NULL && j < json_object_array_length(list); j++) {
 		c = json_object_array_get_idx(list, j);
 		bad = !json_object_is_type(c, json_type_object);
-		at = changes_str(c, "at", &bad);
-		author = changes_str(c, "author", &bad);
-		kind = changes_str(c, "kind", &bad);
-		field = changes_str(c, "field", &bad);
+		at = tracker_str(c, "at", &bad);
+		author = tracker_str(c, "author", &bad);
+		kind = tracker_str(c, "kind", &bad);
+		field = tracker_str(c, "field", &bad);
 		if (bad || !tracker_time_ok(at) || author == NULL || !changes_kind_ok(kind) ||
 		    (strcmp(kind, "field") == 0) != (field != NULL))
 			return err_set(e, ERR_INVALID, "%s: changes[%zu]: at (YYYY-MM-DDTHH:MM:SSZ), "
 			    "author and kind (status, description, due, start, end or field, "
 			    "which alone names its field) are required, from and to are strings",
 			    key, j);
-		changes_str(c, "from", &bad);
-		changes_str(c, "to", &bad);
+		tracker_str(c, "from", &bad);
+		tracker_str(c, "to", &bad);
 		if (bad)
 			return err_set(e, ERR_INVALID, "%s: changes[%zu]: from and to are strings "
 			    "or null", key, j);
 		if ((rc = db_run(db, DB_ONCE, SQL_ADD, NULL, NULL, NULL, e, "usssss" "s", issue, at,
-		    author, kind, field, changes_str(c, "from", &bad),
-		    changes_str(c, "to", &bad))) != 0)
+		    author, kind, field, tracker_str(c, "from", &bad),
+		    tracker_str(c, "to", &bad))) != 0)
 			return rc;
 	}
 	return 0;

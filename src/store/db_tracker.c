@@ -336,7 +336,7 @@ static const char SQL_IMPORT_LINK[] =
     " ON a.issue_key = ? AND b.issue_key = ?";
 
 /* A member's string, or NULL when absent or null; *bad set when it is another type. */
-static const char *
+const char *
 tracker_str(struct json_object *o, const char *key, int *bad)
 {
 	struct json_object	*v;
