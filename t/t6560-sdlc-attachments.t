@@ -95,7 +95,7 @@ test_expect_success 'the agent offline: «скачивание ещё идёт»
 	end=$(date +%s) && iserr 2 &&
 	n=$(db_sql "SELECT command_id FROM tracker_attachments WHERE id = 31337") &&
 	test "$(cat att.txt)" = "скачивание ещё идёт (команда #$n, агент офлайн); вызовите attachment ещё раз — вторая команда не поставится" &&
-	test $((end - start)) -ge 4 && test $((end - start)) -le 8 &&
+	test $((end - start)) -ge 4 && test $((end - start)) -le 14 &&
 	grab "{\"key\":\"AURORA-1650\",\"attachment\":\"31337\",\"wait_seconds\":0}" &&
 	grep "(команда #$n, агент офлайн)" att.txt &&
 	test "$(commands)" = 1

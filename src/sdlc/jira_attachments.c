@@ -317,10 +317,11 @@ att_upload(struct sdlc_ctx *ctx, struct att_local *f)
 			return rc;
 		json_object_put(o);
 	}
-	json_object_object_del(f->cmd, "path");
-	json_object_object_add(f->cmd, "file", json_object_new_uint64(strtoull(id, NULL, 10)));
+	/* slash points into the path member: the name is taken before the member goes */
 	if (!json_object_object_get_ex(f->cmd, "filename", NULL))
 		json_object_object_add(f->cmd, "filename", json_object_new_string(slash + 1));
+	json_object_object_del(f->cmd, "path");
+	json_object_object_add(f->cmd, "file", json_object_new_uint64(strtoull(id, NULL, 10)));
 	return 0;
 }
 
