@@ -78,6 +78,7 @@ static const struct config_key config_keys[] = {
 	{ "token_cache_seconds", CK_CACHE, F(token_cache_seconds), 0 },
 	{ "wiki_confluence_timeout", CK_SECONDS, F(wiki_confluence_timeout), 0 },
 	{ "wiki_copies_mb", CK_COUNT, F(wiki_copies_mb), 0 },
+	{ "tracker_copies_mb", CK_COUNT, F(tracker_copies_mb), 0 },
 	{ "wiki_confluence_token_file", CK_STR, F(wiki_confluence_token_file), 0 },
 	{ "wiki_confluence_url", CK_URL, F(wiki_confluence_url), 0 },
 	{ "wiki_confluence_user", CK_STR, F(wiki_confluence_user), 0 },
@@ -347,6 +348,7 @@ config_defaults(struct config *c, struct err *e)
 	c->search_timeout = 10;
 	c->wiki_confluence_timeout = 30;
 	c->wiki_copies_mb = 256;
+	c->tracker_copies_mb = 1024;
 	c->request_timeout = 10;
 	c->search_hourly_limit = 60;
 	c->rate_limit = 120;

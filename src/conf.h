@@ -65,6 +65,7 @@ struct config {
 	char	*wiki_confluence_token_file; /* wiki_confluence_token_file: the file holding its API token or password */
 	unsigned wiki_confluence_timeout; /* wiki_confluence_timeout: seconds per request to it (default 30) */
 	unsigned wiki_copies_mb;	/* wiki_copies_mb: MiB of attachment copies the hub keeps a project (default 256) */
+	unsigned tracker_copies_mb;	/* tracker_copies_mb: MiB of tracker attachment copies the hub keeps (default 1024) */
 };
 
 /*

@@ -15,7 +15,9 @@ head -c 240026 /dev/urandom >png.bin &&
 printf 'счёт 60\n' >xlsx.bin &&
 printf 'old x' >x1.bin && printf 'new x!' >x2.bin &&
 base64 -w0 png.bin >png.b64 &&
-jq -n --rawfile png png.b64 --arg xlsx "$(base64 -w0 xlsx.bin)" \
+head -c 700000 /dev/urandom >a7.bin && base64 -w0 a7.bin >a7.b64 &&
+head -c 1100000 /dev/urandom >a11.bin && base64 -w0 a11.bin >a11.b64 &&
+jq -n --rawfile png png.b64 --rawfile a7 a7.b64 --rawfile a11 a11.b64 --arg xlsx "$(base64 -w0 xlsx.bin)" \
 	--arg x1 "$(base64 -w0 x1.bin)" --arg x2 "$(base64 -w0 x2.bin)" \
 	--arg hostile "$(printf 'a/b:c\001.txt')" '{
   projects: [{label: "AURORA", name: "Аврора"}],
@@ -40,7 +42,13 @@ jq -n --rawfile png png.b64 --arg xlsx "$(base64 -w0 xlsx.bin)" \
        {id: 31344, name: "..", author: "Иванов", created: "2026-11-01T16:00:00Z",
         content: $x1}]},
     {id: 1651, key: "AURORA-1651", summary: "Без вложений", status: "Новая",
-     created: "2026-11-01T10:00:00Z", labels: ["AURORA"]}
+     created: "2026-11-01T10:00:00Z", labels: ["AURORA"]},
+    {id: 1652, key: "AURORA-1652", summary: "Большие", status: "Новая",
+     created: "2026-11-01T10:00:00Z", labels: ["AURORA"],
+     attachments: [
+       {id: 41001, name: "a.bin", author: "Иванов", created: "2026-11-01T10:00:00Z", content: $a7},
+       {id: 41002, name: "b.bin", author: "Иванов", created: "2026-11-01T10:01:00Z", content: $a7},
+       {id: 41003, name: "c.bin", author: "Иванов", created: "2026-11-01T10:02:00Z", content: $a11}]}
   ]}' >att.json && fm tracker import att.json >/dev/null || { echo "Bail out! fixture"; exit 1; }
 
 STATE=$TRASH/state
@@ -57,7 +65,7 @@ test_expect_success 'import: a bad attachment loads nothing' '
 		att.json >bad.json &&
 	test_must_fail fm tracker import bad.json 2>err &&
 	grep "AURORA-1651: attachments\[0\]: id, name, author and created" err &&
-	test "$(db_sql "SELECT COUNT(*) FROM tracker_attachments")" = 8
+	test "$(db_sql "SELECT COUNT(*) FROM tracker_attachments")" = 11
 '
 
 test_expect_success 'hub API: the card lists attachments newest first; one attachment; refusals' '
@@ -209,6 +217,27 @@ test_expect_success 'hub API files: only the uploader attaches a file; parts in 
 	hub GET "files/$F" "" "$BOB" && test "$STATUS" = 404 &&
 	hub POST batches "{\"title\":\"t\",\"project\":\"AURORA\",\"commands\":[{\"type\":\"ensure_attachment\",\"key\":\"AURORA-1651\",\"path\":\"/etc/passwd\"}]}" &&
 	test "$STATUS" = 422 && jq -e ".error | contains(\"path читает и загружает MCP-сервер\")" hub.json
+'
+
+test_expect_success 'tracker_copies_mb: a new copy drops the oldest; a file over the whole is not fetched' '
+	config_set tracker_copies_mb 1 && restart_server &&
+	grab "{\"key\":\"AURORA-1652\",\"attachment\":\"a.bin\"}" && okres 2 &&
+	grab "{\"key\":\"AURORA-1652\",\"attachment\":\"b.bin\"}" && okres 2 &&
+	cmp a7.bin "$(sed -n 1p att.txt)" &&
+	hub GET attachments/41001 && jq -e ".attachment.state == \"remote\"" hub.json &&
+	hub GET attachments/41002 && jq -e ".attachment.state == \"ready\"" hub.json &&
+	test "$(db_sql "SELECT COUNT(*) FROM tracker_attachment_contents WHERE attachment_id > 41000")" = 1 &&
+	grab "{\"key\":\"AURORA-1652\",\"attachment\":\"c.bin\",\"wait_seconds\":20}" && iserr 2 &&
+	test "$(cat att.txt)" = "не удалось скачать: файл больше, чем хаб хранит копий вложений трекера (tracker_copies_mb = 1)"
+'
+
+test_expect_success 'an account holds at most 1000 files no batch took' '
+	uid=$(db_sql "SELECT id FROM users WHERE login = \"ann\"") &&
+	held=$(db_sql "SELECT COUNT(*) FROM tracker_files WHERE user_id = $uid") &&
+	db_sql "INSERT INTO tracker_files (user_id, filename, size, created_at) SELECT $uid, \"f\", 0, UTC_TIMESTAMP(3) FROM seq_1_to_$((999 - held))" &&
+	hub POST files "{\"name\":\"one\",\"size\":0}" && test "$STATUS" = 201 &&
+	hub POST files "{\"name\":\"two\",\"size\":0}" && test "$STATUS" = 413 &&
+	jq -e ".error | startswith(\"файлов аккаунта, ещё не взятых пакетами, стало бы больше 1000\")" hub.json
 '
 
 test_done

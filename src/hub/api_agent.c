@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 
 #include "auth.h"
+#include "conf.h"
 #include "core_io.h"
 #include "err.h"
 #include "log.h"
@@ -125,7 +126,8 @@ hub_agent_report(struct db *db, struct json_object *body, struct core_response *
 
 /* POST /hub/agent/local {command}: the local backend runs a claimed command. */
 static void
-hub_agent_local(struct db *db, struct json_object *body, struct core_response *resp)
+hub_agent_local(struct db *db, const struct config *cfg, struct json_object *body,
+    struct core_response *resp)
 {
 	struct json_object	*o;
 	uint64_t		 id = hub_agent_id(body, "command");
@@ -138,7 +140,8 @@ hub_agent_local(struct db *db, struct json_object *body, struct core_response *r
 		return;
 	}
 	err_clear(&e);
-	rc = tracker_local_run(db, id, &done, &why, state, sizeof state, &e);
+	rc = tracker_local_run(db, id, &done, &why, state, sizeof state,
+	    (uint64_t)cfg->tracker_copies_mb << 20, &e);
 	if (rc == ERR_INVALID) {
 		hub_agent_not_claimed(resp, id, state);
 		return;
@@ -225,7 +228,7 @@ hub_agent_route(struct db *db, const struct config *cfg, const struct principal 
 	else if (strcmp(path, "agent/report") == 0)
 		hub_agent_report(db, body, resp);
 	else if (strcmp(path, "agent/local") == 0)
-		hub_agent_local(db, body, resp);
+		hub_agent_local(db, cfg, body, resp);
 	else if (strcmp(path, "agent/publish") == 0)
 		hub_agent_publish(db, body, resp);
 	else if (strcmp(path, "agent/wiki_git") == 0) {

@@ -114,7 +114,7 @@ static void
 file_answer(struct core_response *resp, int status, int rc, struct json_object *out,
     const struct err *e, uint64_t id)
 {
-	char	msg[200];
+	char	msg[320];
 
 	if (rc == 0) {
 		core_response_json(resp, status, out);
@@ -130,8 +130,8 @@ file_answer(struct core_response *resp, int status, int rc, struct json_object *
 		snprintf(msg, sizeof msg, "файл больше %u МБ: такие вложения — только в Jira",
 		    TRACKER_FETCH_MAX >> 20);
 	else if (rc == ERR_TOOBIG && strcmp(e->msg, "account") == 0)
-		snprintf(msg, sizeof msg, "файлы аккаунта, ещё не взятые пакетами, заняли бы "
-		    "больше 256 МБ: поставьте пакеты с ними или подождите сутки");
+		snprintf(msg, sizeof msg, "файлов аккаунта, ещё не взятых пакетами, стало бы "
+		    "больше 1000 или больше 256 МБ: поставьте пакеты с ними или подождите сутки");
 	else if (rc == ERR_TOOBIG)
 		snprintf(msg, sizeof msg, "часть пуста или длиннее остатка файла (%.40s байт)", e->msg);
 	else {

@@ -184,14 +184,15 @@ int		 tracker_import_changes(struct db *db, struct json_object *list, uint64_t i
  * Attachments (db_attachments.c): an issue's as its card's "attachments",
  * newest first; a fixture issue's "attachments" loaded; the local
  * backend's fetch_attachment (command, its params): the tracker's file
- * copied to the hub, or *why it failed, the attachment's state set.
+ * copied to the hub within cap bytes of copies (the oldest dropped), or
+ * *why it failed, the attachment's state set.
  */
 int		 tracker_issue_attachments(struct db *db, struct json_object *o, uint64_t issue,
 		    struct err *e);
 int		 tracker_import_attachments(struct db *db, struct json_object *list,
 		    uint64_t issue, const char *key, struct err *e);
 int		 tracker_local_fetch(struct db *db, uint64_t command, struct json_object *params,
-		    char **why, struct err *e);
+		    uint64_t cap, char **why, struct err *e);
 /*
  * The local backend's ensure_attachment (db_files.c): the uploaded file
  * becomes an attachment of the issue (its bytes the tracker's source), by

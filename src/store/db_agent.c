@@ -448,7 +448,7 @@ local_refresh(struct db *db, uint64_t batch, uint64_t id, struct json_object *p,
 /* Applies command id (type, params with keys resolved); *why set when it fails. */
 static int
 local_apply(struct db *db, uint64_t batch, uint64_t id, const char *type, struct json_object *p,
-    struct json_object **result, char **why, struct err *e)
+    uint64_t cap, struct json_object **result, char **why, struct err *e)
 {
 	struct db_rows	 r = { 0 };
 	char		 author[80];
@@ -462,7 +462,7 @@ local_apply(struct db *db, uint64_t batch, uint64_t id, const char *type, struct
 	if (strcmp(type, "refresh") == 0)
 		return local_refresh(db, batch, id, p, e);
 	if (strcmp(type, "fetch_attachment") == 0)
-		return tracker_local_fetch(db, id, p, why, e);
+		return tracker_local_fetch(db, id, p, cap, why, e);
 	if (strcmp(type, "ensure_fields") == 0 || strcmp(type, "ensure_attachment") == 0 ||
 	    strncmp(type, "ensure_sprint", 13) == 0) {
 		if ((rc = db_run(db, DB_ONCE, SQL_BATCH_AUTHOR, &r, NULL, NULL, e, "u",
@@ -496,7 +496,7 @@ local_apply(struct db *db, uint64_t batch, uint64_t id, const char *type, struct
 
 int
 tracker_local_run(struct db *db, uint64_t id, int *done, char **why, char *state,
-    size_t len, struct err *e)
+    size_t len, uint64_t copies_cap, struct err *e)
 {
 	struct db_rows		 r = { 0 };
 	struct json_object	*params = NULL, *temps = NULL, *result = NULL;
@@ -518,7 +518,7 @@ tracker_local_run(struct db *db, uint64_t id, int *done, char **why, char *state
 	if ((missing = agent_resolve(params, temps)) != NULL) {
 		if (asprintf(why, "%s не создана: её ensure_issue не выполнен", missing) < 0)
 			*why = NULL;
-	} else if ((rc = local_apply(db, batch, id, db_rows_get(&r, 0, 2), params, &result, why,
+	} else if ((rc = local_apply(db, batch, id, db_rows_get(&r, 0, 2), params, copies_cap, &result, why,
 	    e)) != 0)
 		goto fail;
 	*done = *why == NULL;

@@ -36,9 +36,10 @@ int	tracker_report(struct db *db, uint64_t id, int done, const char *error,
 /*
  * The local backend: applies the claimed command id to the tracker tables
  * and reports it, in one transaction: done with its result, or failed with
- * the reason in *why (caller frees).  ERR_INVALID as tracker_report.
+ * the reason in *why (caller frees).  A fetch_attachment keeps the hub's
+ * copies within copies_cap bytes.  ERR_INVALID as tracker_report.
  */
 int	tracker_local_run(struct db *db, uint64_t id, int *done, char **why, char *state,
-	    size_t len, struct err *e);
+	    size_t len, uint64_t copies_cap, struct err *e);
 
 #endif

@@ -53,6 +53,15 @@ static const char SQL_SOURCE[] =
     "SELECT s.bytes, LENGTH(s.bytes), a.size FROM tracker_attachments a"
     " LEFT JOIN tracker_attachment_sources s ON s.attachment_id = a.id"
     " WHERE a.id = ? AND a.command_id = ? FOR UPDATE";
+static const char SQL_STORED[] =
+    "SELECT COALESCE(SUM(LENGTH(bytes)), 0) FROM tracker_attachment_contents";
+static const char SQL_OLDEST[] =
+    "SELECT attachment_id, LENGTH(bytes) FROM tracker_attachment_contents"
+    " ORDER BY fetched_at, attachment_id LIMIT 1 FOR UPDATE";
+static const char SQL_EVICT[] =
+    "DELETE FROM tracker_attachment_contents WHERE attachment_id = ?";
+static const char SQL_EVICTED[] =
+    "UPDATE tracker_attachments SET state = 'remote' WHERE id = ?";
 static const char SQL_COPY[] =
     "REPLACE INTO tracker_attachment_contents (attachment_id, bytes, fetched_at)"
     " SELECT attachment_id, bytes, UTC_TIMESTAMP(3) FROM tracker_attachment_sources"
@@ -211,9 +220,43 @@ tracker_attachment_content(struct db *db, uint64_t id, char **bytes, size_t *len
 	return rc;
 }
 
+/*
+ * Room for a copy of len bytes within cap: the copies fetched longest ago
+ * dropped (their attachments remote again).  ERR_TOOBIG when len alone is
+ * over cap.
+ */
+static int
+att_room(struct db *db, uint64_t len, uint64_t cap, struct err *e)
+{
+	struct db_rows	 r = { 0 };
+	uint64_t	 stored, id;
+	int		 rc;
+
+	if (len > cap)
+		return ERR_TOOBIG;
+	if ((rc = db_run(db, DB_ONCE, SQL_STORED, &r, NULL, NULL, e, "")) != 0)
+		return rc;
+	stored = db_to_u64(db_rows_get(&r, 0, 0));
+	db_rows_release(&r);
+	while (stored + len > cap) {
+		if ((rc = db_run(db, DB_ONCE, SQL_OLDEST, &r, NULL, NULL, e, "")) != 0)
+			return rc;
+		if (r.n == 0)
+			break;
+		id = db_to_u64(db_rows_get(&r, 0, 0));
+		stored -= db_to_u64(db_rows_get(&r, 0, 1));
+		db_rows_release(&r);
+		if ((rc = db_run(db, DB_ONCE, SQL_EVICT, NULL, NULL, NULL, e, "u", id)) != 0 ||
+		    (rc = db_run(db, DB_ONCE, SQL_EVICTED, NULL, NULL, NULL, e, "u", id)) != 0)
+			return rc;
+	}
+	db_rows_release(&r);
+	return 0;
+}
+
 int
-tracker_local_fetch(struct db *db, uint64_t command, struct json_object *params, char **why,
-    struct err *e)
+tracker_local_fetch(struct db *db, uint64_t command, struct json_object *params,
+    uint64_t cap, char **why, struct err *e)
 {
 	struct db_rows		 r = { 0 };
 	struct json_object	*v;
@@ -233,7 +276,12 @@ tracker_local_fetch(struct db *db, uint64_t command, struct json_object *params,
 		if (asprintf(why, "файл в трекере — %s байт, а не %s, как сказано в задаче",
 		    db_rows_get(&r, 0, 1), db_rows_get(&r, 0, 2)) < 0)
 			*why = NULL;
-	} else
+	} else if ((rc = att_room(db, db_to_u64(db_rows_get(&r, 0, 1)), cap, e)) == ERR_TOOBIG) {
+		rc = 0;
+		if (asprintf(why, "файл больше, чем хаб хранит копий вложений трекера "
+		    "(tracker_copies_mb = %llu)", (unsigned long long)(cap >> 20)) < 0)
+			*why = NULL;
+	} else if (rc == 0)
 		rc = db_run(db, DB_ONCE, SQL_COPY, NULL, NULL, NULL, e, "u", id);
 	mine = r.n > 0;
 	db_rows_release(&r);

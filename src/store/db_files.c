@@ -14,14 +14,15 @@
 #include "store/db.h"
 #include "store/db_tracker.h"
 
-/* What one account may hold in files no batch has taken yet. */
+/* What one account may hold in files no batch has taken yet: bytes, and files (an empty one too). */
 #define FILES_ACCOUNT_MAX	(256ull * 1024 * 1024)
+#define FILES_ACCOUNT_COUNT	1000
 
 static const char SQL_EXPIRE[] =
     "DELETE FROM tracker_files WHERE created_at < UTC_TIMESTAMP(3) - INTERVAL 1 DAY"
     " ORDER BY created_at LIMIT 100";
 static const char SQL_HELD[] =
-    "SELECT COALESCE(SUM(size), 0) FROM tracker_files WHERE user_id = ?";
+    "SELECT COALESCE(SUM(size), 0), COUNT(*) FROM tracker_files WHERE user_id = ?";
 static const char SQL_ADD[] =
     "INSERT INTO tracker_files (user_id, filename, size, created_at)"
     " VALUES (?, ?, ?, UTC_TIMESTAMP(3))";
@@ -64,7 +65,8 @@ tracker_file_create(struct db *db, struct json_object **out, uint64_t user, cons
 	if ((rc = db_run(db, DB_ONCE, SQL_EXPIRE, NULL, NULL, NULL, e, "")) != 0 ||
 	    (rc = db_run(db, DB_RETRY, SQL_HELD, &r, NULL, NULL, e, "u", user)) != 0)
 		return rc;
-	if (r.n > 0 && db_to_u64(db_rows_get(&r, 0, 0)) + size > FILES_ACCOUNT_MAX) {
+	if (r.n > 0 && (db_to_u64(db_rows_get(&r, 0, 0)) + size > FILES_ACCOUNT_MAX ||
+	    db_to_u64(db_rows_get(&r, 0, 1)) >= FILES_ACCOUNT_COUNT)) {
 		db_rows_release(&r);
 		return err_set(e, ERR_TOOBIG, "account");
 	}

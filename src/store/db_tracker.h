@@ -86,7 +86,7 @@ int	tracker_attachment_content(struct db *db, uint64_t id, char **bytes, size_t 
  * account user is {id, name, size, received, complete}.  Creating one
  * drops the files of a day ago no batch took; ERR_TOOBIG (message "file")
  * over TRACKER_FETCH_MAX, or ("account") when the account's files would
- * pass 256 MB.  A part is the bytes from at, which must be what was
+ * pass 256 MB or 1000 files.  A part is the bytes from at, which must be what was
  * received so far (ERR_CONFLICT, message that count) and must fit
  * (ERR_TOOBIG, message the bytes left).  ERR_NOTFOUND for another
  * account's file or none.
