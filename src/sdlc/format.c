@@ -58,6 +58,19 @@ sdlc_cut(struct buf *out, const char *s, size_t max, int flat)
 	}
 }
 
+struct json_object *
+sdlc_array(struct json_object *o, const char *key)
+{
+	static struct json_object	*empty;
+	struct json_object		*v;
+
+	if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_array))
+		return v;
+	if (empty == NULL)
+		empty = json_object_new_array();
+	return empty;
+}
+
 const char *
 sdlc_str(struct json_object *o, const char *key, const char *dash)
 {

@@ -28,7 +28,7 @@ jira_projects(struct sdlc_ctx *ctx, struct json_object *args)
 	(void)args;
 	if ((rc = sdlc_hub(ctx, "GET", "/projects", NULL, &o)) != 0)
 		return rc;
-	list = json_object_object_get(o, "projects");
+	list = sdlc_array(o, "projects");
 	n = json_object_array_length(list);
 	if (n == 0)
 		buf_puts(out, "проектов нет: project_create");
@@ -114,7 +114,7 @@ jira_issues(struct sdlc_ctx *ctx, struct json_object *args)
 		return rc != 0 ? rc : 1;
 	}
 	buf_release(&q);
-	list = json_object_object_get(o, "issues");
+	list = sdlc_array(o, "issues");
 	n = json_object_array_length(list);
 	buf_puts(out, n == 0 ? "задач нет" : "ключ | тема | статус | срок | исполнитель | спринт | SP");
 	for (i = 0; i < n; i++) {
@@ -173,14 +173,14 @@ jira_card_head(struct buf *out, struct json_object *it)
 	sdlc_time(out, sdlc_str(it, "created", NULL), 1);
 	buf_puts(out, ", изменена ");
 	sdlc_time(out, sdlc_str(it, "updated", NULL), 1);
-	a = json_object_object_get(it, "labels");
+	a = sdlc_array(it, "labels");
 	buf_puts(out, "\nметки: ");
 	for (i = 0; i < json_object_array_length(a); i++)
 		buf_printf(out, "%s%s", i ? ", " : "", json_object_get_string(
 		    json_object_array_get_idx(a, i)));
 	if (i == 0)
 		buf_puts(out, "нет");
-	a = json_object_object_get(it, "fields");
+	a = sdlc_array(it, "fields");
 	for (i = 0; i < json_object_array_length(a); i++) {
 		f = json_object_array_get_idx(a, i);
 		buf_printf(out, "\n%s: %s", sdlc_str(f, "name", ""), sdlc_str(f, "value", ""));
@@ -198,7 +198,7 @@ jira_card_rest(struct buf *out, struct json_object *it)
 	struct json_object	*a, *x;
 	size_t			 i, n;
 
-	a = json_object_object_get(it, "links");
+	a = sdlc_array(it, "links");
 	n = json_object_array_length(a);
 	if (n == 0)
 		buf_puts(out, "\nсвязей нет");
@@ -212,7 +212,7 @@ jira_card_rest(struct buf *out, struct json_object *it)
 	}
 	buf_putc(out, '\n');
 	jira_notes_view(out, NULL, json_object_object_get(it, "notes"));
-	a = json_object_object_get(it, "commands");
+	a = sdlc_array(it, "commands");
 	n = json_object_array_length(a);
 	if (n > 0)
 		buf_puts(out, "\nпоследние команды:");
@@ -221,7 +221,7 @@ jira_card_rest(struct buf *out, struct json_object *it)
 		buf_printf(out, "\n#%s %s — %s, пакет %s", sdlc_str(x, "id", ""),
 		    sdlc_str(x, "type", ""), sdlc_str(x, "state", ""), sdlc_str(x, "batch", ""));
 	}
-	a = json_object_object_get(it, "comments");
+	a = sdlc_array(it, "comments");
 	n = (size_t)json_object_get_uint64(json_object_object_get(it, "comment_count"));
 	buf_putc(out, '\n');
 	if (n == 0)
@@ -274,7 +274,7 @@ jira_comment(struct sdlc_ctx *ctx, struct json_object *args)
 		want++;
 	if ((rc = jira_get_issue(ctx, key, &o, &it)) != 0)
 		return rc;
-	a = json_object_object_get(it, "comments");
+	a = sdlc_array(it, "comments");
 	for (i = 0; i < json_object_array_length(a); i++) {
 		c = json_object_array_get_idx(a, i);
 		if (strcmp(sdlc_str(c, "id", ""), want) != 0)

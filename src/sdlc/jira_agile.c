@@ -61,7 +61,7 @@ jira_sprints(struct sdlc_ctx *ctx, struct json_object *args)
 	(void)args;
 	if ((rc = agile_get(ctx, "/agile", "", &o)) != 0)
 		return rc;
-	list = json_object_object_get(o, "sprints");
+	list = sdlc_array(o, "sprints");
 	n = json_object_array_length(list);
 	buf_puts(out, n == 0 ? "спринтов нет" : "имя | состояние | даты | задач (выполнено/всего) | "
 	    "SP (выполнено/всего) | без оценки");
@@ -116,7 +116,7 @@ jira_sprint(struct sdlc_ctx *ctx, struct json_object *args)
 	buf_printf(out, "\nзадач: %s/%s, SP: %s/%s, без оценки: %s", sdlc_str(s, "done", "0"),
 	    sdlc_str(s, "issues", "0"), sdlc_str(s, "sp_done", "0"), sdlc_str(s, "sp", "0"),
 	    sdlc_str(s, "unestimated", "0"));
-	list = json_object_object_get(o, "issues");
+	list = sdlc_array(o, "issues");
 	if (json_object_array_length(list) == 0)
 		buf_puts(out, "\nзадач в спринте нет");
 	for (i = 0; i < json_object_array_length(list); i++) {
@@ -149,7 +149,7 @@ jira_backlog(struct sdlc_ctx *ctx, struct json_object *args)
 	snprintf(extra, sizeof extra, "&limit=%d", limit);
 	if ((rc = agile_get(ctx, "/agile/backlog", extra, &o)) != 0)
 		return rc;
-	list = json_object_object_get(o, "issues");
+	list = sdlc_array(o, "issues");
 	n = json_object_array_length(list);
 	total = json_object_get_uint64(json_object_object_get(o, "total"));
 	buf_puts(out, n == 0 ? "бэклог пуст" : "позиция | ключ | тема | статус | исполнитель | SP");

@@ -49,15 +49,16 @@ att_size_text(struct buf *out, struct json_object *a)
 void
 jira_card_files(struct buf *out, struct json_object *it, const char *comment)
 {
-	struct json_object	*all = json_object_object_get(it, "attachments"), *a, *refs;
+	struct json_object	*all = sdlc_array(it, "attachments"), *a, *refs;
+	const char		*ref;
 	size_t			 i, j, n = 0;
 
 	for (i = 0; i < json_object_array_length(all); i++) {
 		a = json_object_array_get_idx(all, i);
-		refs = json_object_object_get(a, "comments");
+		refs = sdlc_array(a, "comments");
 		for (j = 0; j < json_object_array_length(refs); j++)
-			if (strcmp(json_object_get_string(json_object_array_get_idx(refs, j)),
-			    comment) == 0) {
+			if ((ref = json_object_get_string(json_object_array_get_idx(refs, j))) !=
+			    NULL && strcmp(ref, comment) == 0) {
 				buf_printf(out, "%s#%s %s", n++ ? ", " : "\nфайлы: ",
 				    sdlc_str(a, "id", ""), sdlc_str(a, "name", ""));
 				break;
@@ -68,7 +69,7 @@ jira_card_files(struct buf *out, struct json_object *it, const char *comment)
 void
 jira_card_attachments(struct buf *out, struct json_object *it)
 {
-	struct json_object	*all = json_object_object_get(it, "attachments"), *a, *refs;
+	struct json_object	*all = sdlc_array(it, "attachments"), *a, *refs;
 	size_t			 i, j, n = json_object_array_length(all);
 
 	if (n == 0) {
@@ -84,7 +85,7 @@ jira_card_attachments(struct buf *out, struct json_object *it)
 		sdlc_time(out, sdlc_str(a, "created", NULL), 0);
 		if (json_object_get_boolean(json_object_object_get(a, "in_description")))
 			buf_puts(out, ", в описании");
-		refs = json_object_object_get(a, "comments");
+		refs = sdlc_array(a, "comments");
 		for (j = 0; j < json_object_array_length(refs); j++)
 			buf_printf(out, ", в #%s", json_object_get_string(
 			    json_object_array_get_idx(refs, j)));
@@ -102,7 +103,7 @@ jira_card_attachments(struct buf *out, struct json_object *it)
 static struct json_object *
 att_find(struct json_object *it, const char *want, size_t *same)
 {
-	struct json_object	*all = json_object_object_get(it, "attachments"), *a, *found = NULL;
+	struct json_object	*all = sdlc_array(it, "attachments"), *a, *found = NULL;
 	const char		*num = want[0] == '#' ? want + 1 : want;
 	size_t			 i;
 

@@ -41,7 +41,7 @@ jira_batch_create(struct sdlc_ctx *ctx, struct json_object *args)
 	struct json_object	*body, *o, *commands = NULL;
 	int			 rc;
 
-	if (json_object_deep_copy(json_object_object_get(args, "commands"), &commands,
+	if (json_object_deep_copy(sdlc_array(args, "commands"), &commands,
 	    NULL) != 0)
 		return 1;
 	if ((rc = jira_upload_paths(ctx, commands)) != 0) {
@@ -74,7 +74,7 @@ jira_batch_view(struct buf *out, struct json_object *b)
 	    sdlc_str(b, "title", ""), sdlc_str(b, "project", "—"), sdlc_str(b, "author", ""));
 	sdlc_time(out, sdlc_str(b, "created", NULL), 1);
 	buf_printf(out, "): %s", sdlc_str(b, "state", ""));
-	cmds = json_object_object_get(b, "commands");
+	cmds = sdlc_array(b, "commands");
 	for (i = 0; i < json_object_array_length(cmds); i++) {
 		c = json_object_array_get_idx(cmds, i);
 		buf_printf(out, "\n#%s %s — %s", sdlc_str(c, "id", ""), sdlc_str(c, "type", ""),
@@ -126,7 +126,7 @@ jira_batches(struct sdlc_ctx *ctx, struct json_object *args)
 	buf_release(&q);
 	if (rc != 0)
 		return rc;
-	list = json_object_object_get(o, "batches");
+	list = sdlc_array(o, "batches");
 	n = json_object_array_length(list);
 	buf_puts(ctx->out, n == 0 ? "пакетов нет" :
 	    "id | проект | название | состояние | команд | создан");
@@ -249,7 +249,7 @@ jira_batch_cancel(struct sdlc_ctx *ctx, struct json_object *args)
 		return rc;
 	b = json_object_object_get(o, "batch");
 	jira_batch_view(ctx->out, b);
-	cmds = json_object_object_get(b, "commands");
+	cmds = sdlc_array(b, "commands");
 	for (i = 0; i < json_object_array_length(cmds); i++) {
 		c = json_object_array_get_idx(cmds, i);
 		if (strcmp(sdlc_str(c, "state", ""), "claimed") != 0)

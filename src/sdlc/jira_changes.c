@@ -125,7 +125,7 @@ changes_event(struct buf *out, struct json_object *ev, int dated, const struct t
 void
 jira_card_changes(struct buf *out, struct json_object *it)
 {
-	struct json_object	*a = json_object_object_get(it, "changes");
+	struct json_object	*a = sdlc_array(it, "changes");
 	size_t			 i, n;
 	time_t			 now = time(NULL);
 	struct tm		 today;
@@ -273,7 +273,7 @@ jira_changes(struct sdlc_ctx *ctx, struct json_object *args)
 	sdlc_time(ctx->out, sdlc_str(o, "since", NULL), 1);
 	buf_puts(ctx->out, " по ");
 	sdlc_time(ctx->out, sdlc_str(o, "until", NULL), 1);
-	events = json_object_object_get(o, "events");
+	events = sdlc_array(o, "events");
 	if (json_object_array_length(events) == 0)
 		buf_puts(ctx->out, "\nза период изменений нет");
 	changes_groups(ctx->out, events);

@@ -82,7 +82,7 @@ jira_settings_get(struct sdlc_ctx *ctx, struct json_object *args)
 	if ((rc = sdlc_hub(ctx, "GET", path, NULL, &o)) != 0)
 		return rc;
 	buf_printf(ctx->out, "settings_version: %s", sdlc_str(o, "version", "0"));
-	list = json_object_object_get(o, "settings");
+	list = sdlc_array(o, "settings");
 	for (i = 0; i < json_object_array_length(list); i++) {
 		s = json_object_array_get_idx(list, i);
 		buf_printf(ctx->out, "\n%s = %s%s", sdlc_str(s, "name", ""), sdlc_str(s, "value", ""),
@@ -127,7 +127,7 @@ jira_sync_log(struct sdlc_ctx *ctx, struct json_object *args)
 	    json_object_object_get_ex(args, "limit", &v) ? json_object_get_int(v) : 10);
 	if ((rc = sdlc_hub(ctx, "GET", path, NULL, &o)) != 0)
 		return rc;
-	list = json_object_object_get(o, "sync_runs");
+	list = sdlc_array(o, "sync_runs");
 	n = json_object_array_length(list);
 	if (n == 0)
 		buf_puts(ctx->out, "прогонов обновления ещё не было");
@@ -186,7 +186,7 @@ sdlc_agent_view(struct buf *out, struct json_object *o)
 		    sdlc_str(c, "type", ""), sdlc_str(c, "batch", ""));
 	else
 		buf_puts(out, "\nтекущей команды нет");
-	a = json_object_object_get(o, "handed_again");
+	a = sdlc_array(o, "handed_again");
 	if (json_object_array_length(a) == 0)
 		buf_puts(out, "\nдовыданных команд нет");
 	else

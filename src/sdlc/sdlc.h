@@ -115,5 +115,11 @@ void	sdlc_mcp_fragment(struct buf *out, const char *module, const char *label);
 int	sdlc_batch_poll(struct sdlc_ctx *ctx, long long id, long seconds, struct json_object **out);
 /* A member of o as a string, or dash when absent or null. */
 const char *sdlc_str(struct json_object *o, const char *key, const char *dash);
+/*
+ * The member key of a hub answer when it is an array, otherwise an empty
+ * one (shared, never to be changed or put): a hub that answers another
+ * shape shows as nothing, never as a crash.
+ */
+struct json_object *sdlc_array(struct json_object *o, const char *key);
 
 #endif

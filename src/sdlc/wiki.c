@@ -26,7 +26,7 @@ wiki_projects(struct sdlc_ctx *ctx, struct json_object *args)
 	(void)args;
 	if ((rc = sdlc_hub(ctx, "GET", "/projects?module=wiki", NULL, &o)) != 0)
 		return rc;
-	list = json_object_object_get(o, "projects");
+	list = sdlc_array(o, "projects");
 	n = json_object_array_length(list);
 	buf_puts(ctx->out, n == 0 ? "проектов нет: project_create" :
 	    "метка | название | корень вики | страниц | последняя синхронизация");

@@ -76,7 +76,7 @@ wiki_tree_tool(struct sdlc_ctx *ctx, struct json_object *args)
 	buf_release(&rest);
 	if (rc != 0)
 		return rc;
-	list = json_object_object_get(o, "pages");
+	list = sdlc_array(o, "pages");
 	for (i = 0; i < json_object_array_length(list); i++) {
 		p = json_object_array_get_idx(list, i);
 		if (i > 0)
@@ -106,7 +106,7 @@ wiki_header(struct buf *out, struct json_object *o)
 	    sdlc_str(p, "code", ""), sdlc_str(p, "title", ""), sdlc_str(p, "path", ""),
 	    sdlc_str(p, "source", "—"));
 	sdlc_time(out, sdlc_str(p, "synced", NULL), 1);
-	a = json_object_object_get(p, "attachments");
+	a = sdlc_array(p, "attachments");
 	n = json_object_array_length(a);
 	buf_puts(out, n == 0 ? "\nвложений нет" : "\nвложения:");
 	for (i = 0; i < n; i++) {
@@ -153,7 +153,8 @@ wiki_page_tool(struct sdlc_ctx *ctx, struct json_object *args)
 	buf_release(&path);
 	if (rc != 0)
 		return rc;
-	if ((list = json_object_object_get(o, "candidates")) != NULL) {
+	if (json_object_object_get(o, "candidates") != NULL) {
+		list = sdlc_array(o, "candidates");
 		if (json_object_array_length(list) == 0)
 			buf_printf(ctx->out, "страницы с названием «%s» нет, похожих тоже",
 			    json_object_get_string(title));
@@ -198,7 +199,7 @@ wiki_search_tool(struct sdlc_ctx *ctx, struct json_object *args)
 	buf_release(&rest);
 	if (rc != 0)
 		return rc;
-	list = json_object_object_get(o, "pages");
+	list = sdlc_array(o, "pages");
 	n = json_object_array_length(list);
 	if (n == 0)
 		buf_printf(ctx->out, "по запросу «%s» ничего не нашлось",

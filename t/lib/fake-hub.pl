@@ -1,0 +1,62 @@
+#!/usr/bin/perl
+# fake-hub.pl: an HTTP server on 127.0.0.1 that answers every request to the
+# sdlc hub API with 200 and one JSON document whose members all have the
+# wrong shapes (objects where lists go, strings where numbers go, lists
+# where text goes), for t6590: a module server must answer each tool and
+# never crash on such a hub.
+#
+# Usage: fake-hub.pl --port-file FILE --log FILE
+#
+# Each request appends "METHOD PATH" to the log.  SIGTERM stops it.
+#
+# Licensed under the ISC license, see LICENSE.
+use strict;
+use warnings;
+use IO::Socket::INET;
+
+my ($port_file, $log);
+while (@ARGV) {
+	my $a = shift @ARGV;
+	if ($a eq '--port-file') { $port_file = shift @ARGV }
+	elsif ($a eq '--log') { $log = shift @ARGV }
+	else { die "fake-hub.pl: unknown argument $a\n" }
+}
+die "usage: fake-hub.pl --port-file FILE --log FILE\n" unless defined $port_file && defined $log;
+
+my $doc = '{"project":{"label":"AURORA","name":[1],"wiki_root":{},"wiki_synced":"x",'
+	. '"board_id":{}},"projects":{"a":1},"issues":"x","truncated":"yes","total":"many",'
+	. '"issue":{"key":1,"summary":{},"labels":{},"fields":"f","links":3,"comments":null,'
+	. '"comment_count":{},"commands":"c","notes":[1,2],"attachments":{"a":1},'
+	. '"changes":"c","change_count":"7","created":[],"due":{}},'
+	. '"events":{"e":1},"since":5,"until":[],"sprints":1,"board":{"id":"x"},'
+	. '"sprint":"s","closed_more":"z","batch":{"commands":"no","id":[]},"batches":2,'
+	. '"settings":{},"sync_runs":"s","handed_again":{},"pages":{},"tree":"t",'
+	. '"page":{"code":{},"attachments":"a","text":7,"children":{}},'
+	. '"attachment":{"state":"ready","size":"big","id":{},"name":[]},'
+	. '"results":{},"candidates":"c","queued":"q","online":"maybe","id":"1","commands":"2"}';
+
+my $srv = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Listen => 16,
+	ReuseAddr => 1) or die "fake-hub.pl: listen: $!\n";
+open my $pf, '>', "$port_file.tmp" or die "fake-hub.pl: $port_file: $!\n";
+print $pf $srv->sockport, "\n";
+close $pf;
+rename "$port_file.tmp", $port_file or die "fake-hub.pl: $port_file: $!\n";
+$SIG{TERM} = sub { exit 0 };
+
+while (my $c = $srv->accept) {
+	my ($line, $len) = (scalar <$c>, 0);
+	next unless defined $line;
+	while (my $h = <$c>) {
+		last if $h =~ /^\r?\n$/;
+		$len = $1 if $h =~ /^Content-Length:\s*(\d+)/i;
+	}
+	read $c, my $body, $len if $len > 0;
+	my ($method, $path) = split / /, $line;
+	$path =~ s/\?.*//;
+	open my $lf, '>>', $log or die "fake-hub.pl: $log: $!\n";
+	print $lf "$method $path\n";
+	close $lf;
+	print $c "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+		. length($doc) . "\r\nConnection: close\r\n\r\n$doc";
+	close $c;
+}
