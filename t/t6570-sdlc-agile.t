@@ -27,7 +27,9 @@ def issue(n; status; sprint; sp; rank): {id: n, key: ("AWPCA-" + (n | tostring))
      columns: [{name: "К работе", statuses: ["Новая"]},
                {name: "В работе", statuses: ["В работе", "Проверка"]},
                {name: "Готово", statuses: ["Готово"]}]},
-    {label: "NOBOARD", name: "Без доски"}],
+    {label: "NOBOARD", name: "Без доски"},
+    {label: "OTHER", name: "Другая доска", board_id: 88,
+     sprints: [{name: "AWPCA_Sprint_3_Corrections", state: "active"}]}],
   issues: [
     issue(1; "Готово"; "AWPCA_Sprint_3_Corrections"; 3; null),
     issue(2; "В работе"; "AWPCA_Sprint_3_Corrections"; 5; null),
@@ -37,7 +39,9 @@ def issue(n; status; sprint; sp; rank): {id: n, key: ("AWPCA-" + (n | tostring))
     issue(6; "Новая"; "S1"; null; 1000),
     issue(7; "В работе"; null; 8; 2000),
     issue(8; "Готово"; null; 1; 500),
-    issue(9; "Новая"; null; null; null)
+    issue(9; "Новая"; null; null; null),
+    {id: 20, key: "OTHER-1", summary: "Чужая", status: "Новая", labels: ["OTHER"],
+     sprint: "AWPCA_Sprint_3_Corrections", created: "2026-10-01T10:00:00Z"}
   ]}' >agile.json && fm tracker import agile.json >/dev/null || { echo "Bail out! fixture"; exit 1; }
 
 # tool NAME ARGS_JSON [LABEL]: one tool in a session bound to AWPCA (or LABEL), its text in tool.txt
@@ -116,7 +120,8 @@ AWPCA-6" &&
 	grep -c "AWPCA-[234] " tool.txt | grep -x 3 &&
 	tool changes "{\"hours\":1,\"key\":\"AWPCA-5\",\"kinds\":\"field\"}" &&
 	grep "claude: спринт: — → «AWPCA_Sprint_5»" tool.txt &&
-	grep "claude: SP: «1» → «2.5»" tool.txt
+	grep "claude: SP: «1» → «2.5»" tool.txt &&
+	test "$(db_sql "SELECT sprint FROM tracker_issues WHERE issue_key = \"OTHER-1\"")" = AWPCA_Sprint_3_Corrections
 '
 
 test_expect_success 'an unknown sprint or a closed one fails the command with the reason' '

@@ -221,9 +221,11 @@ static const char SQL_SPRINT_START[] =
 static const char SQL_SPRINT_CLOSE[] =
     "UPDATE tracker_sprints SET state = 'closed', closed_at = UTC_TIMESTAMP(3)"
     " WHERE board_id = ? AND name = ?";
-/* what is not done goes back to the backlog */
+/* what is not done goes back to the backlog: the issues of the board's projects only */
 static const char SQL_SPRINT_UNDONE[] =
-    "UPDATE tracker_issues i SET i.sprint = NULL WHERE i.sprint = ? AND NOT " DONE("?");
+    "UPDATE tracker_issues i SET i.sprint = NULL WHERE i.sprint = ? AND NOT " DONE("?")
+    " AND EXISTS (SELECT 1 FROM tracker_issue_labels l JOIN tracker_projects p"
+    "  ON p.label = l.label WHERE l.issue_id = i.id AND p.board_id = ?)";
 static const char SQL_RANKED[] =
     "SELECT issue_key FROM tracker_issues WHERE issue_rank IS NOT NULL OR issue_key IN (?, ?)"
     " ORDER BY issue_rank IS NULL, issue_rank, id FOR UPDATE";
@@ -336,8 +338,8 @@ tracker_local_agile(struct db *db, const char *type, const char *author,
 		rc = db_run(db, DB_ONCE, SQL_SPRINT_START, NULL, NULL, NULL, e, "us", board, sprint);
 	else if ((rc = db_run(db, DB_ONCE, SQL_SPRINT_CLOSE, NULL, NULL, NULL, e, "us", board,
 	    sprint)) == 0)
-		rc = db_run(db, DB_ONCE, SQL_SPRINT_UNDONE, NULL, NULL, NULL, e, "suuu", sprint,
-		    board, board, board);
+		rc = db_run(db, DB_ONCE, SQL_SPRINT_UNDONE, NULL, NULL, NULL, e, "suuuu", sprint,
+		    board, board, board, board);
 	db_rows_release(&r);
 	return rc;
 }
