@@ -167,6 +167,14 @@ struct json_object *tracker_row(const struct db_rows *r, size_t row, const char 
 		    const char *kinds);
 struct json_object *tracker_rows(const struct db_rows *r, size_t max, const char *const *names,
 		    const char *kinds);
+/*
+ * In an open transaction: locks the agent's command, which must be claimed
+ * and of one of types (NULL-terminated); its state into state ("" when
+ * there is no such command of those types).  ERR_INVALID otherwise
+ * (db_wiki_upload.c; the wiki's sync, upload and fetch ends).
+ */
+int		 wiki_command_lock(struct db *db, uint64_t command, const char *const *types,
+		    char *state, size_t len, struct err *e);
 /* Whether s is a fixture's time, "YYYY-MM-DDTHH:MM:SSZ" (db_tracker.c). */
 int		 tracker_time_ok(const char *s);
 /* A fixture member's string, or NULL when absent or null; *bad set when of another type. */

@@ -29,8 +29,6 @@ static const char SQL_COMMAND[] =
     "SELECT c.state, c.type, JSON_VALUE(c.params, '$.attachment'), p.label"
     " FROM tracker_commands c JOIN tracker_batches b ON b.id = c.batch_id"
     " JOIN tracker_projects p ON p.id = b.project_id WHERE c.id = ?";
-static const char SQL_COMMAND_LOCK[] =
-    "SELECT state FROM tracker_commands WHERE id = ? AND type = 'wiki_fetch' FOR UPDATE";
 static const char SQL_SOURCE[] =
     "SELECT a.source, a.size, a.name, (SELECT s.revision FROM wiki_sync_runs s"
     "  WHERE s.project_id = p.id AND s.state = 'done' ORDER BY s.id DESC LIMIT 1),"
@@ -209,22 +207,15 @@ int
 wiki_fetch_end(struct db *db, uint64_t command, uint64_t attachment, const char *bytes,
     size_t len, const char *why, uint64_t cap, char *state, size_t state_len, struct err *e)
 {
-	struct db_rows	 r = { 0 };
-	char		 over[160];
-	int		 rc;
+	static const char *const types[] = { "wiki_fetch", NULL };
+	struct db_rows		 r = { 0 };
+	char			 over[160];
+	int			 rc;
 
-	state[0] = '\0';
 	if ((rc = db_begin(db, e)) != 0)
 		return rc;
-	if ((rc = db_run(db, DB_ONCE, SQL_COMMAND_LOCK, &r, NULL, NULL, e, "u", command)) != 0)
+	if ((rc = wiki_command_lock(db, command, types, state, state_len, e)) != 0)
 		goto fail;
-	if (r.n > 0)
-		db_copy_str(state, state_len, db_rows_get(&r, 0, 0));
-	if (r.n == 0 || strcmp(state, "claimed") != 0) {
-		rc = ERR_INVALID;
-		goto fail;
-	}
-	db_rows_release(&r);
 	/* The attachment may have gone with a sync meanwhile: the command still ends. */
 	if ((rc = db_run(db, DB_ONCE, SQL_ATT_LOCK, &r, NULL, NULL, e, "uu", attachment,
 	    command)) != 0)

@@ -25,8 +25,6 @@ static const char SQL_BATCH_ADD[] =
 static const char SQL_COMMAND_ADD[] =
     "INSERT INTO tracker_commands (batch_id, seq, type, params, state, updated_at)"
     " VALUES (?, 1, 'wiki_sync', ?, 'queued', UTC_TIMESTAMP(3))";
-static const char SQL_COMMAND_LOCK[] =
-    "SELECT state, type FROM tracker_commands WHERE id = ? FOR UPDATE";
 static const char SQL_COMMAND_END[] =
     "UPDATE tracker_commands SET state = ?, error = ?, result = ?,"
     " updated_at = UTC_TIMESTAMP(3) WHERE id = ?";
@@ -180,24 +178,14 @@ static int
 wiki_end_begin(struct db *db, uint64_t command, const char *label, const char *root,
     uint64_t *project, char *state, size_t len, struct err *e)
 {
-	struct db_rows	 r = { 0 };
-	int		 rc;
+	static const char *const types[] = { "wiki_sync", NULL };
+	struct db_rows		 r = { 0 };
+	int			 rc;
 
-	state[0] = '\0';
 	if ((rc = db_begin(db, e)) != 0)
 		return rc;
-	if ((rc = db_run(db, DB_ONCE, SQL_COMMAND_LOCK, &r, NULL, NULL, e, "u", command)) != 0)
+	if ((rc = wiki_command_lock(db, command, types, state, len, e)) != 0)
 		goto done;
-	if (r.n == 0 || strcmp(db_rows_get(&r, 0, 1), "wiki_sync") != 0) {
-		rc = ERR_INVALID;
-		goto done;
-	}
-	snprintf(state, len, "%s", db_rows_get(&r, 0, 0));
-	if (strcmp(state, "claimed") != 0) {
-		rc = ERR_INVALID;
-		goto done;
-	}
-	db_rows_release(&r);
 	if ((rc = db_run(db, DB_ONCE, SQL_LOCK_PROJECT, &r, NULL, NULL, e, "s", label)) != 0)
 		goto done;
 	if (r.n == 0)

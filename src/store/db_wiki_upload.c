@@ -26,29 +26,39 @@ static const char SQL_PARTS[] =
     "SELECT data FROM wiki_upload_parts WHERE command_id = ? ORDER BY part";
 
 int
-wiki_upload_part(struct db *db, uint64_t command, unsigned part, const char *text,
-    size_t len, size_t max, size_t *total, char *state, size_t state_len, struct err *e)
+wiki_command_lock(struct db *db, uint64_t command, const char *const *types, char *state,
+    size_t len, struct err *e)
 {
 	struct db_rows	 r = { 0 };
+	size_t		 i;
 	int		 rc;
 
 	state[0] = '\0';
+	if ((rc = db_run(db, DB_ONCE, SQL_COMMAND_LOCK, &r, NULL, NULL, e, "u", command)) != 0)
+		return rc;
+	for (i = 0; r.n > 0 && types[i] != NULL; i++)
+		if (strcmp(db_rows_get(&r, 0, 1), types[i]) == 0)
+			break;
+	if (r.n > 0 && types[i] != NULL)
+		db_copy_str(state, len, db_rows_get(&r, 0, 0));
+	rc = strcmp(state, "claimed") == 0 ? 0 : ERR_INVALID;
+	db_rows_release(&r);
+	return rc;
+}
+
+int
+wiki_upload_part(struct db *db, uint64_t command, unsigned part, const char *text,
+    size_t len, size_t max, size_t *total, char *state, size_t state_len, struct err *e)
+{
+	static const char *const types[] = { "wiki_sync", "wiki_fetch", NULL };
+	struct db_rows		 r = { 0 };
+	int			 rc;
+
 	*total = 0;
 	if ((rc = db_begin(db, e)) != 0)
 		return rc;
-	if ((rc = db_run(db, DB_ONCE, SQL_COMMAND_LOCK, &r, NULL, NULL, e, "u", command)) != 0)
+	if ((rc = wiki_command_lock(db, command, types, state, state_len, e)) != 0)
 		goto fail;
-	if (r.n == 0 || (strcmp(db_rows_get(&r, 0, 1), "wiki_sync") != 0 &&
-	    strcmp(db_rows_get(&r, 0, 1), "wiki_fetch") != 0)) {
-		rc = ERR_INVALID;
-		goto fail;
-	}
-	snprintf(state, state_len, "%s", db_rows_get(&r, 0, 0));
-	if (strcmp(state, "claimed") != 0) {
-		rc = ERR_INVALID;
-		goto fail;
-	}
-	db_rows_release(&r);
 	if (part == 0 &&
 	    (rc = db_run(db, DB_ONCE, SQL_PARTS_DROP, NULL, NULL, NULL, e, "u", command)) != 0)
 		goto fail;

@@ -17,24 +17,13 @@
 # Licensed under the ISC license, see LICENSE.
 use strict;
 use warnings;
-use IO::Socket::INET;
+use FindBin;
+use lib $FindBin::Bin;
+use FakeServer;
 use POSIX ();
 
-my ($port_file, $log);
-while (@ARGV) {
-	my $a = shift @ARGV;
-	if ($a eq '--port-file') { $port_file = shift @ARGV }
-	elsif ($a eq '--log') { $log = shift @ARGV }
-	else { die "fake-http.pl: unknown argument $a\n" }
-}
-die "usage: fake-http.pl --port-file FILE --log FILE\n" unless defined $port_file && defined $log;
-
-my $server = IO::Socket::INET->new(Listen => 16, LocalAddr => '127.0.0.1', LocalPort => 0,
-    ReuseAddr => 1, Proto => 'tcp') or die "fake-http.pl: cannot listen: $!\n";
-open my $pf, '>', "$port_file.tmp" or die "fake-http.pl: $port_file: $!\n";
-print $pf $server->sockport, "\n";
-close $pf;
-rename "$port_file.tmp", $port_file or die "fake-http.pl: $port_file: $!\n";
+my ($port_file, $log) = FakeServer::args('fake-http.pl');
+my $server = FakeServer::listen('fake-http.pl', $port_file);
 
 my %children;
 $SIG{PIPE} = 'IGNORE';
@@ -63,7 +52,7 @@ sub serve {
 	}
 	my $body = '';
 	read($c, $body, $len) if $len > 0;
-	if (open my $lf, '>>', $log) { print $lf "$method $path\n"; close $lf }
+	FakeServer::logged($log, $method, $path);
 	if ($path eq '/redirect') {
 		answer($c, '302 Found', ['Location: http://other.example/mcp'], '');
 	} elsif ($path eq '/hang') {

@@ -12,16 +12,11 @@
 # Licensed under the ISC license, see LICENSE.
 use strict;
 use warnings;
-use IO::Socket::INET;
+use FindBin;
+use lib $FindBin::Bin;
+use FakeServer;
 
-my ($port_file, $log);
-while (@ARGV) {
-	my $a = shift @ARGV;
-	if ($a eq '--port-file') { $port_file = shift @ARGV }
-	elsif ($a eq '--log') { $log = shift @ARGV }
-	else { die "fake-hub.pl: unknown argument $a\n" }
-}
-die "usage: fake-hub.pl --port-file FILE --log FILE\n" unless defined $port_file && defined $log;
+my ($port_file, $log) = FakeServer::args('fake-hub.pl');
 
 my $doc = '{"project":{"label":"AURORA","name":[1],"wiki_root":{},"wiki_synced":"x",'
 	. '"board_id":{}},"projects":{"a":1},"issues":"x","truncated":"yes","total":"many",'
@@ -35,12 +30,7 @@ my $doc = '{"project":{"label":"AURORA","name":[1],"wiki_root":{},"wiki_synced":
 	. '"attachment":{"state":"ready","size":"big","id":{},"name":[]},'
 	. '"results":{},"candidates":"c","queued":"q","online":"maybe","id":"1","commands":"2"}';
 
-my $srv = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Listen => 16,
-	ReuseAddr => 1) or die "fake-hub.pl: listen: $!\n";
-open my $pf, '>', "$port_file.tmp" or die "fake-hub.pl: $port_file: $!\n";
-print $pf $srv->sockport, "\n";
-close $pf;
-rename "$port_file.tmp", $port_file or die "fake-hub.pl: $port_file: $!\n";
+my $srv = FakeServer::listen('fake-hub.pl', $port_file);
 $SIG{TERM} = sub { exit 0 };
 
 while (my $c = $srv->accept) {
@@ -52,10 +42,7 @@ while (my $c = $srv->accept) {
 	}
 	read $c, my $body, $len if $len > 0;
 	my ($method, $path) = split / /, $line;
-	$path =~ s/\?.*//;
-	open my $lf, '>>', $log or die "fake-hub.pl: $log: $!\n";
-	print $lf "$method $path\n";
-	close $lf;
+	FakeServer::logged($log, $method, $path);
 	print $c "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
 		. length($doc) . "\r\nConnection: close\r\n\r\n$doc";
 	close $c;
