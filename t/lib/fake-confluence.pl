@@ -21,7 +21,9 @@
 # Licensed under the ISC license, see LICENSE.
 use strict;
 use warnings;
-use IO::Socket::INET;
+use FindBin;
+use lib $FindBin::Bin;
+use FakeServer;
 use MIME::Base64 ();
 use POSIX ();
 
@@ -37,12 +39,7 @@ while (@ARGV) {
 die "usage: fake-confluence.pl --dir DIR --port-file FILE --log FILE [--auth USER:TOKEN]\n"
     unless defined $dir && defined $port_file && defined $log;
 
-my $server = IO::Socket::INET->new(Listen => 16, LocalAddr => '127.0.0.1', LocalPort => 0,
-    ReuseAddr => 1, Proto => 'tcp') or die "fake-confluence.pl: cannot listen: $!\n";
-open my $pf, '>', "$port_file.tmp" or die "fake-confluence.pl: $port_file: $!\n";
-print $pf $server->sockport, "\n";
-close $pf;
-rename "$port_file.tmp", $port_file or die "fake-confluence.pl: $port_file: $!\n";
+my $server = FakeServer::listen('fake-confluence.pl', $port_file);
 
 my %children;
 $SIG{PIPE} = 'IGNORE';
