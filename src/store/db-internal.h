@@ -9,6 +9,10 @@
 struct err;
 
 #define DB_DATE(col)		"DATE_FORMAT(" col ", '%Y-%m-%dT%H:%i:%sZ')"
+/* story points (a DECIMAL(8,2)) as written: 3, 2.5, not 3.00, 2.50; NULL stays NULL */
+#define DB_POINTS(col) \
+    "IF(" col " = ROUND(" col "), CAST(ROUND(" col ") AS CHAR)," \
+    " TRIM(TRAILING '0' FROM " col "))"
 
 /* Statements are cached by the address of their (static) SQL text. */
 struct db_cached {
@@ -188,6 +192,19 @@ int		 tracker_issue_changes(struct db *db, struct json_object *o, uint64_t issue
 		    int max, struct err *e);
 int		 tracker_import_changes(struct db *db, struct json_object *list, uint64_t issue,
 		    const char *key, struct err *e);
+/*
+ * The hub's copies of attachments kept within cap bytes (db_attachments.c):
+ * room for a copy of len bytes made by dropping the copies fetched longest
+ * ago; ERR_TOOBIG when len alone is over cap.  The statements: the bytes
+ * stored and the oldest copy (id, length), each with the parameters scope
+ * names ("" or "u" for a project), then its drop and its attachment's
+ * state back to remote (the id).
+ */
+struct db_copies {
+	const char	*scope, *stored, *oldest, *evict, *evicted;
+};
+int		 db_copies_room(struct db *db, const struct db_copies *q, uint64_t scope,
+		    uint64_t len, uint64_t cap, struct err *e);
 /*
  * Attachments (db_attachments.c): an issue's as its card's "attachments",
  * newest first; a fixture issue's "attachments" loaded; the local

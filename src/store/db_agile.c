@@ -25,16 +25,13 @@
     " COALESCE(" COL_POS(board) " = (SELECT MAX(c.position) FROM tracker_board_columns c" \
     "  WHERE c.board_id = " board "), 0)," \
     " i.status IN ('Готово', 'Done', 'Закрыта', 'Closed', 'Resolved', 'Решена'))"
-#define SP_TEXT(col) \
-    "IF(" col " IS NULL, NULL, IF(" col " = ROUND(" col "), CAST(ROUND(" col ") AS CHAR)," \
-    " TRIM(TRAILING '0' FROM " col ")))"
 
 static const char SQL_BOARD[] =
     "SELECT board_id, board_type FROM tracker_projects WHERE label = ?";
 static const char SQL_SPRINTS[] =
     "SELECT s.name, s.state, DATE_FORMAT(s.start_date, '%Y-%m-%d'),"
     " DATE_FORMAT(s.end_date, '%Y-%m-%d'), s.goal, COUNT(x.id), COALESCE(SUM(x.done), 0),"
-    " " SP_TEXT("SUM(x.story_points)") ", " SP_TEXT("SUM(IF(x.done, x.story_points, 0))") ","
+    " " DB_POINTS("SUM(x.story_points)") ", " DB_POINTS("SUM(IF(x.done, x.story_points, 0))") ","
     " COALESCE(SUM(x.id IS NOT NULL AND x.story_points IS NULL), 0)"
     " FROM tracker_sprints s LEFT JOIN (SELECT i.id, i.sprint, i.story_points, " DONE("?")
     "  AS done FROM tracker_issues i JOIN tracker_issue_labels l ON l.issue_id = i.id"
@@ -46,12 +43,12 @@ static const char SQL_SPRINTS[] =
 static const char SQL_SPRINT_ISSUES[] =
     "SELECT i.issue_key, i.summary, i.status, COALESCE((SELECT c.column_name FROM"
     " tracker_board_columns c WHERE c.board_id = ? AND c.status = i.status), i.status),"
-    " i.assignee, " SP_TEXT("i.story_points")
+    " i.assignee, " DB_POINTS("i.story_points")
     " FROM tracker_issues i JOIN tracker_issue_labels l ON l.issue_id = i.id AND l.label = ?"
     " WHERE i.sprint = ? ORDER BY COALESCE(" COL_POS("?") ", 1000000), i.status,"
     " i.issue_rank IS NULL, i.issue_rank, i.id";
 static const char SQL_BACKLOG[] =
-    "SELECT i.issue_key, i.summary, i.status, i.assignee, " SP_TEXT("i.story_points")
+    "SELECT i.issue_key, i.summary, i.status, i.assignee, " DB_POINTS("i.story_points")
     " FROM tracker_issues i JOIN tracker_issue_labels l ON l.issue_id = i.id AND l.label = ?"
     " WHERE NOT " DONE("?") " AND (i.sprint IS NULL OR NOT EXISTS (SELECT 1 FROM"
     "  tracker_sprints s WHERE s.board_id = ? AND s.name = i.sprint AND s.state <> 'closed'))"

@@ -62,6 +62,8 @@ static const char SQL_EVICT[] =
     "DELETE FROM tracker_attachment_contents WHERE attachment_id = ?";
 static const char SQL_EVICTED[] =
     "UPDATE tracker_attachments SET state = 'remote' WHERE id = ?";
+static const struct db_copies att_copies = { "", SQL_STORED, SQL_OLDEST, SQL_EVICT,
+    SQL_EVICTED };
 static const char SQL_COPY[] =
     "REPLACE INTO tracker_attachment_contents (attachment_id, bytes, fetched_at)"
     " SELECT attachment_id, bytes, UTC_TIMESTAMP(3) FROM tracker_attachment_sources"
@@ -220,13 +222,9 @@ tracker_attachment_content(struct db *db, uint64_t id, char **bytes, size_t *len
 	return rc;
 }
 
-/*
- * Room for a copy of len bytes within cap: the copies fetched longest ago
- * dropped (their attachments remote again).  ERR_TOOBIG when len alone is
- * over cap.
- */
-static int
-att_room(struct db *db, uint64_t len, uint64_t cap, struct err *e)
+int
+db_copies_room(struct db *db, const struct db_copies *q, uint64_t scope, uint64_t len,
+    uint64_t cap, struct err *e)
 {
 	struct db_rows	 r = { 0 };
 	uint64_t	 stored, id;
@@ -234,20 +232,20 @@ att_room(struct db *db, uint64_t len, uint64_t cap, struct err *e)
 
 	if (len > cap)
 		return ERR_TOOBIG;
-	if ((rc = db_run(db, DB_ONCE, SQL_STORED, &r, NULL, NULL, e, "")) != 0)
+	if ((rc = db_run(db, DB_ONCE, q->stored, &r, NULL, NULL, e, q->scope, scope)) != 0)
 		return rc;
 	stored = db_to_u64(db_rows_get(&r, 0, 0));
 	db_rows_release(&r);
 	while (stored + len > cap) {
-		if ((rc = db_run(db, DB_ONCE, SQL_OLDEST, &r, NULL, NULL, e, "")) != 0)
+		if ((rc = db_run(db, DB_ONCE, q->oldest, &r, NULL, NULL, e, q->scope, scope)) != 0)
 			return rc;
 		if (r.n == 0)
 			break;
 		id = db_to_u64(db_rows_get(&r, 0, 0));
 		stored -= db_to_u64(db_rows_get(&r, 0, 1));
 		db_rows_release(&r);
-		if ((rc = db_run(db, DB_ONCE, SQL_EVICT, NULL, NULL, NULL, e, "u", id)) != 0 ||
-		    (rc = db_run(db, DB_ONCE, SQL_EVICTED, NULL, NULL, NULL, e, "u", id)) != 0)
+		if ((rc = db_run(db, DB_ONCE, q->evict, NULL, NULL, NULL, e, "u", id)) != 0 ||
+		    (rc = db_run(db, DB_ONCE, q->evicted, NULL, NULL, NULL, e, "u", id)) != 0)
 			return rc;
 	}
 	db_rows_release(&r);
@@ -276,7 +274,8 @@ tracker_local_fetch(struct db *db, uint64_t command, struct json_object *params,
 		if (asprintf(why, "файл в трекере — %s байт, а не %s, как сказано в задаче",
 		    db_rows_get(&r, 0, 1), db_rows_get(&r, 0, 2)) < 0)
 			*why = NULL;
-	} else if ((rc = att_room(db, db_to_u64(db_rows_get(&r, 0, 1)), cap, e)) == ERR_TOOBIG) {
+	} else if ((rc = db_copies_room(db, &att_copies, 0, db_to_u64(db_rows_get(&r, 0, 1)), cap,
+	    e)) == ERR_TOOBIG) {
 		rc = 0;
 		if (asprintf(why, "файл больше, чем хаб хранит копий вложений трекера "
 		    "(tracker_copies_mb = %llu)", (unsigned long long)(cap >> 20)) < 0)

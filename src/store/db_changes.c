@@ -58,8 +58,8 @@ static const char SQL_ADD[] =
 /* The values ensure_fields may change, as the card shows them, locked for the update. */
 static const char SQL_CURRENT[] =
     "SELECT id, summary, description, status, assignee, priority,"
-    " DATE_FORMAT(due_date, '%Y-%m-%d'), TRIM(TRAILING '.' FROM TRIM(TRAILING '0' FROM"
-    " CAST(story_points AS CHAR))), sprint FROM tracker_issues WHERE issue_key = ? FOR UPDATE";
+    " DATE_FORMAT(due_date, '%Y-%m-%d'), " DB_POINTS("story_points") ", sprint"
+    " FROM tracker_issues WHERE issue_key = ? FOR UPDATE";
 
 static int
 changes_known(struct db *db, const char *sql, const char *value, int *yes, struct err *e)

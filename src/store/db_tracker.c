@@ -44,10 +44,7 @@ static const char SQL_COMMAND_ADD[] =
  * row of the project (the first ?) for own issues, a link to one for the
  * neighbours.  The filters follow, each "? IS NULL OR ...".
  */
-/* story points as written: 3, 2.5 (DECIMAL(8,2) would say 3.00, 2.50) */
-#define STORY_POINTS \
-    "IF(i.story_points = ROUND(i.story_points), CAST(ROUND(i.story_points) AS CHAR)," \
-    " TRIM(TRAILING '0' FROM i.story_points))"
+#define STORY_POINTS	DB_POINTS("i.story_points")
 #define ISSUE_LIST_COLS \
     "SELECT i.issue_key, i.summary, i.status, i.issue_type, DATE_FORMAT(i.due_date, '%Y-%m-%d')," \
     " i.assignee, i.sprint, " STORY_POINTS ","

@@ -49,6 +49,8 @@ static const char SQL_EVICT[] =
     "DELETE FROM wiki_attachment_contents WHERE attachment_id = ?";
 static const char SQL_EVICTED[] =
     "UPDATE wiki_attachments SET state = 'remote' WHERE id = ?";
+static const struct db_copies wiki_copies = { "u", SQL_STORED, SQL_OLDEST, SQL_EVICT,
+    SQL_EVICTED };
 static const char SQL_CONTENT_ADD[] =
     "REPLACE INTO wiki_attachment_contents (attachment_id, bytes, fetched_at)"
     " VALUES (?, ?, UTC_TIMESTAMP(3))";
@@ -170,39 +172,6 @@ wiki_fetch_release(struct wiki_fetch *f)
 	memset(f, 0, sizeof *f);
 }
 
-/*
- * In the open transaction: drops the copies of project fetched longest ago
- * until len more bytes fit in cap.  0, or ERR_TOOBIG when len alone does not.
- */
-static int
-wiki_fetch_room(struct db *db, uint64_t project, size_t len, uint64_t cap, struct err *e)
-{
-	struct db_rows	 r = { 0 };
-	uint64_t	 stored, id;
-	int		 rc;
-
-	if (len > cap)
-		return ERR_TOOBIG;
-	if ((rc = db_run(db, DB_ONCE, SQL_STORED, &r, NULL, NULL, e, "u", project)) != 0)
-		return rc;
-	stored = db_to_u64(db_rows_get(&r, 0, 0));
-	db_rows_release(&r);
-	while (stored + len > cap) {
-		if ((rc = db_run(db, DB_ONCE, SQL_OLDEST, &r, NULL, NULL, e, "u", project)) != 0)
-			return rc;
-		if (r.n == 0)
-			break;
-		id = db_to_u64(db_rows_get(&r, 0, 0));
-		stored -= db_to_u64(db_rows_get(&r, 0, 1));
-		db_rows_release(&r);
-		if ((rc = db_run(db, DB_ONCE, SQL_EVICT, NULL, NULL, NULL, e, "u", id)) != 0 ||
-		    (rc = db_run(db, DB_ONCE, SQL_EVICTED, NULL, NULL, NULL, e, "u", id)) != 0)
-			return rc;
-	}
-	db_rows_release(&r);
-	return 0;
-}
-
 int
 wiki_fetch_end(struct db *db, uint64_t command, uint64_t attachment, const char *bytes,
     size_t len, const char *why, uint64_t cap, char *state, size_t state_len, struct err *e)
@@ -224,7 +193,8 @@ wiki_fetch_end(struct db *db, uint64_t command, uint64_t attachment, const char 
 		why = "вложения больше нет в копии вики (она пересинхронизирована): возьмите id "
 		    "из page";
 	if (r.n > 0 && why == NULL &&
-	    (rc = wiki_fetch_room(db, db_to_u64(db_rows_get(&r, 0, 1)), len, cap, e)) != 0) {
+	    (rc = db_copies_room(db, &wiki_copies, db_to_u64(db_rows_get(&r, 0, 1)), len, cap,
+	    e)) != 0) {
 		if (rc != ERR_TOOBIG)
 			goto fail;
 		snprintf(over, sizeof over, "файл больше, чем хаб хранит копий вложений проекта "
