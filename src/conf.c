@@ -54,6 +54,10 @@ static const struct config_key config_keys[] = {
 	{ "endpoint", CK_PATH, F(endpoint), 0 },
 	{ "hub_token", CK_STR, F(hub_token), 0 },
 	{ "hub_url", CK_URL, F(hub_url), 0 },
+	{ "jira_timeout", CK_SECONDS, F(jira_timeout), 0 },
+	{ "jira_token_file", CK_STR, F(jira_token_file), 0 },
+	{ "jira_url", CK_URL, F(jira_url), 0 },
+	{ "jira_user", CK_STR, F(jira_user), 0 },
 	{ "log_level", CK_LEVEL, F(log_level), 0 },
 	{ "max_body", CK_SIZE, F(max_body), 0 },
 	{ "public_hosts", CK_LIST, F(public_hosts), F(n_public_hosts) },
@@ -347,6 +351,7 @@ config_defaults(struct config *c, struct err *e)
 	c->log_level = LOG_INFO;
 	c->search_timeout = 10;
 	c->wiki_confluence_timeout = 30;
+	c->jira_timeout = 30;
 	c->wiki_copies_mb = 256;
 	c->tracker_copies_mb = 1024;
 	c->request_timeout = 10;
@@ -530,6 +535,9 @@ config_release(struct config *c)
 		explicit_bzero(c->hub_token, strlen(c->hub_token));
 	free(c->hub_token);
 	free(c->search_base_url);
+	free(c->jira_url);
+	free(c->jira_user);
+	free(c->jira_token_file);
 	free(c->wiki_confluence_url);
 	free(c->wiki_confluence_user);
 	free(c->wiki_confluence_token_file);

@@ -60,6 +60,10 @@ struct config {
 	unsigned search_timeout;	/* search_timeout: seconds per search (default 10) */
 	unsigned search_hourly_limit;	/* search_hourly_limit: searches per user per hour (default 60) */
 	/* the wiki agent's Confluence backend (forgemcp agent --module wiki --backend confluence) */
+	char	*jira_url;		/* jira_url: the Jira server's base URL, before /rest */
+	char	*jira_user;		/* jira_user: the login for basic authentication; none: a bearer token */
+	char	*jira_token_file;	/* jira_token_file: the file holding its API token or password */
+	unsigned jira_timeout;		/* jira_timeout: seconds per request to it (default 30) */
 	char	*wiki_confluence_url;	/* wiki_confluence_url: the server's base URL, before /rest/api */
 	char	*wiki_confluence_user;	/* wiki_confluence_user: the login for basic authentication; none: a bearer token */
 	char	*wiki_confluence_token_file; /* wiki_confluence_token_file: the file holding its API token or password */

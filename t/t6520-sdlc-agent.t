@@ -26,8 +26,10 @@ test_expect_success 'agent --help; a module or backend it does not have is a usa
 	fm agent --help | grep "usage: forgemcp agent --module jira --backend local" &&
 	{ fm agent --module wiki --backend local 2>err; test $? = 2; } &&
 	grep "agent: the wiki module.s backend is --backend git" err &&
+	{ fm agent --module jira --backend git 2>err; test $? = 2; } &&
+	grep "agent: the jira module.s backend is --backend local or --backend jira" err &&
 	{ fm agent --module jira --backend jira 2>err; test $? = 2; } &&
-	grep "agent: the jira module.s backend is --backend local" err &&
+	grep "agent: the jira backend needs jira_url" err &&
 	{ fm agent --module nope --backend local 2>err; test $? = 2; } &&
 	grep "agent: --module jira or --module wiki" err
 '

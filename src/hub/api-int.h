@@ -76,6 +76,38 @@ void	hub_agent_route(struct db *db, const struct config *cfg, const struct princ
 /* The 409 (404 when state is "") for a command that is not the agent's to report. */
 void	hub_agent_not_claimed(struct core_response *resp, uint64_t id, const char *state);
 
+/*
+ * A file an agent sends for a command in base64 parts of at most a
+ * request body each (api_parts.c): {command, part: 0, 1, …, data, last}
+ * or {command, error}.  hub_part_parse reads the body (-1 after answering
+ * 422); hub_part_take stores the part (of a file of at most max bytes)
+ * and after the last decodes the whole into *bytes (*n; caller frees).
+ */
+struct hub_part {
+	uint64_t	 command;
+	int64_t		 part;
+	const char	*data, *error;
+	int		 last;
+};
+enum hub_part_end {
+	HUB_PART_ANSWERED,	/* answered: a part stored, or refused */
+	HUB_PART_FILE,		/* the whole file is in *bytes */
+	HUB_PART_FAILED,	/* the agent's error, too big, not base64: why */
+};
+int	hub_part_parse(struct json_object *body, struct hub_part *in, struct core_response *resp);
+enum hub_part_end hub_part_take(struct db *db, const struct hub_part *in, size_t max,
+	    char **bytes, size_t *n, char *why, size_t why_len, struct core_response *resp);
+/*
+ * The Jira backend's ends in the hub (api_jira.c): GET agent/file[/content]
+ * (an ensure_attachment's file), POST agent/jira_issues (a page of a
+ * refresh), POST agent/jira_fetch (a fetch_attachment's file in parts).
+ */
+void	hub_agent_file(struct db *db, const char *path, const char *query,
+	    struct core_response *resp);
+void	hub_jira_issues(struct db *db, struct json_object *body, struct core_response *resp);
+void	hub_jira_fetch(struct db *db, const struct config *cfg, struct json_object *body,
+	    struct core_response *resp);
+
 /* POST /hub/issues/{key}/notes (api_misc.c). */
 void	hub_notes(struct db *db, const struct principal *who, const char *key,
 	    struct json_object *body, struct core_response *resp);

@@ -214,6 +214,14 @@ hub_agent_route(struct db *db, const struct config *cfg, const struct principal 
 		    strcmp(module, "wiki") == 0 ? "wiki" : "jira", resp);
 		return;
 	}
+	if ((strcmp(path, "agent/file") == 0 || strcmp(path, "agent/file/content") == 0) &&
+	    strcmp(method, "GET") == 0) {
+		if (!(who->scopes & AUTH_SCOPE_WRITE))
+			hub_refuse(resp, 403, HT_HUB_SCOPE, "write");
+		else
+			hub_agent_file(db, path, query, resp);
+		return;
+	}
 	if (strcmp(method, "POST") != 0) {
 		core_response_header(resp, "Allow", "POST");
 		hub_refuse(resp, 405, HT_HUB_METHOD, method, path);
@@ -237,6 +245,10 @@ hub_agent_route(struct db *db, const struct config *cfg, const struct principal 
 		else
 			hub_wiki_git(db, cfg, hub_agent_id(body, "command"), resp);
 	}
+	else if (strcmp(path, "agent/jira_issues") == 0)
+		hub_jira_issues(db, body, resp);
+	else if (strcmp(path, "agent/jira_fetch") == 0)
+		hub_jira_fetch(db, cfg, body, resp);
 	else if (strcmp(path, "agent/wiki_pages") == 0)
 		hub_wiki_pages(db, body, resp);
 	else if (strcmp(path, "agent/wiki_fetch") == 0)

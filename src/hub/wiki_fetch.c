@@ -245,104 +245,39 @@ hub_wiki_git_fetch(struct db *db, const struct config *cfg, uint64_t id,
 	wiki_fetch_release(&f);
 }
 
-/* The base64 text (len bytes) decoded into a new buffer: *out and *n; -1 when it is not base64. */
-static int
-fetch_decode(const char *text, size_t len, char **out, size_t *n)
-{
-	unsigned char	*buf;
-	int		 k;
-
-	*out = NULL;
-	*n = 0;
-	if (len % 4 != 0 || len > INT32_MAX || (buf = malloc(len / 4 * 3 + 1)) == NULL)
-		return -1;
-	if (len > 0 && (k = EVP_DecodeBlock(buf, (const unsigned char *)text, (int)len)) < 0) {
-		free(buf);
-		return -1;
-	}
-	*n = len / 4 * 3;
-	/* EVP_DecodeBlock counts the padding's bytes too */
-	if (len > 0 && text[len - 1] == '=')
-		(*n)--;
-	if (len > 1 && text[len - 2] == '=')
-		(*n)--;
-	*out = (char *)buf;
-	return 0;
-}
-
 void
 hub_wiki_fetch_part(struct db *db, const struct config *cfg, struct json_object *body,
     struct core_response *resp)
 {
 	struct wiki_fetch	 f;
-	struct json_object	*v, *o;
-	const char		*data = NULL, *error = NULL;
-	char			 why[700] = "", state[16] = "", *text = NULL, *bytes = NULL;
-	uint64_t		 id = 0;
-	int64_t			 part = -1;
-	size_t			 total = 0, n = 0, len;
-	struct err		 e;
-	int			 rc, last;
+	struct hub_part		 in;
+	char			 why[700] = "", *bytes = NULL;
+	size_t			 n = 0;
 
-	err_clear(&e);
 	memset(&f, 0, sizeof f);
-	if ((v = json_object_object_get(body, "command")) != NULL &&
-	    json_object_is_type(v, json_type_int) && json_object_get_int64(v) > 0)
-		id = (uint64_t)json_object_get_int64(v);
-	if (json_object_is_type((v = json_object_object_get(body, "data")), json_type_string))
-		data = json_object_get_string(v);
-	if (json_object_is_type((v = json_object_object_get(body, "error")), json_type_string))
-		error = json_object_get_string(v);
-	if (json_object_is_type((v = json_object_object_get(body, "part")), json_type_int))
-		part = json_object_get_int64(v);
-	last = json_object_get_boolean(json_object_object_get(body, "last"));
-	if (id == 0 || (error == NULL && (data == NULL || part < 0 || part > 1000000))) {
-		hub_refuse_msg(resp, 422, "нужны command и либо error, либо part (0, 1, …), data "
-		    "(base64) и last");
-		return;
-	}
-	if (!fetch_claimed(db, id, &f, why, sizeof why, resp))
+	if (hub_part_parse(body, &in, resp) != 0 || !fetch_claimed(db, in.command, &f, why,
+	    sizeof why, resp))
 		goto done;
-	if (why[0] == '\0' && error != NULL) {
-		if (error[0] == '\0')
-			error = "агент не сказал причины";
-		snprintf(why, sizeof why, "%.*s", hub_utf8_prefix(error, 600), error);
-	}
 	if (why[0] != '\0') {
-		fetch_finish(db, cfg, resp, id, f.attachment, NULL, 0, why);
+		fetch_finish(db, cfg, resp, in.command, f.attachment, NULL, 0, why);
 		goto done;
 	}
-	len = strlen(data);
-	rc = wiki_upload_part(db, id, (unsigned)part, data, len, (WIKI_FETCH_MAX + 2) / 3 * 4,
-	    &total, state, sizeof state, &e);
-	if (rc == ERR_INVALID)
-		hub_agent_not_claimed(resp, id, state);
-	else if (rc == ERR_CONFLICT) {
-		snprintf(why, sizeof why, "часть %lld не по порядку: начните с части 0",
-		    (long long)part);
-		hub_refuse_msg(resp, 409, why);
-	} else if (rc == ERR_TOOBIG)
-		fetch_finish(db, cfg, resp, id, f.attachment, NULL, 0, "файл больше 10 МБ");
-	else if (rc != 0)
-		hub_failed(resp, rc, &e);
-	else if (!last) {
-		o = json_object_new_object();
-		json_object_object_add(o, "command", json_object_new_uint64(id));
-		json_object_object_add(o, "part", json_object_new_int64(part));
-		json_object_object_add(o, "bytes", json_object_new_uint64(total));
-		core_response_json(resp, 200, o);
-	} else if ((rc = wiki_upload_read(db, id, &text, &len, &e)) != 0)
-		hub_failed(resp, rc, &e);
-	else if (fetch_decode(text, len, &bytes, &n) != 0)
-		fetch_finish(db, cfg, resp, id, f.attachment, NULL, 0, "агент прислал не base64");
-	else if (n != f.size) {
-		snprintf(why, sizeof why, "файл в источнике — %zu байт, а при синхронизации был "
-		    "%llu: копия устарела, сначала sync", n, (unsigned long long)f.size);
-		fetch_finish(db, cfg, resp, id, f.attachment, NULL, 0, why);
-	} else
-		fetch_finish(db, cfg, resp, id, f.attachment, bytes, n, NULL);
+	switch (hub_part_take(db, &in, WIKI_FETCH_MAX, &bytes, &n, why, sizeof why, resp)) {
+	case HUB_PART_FILE:
+		if (n != f.size) {
+			snprintf(why, sizeof why, "файл в источнике — %zu байт, а при синхронизации "
+			    "был %llu: копия устарела, сначала sync", n, (unsigned long long)f.size);
+			fetch_finish(db, cfg, resp, in.command, f.attachment, NULL, 0, why);
+		} else
+			fetch_finish(db, cfg, resp, in.command, f.attachment, bytes, n, NULL);
+		break;
+	case HUB_PART_FAILED:
+		fetch_finish(db, cfg, resp, in.command, f.attachment, NULL, 0, why);
+		break;
+	case HUB_PART_ANSWERED:
+		break;
+	}
 done:
-	free(text);
 	free(bytes);
 	wiki_fetch_release(&f);
 }

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <json-c/json.h>
 
-struct confluence;
+struct rest_server;
 struct curl_body;
 struct curl_lib;
 struct hub_client;
@@ -33,13 +33,5 @@ int	confluence_hub_upload(const struct hub_client *hub, int64_t id, const char *
 /* Tells the hub the sync of command id failed with why: 0, or -1 when it could not. */
 int	confluence_hub_fail(const struct hub_client *hub, int64_t id, const char *root,
 	    const char *why);
-
-/*
- * GET path (from the server's base URL) with the credentials of cf, at
- * most max bytes: 0 with the answer in *a (a->buf the caller's to free),
- * or -1 with the reason, naming the request, in why (nothing in *a).
- */
-int	confluence_get_raw(const struct curl_lib *cl, void *curl, const struct confluence *cf,
-	    const char *path, long max, struct curl_body *a, char *why, size_t why_len);
 
 #endif

@@ -24,6 +24,7 @@
 #include "sdlc/client.h"
 #include "sdlc/confluence.h"
 #include "sdlc/confluence-int.h"
+#include "sdlc/rest.h"
 #include "sdlc/storage_md.h"
 #include "store/curl_lib.h"
 
@@ -40,7 +41,7 @@ struct cf_page {
 };
 
 struct cf_walk {
-	const struct confluence	*cf;
+	const struct rest_server	*cf;
 	const struct curl_lib	*cl;
 	CURL			*curl;
 	char			 prefix[64];	/* of the codes: DOC in confluence:DOC-98310 */
@@ -50,102 +51,6 @@ struct cf_walk {
 	struct json_object	*pages, *atts;
 	char			 why[700];
 };
-
-int
-confluence_init(struct confluence *cf, const char *url, const char *user,
-    const char *token_file, long timeout)
-{
-	FILE	*f;
-	char	 line[4096];
-
-	memset(cf, 0, sizeof *cf);
-	cf->url = url;
-	cf->user = user != NULL && *user != '\0' ? user : NULL;
-	cf->timeout = timeout;
-	if (token_file == NULL || *token_file == '\0')
-		return 0;
-	if ((f = fopen(token_file, "r")) == NULL) {
-		fprintf(stderr, "forgemcp: agent: cannot read wiki_confluence_token_file '%s'\n",
-		    token_file);
-		return -1;
-	}
-	if (fgets(line, sizeof line, f) == NULL)
-		line[0] = '\0';
-	fclose(f);
-	line[strcspn(line, "\r\n")] = '\0';
-	if (line[0] == '\0') {
-		fprintf(stderr, "forgemcp: agent: wiki_confluence_token_file '%s' is empty\n",
-		    token_file);
-		return -1;
-	}
-	cf->secret = strdup(line);
-	explicit_bzero(line, sizeof line);
-	return cf->secret != NULL ? 0 : -1;
-}
-
-void
-confluence_release(struct confluence *cf)
-{
-	if (cf->secret != NULL) {
-		explicit_bzero(cf->secret, strlen(cf->secret));
-		free(cf->secret);
-	}
-	cf->secret = NULL;
-}
-
-int
-confluence_get_raw(const struct curl_lib *cl, CURL *curl, const struct confluence *cf,
-    const char *path, long max, struct curl_body *a, char *why, size_t why_len)
-{
-	struct curl_slist	*hdrs = NULL;
-	char			*url = NULL, shown[300];
-	long			 status = 0;
-	CURLcode		 cc;
-	int			 rc = -1;
-
-	memset(a, 0, sizeof *a);
-	a->max = (size_t)max;
-	snprintf(shown, sizeof shown, "GET %.*s", (int)strcspn(path, "?"), path);
-	if (asprintf(&url, "%s%s", cf->url, path) < 0) {
-		url = NULL;
-		goto nomem;
-	}
-	if (curl_json_headers(cl, &hdrs, cf->user == NULL ? cf->secret : NULL) != 0)
-		goto nomem;
-	curl_request_setup(cl, curl, url, hdrs, cf->timeout < 10 ? cf->timeout : 10L, cf->timeout,
-	    a);
-	if (cf->secret != NULL && cf->user != NULL) {
-		cl->easy_setopt(curl, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-		cl->easy_setopt(curl, CURLOPT_USERNAME, cf->user);
-		cl->easy_setopt(curl, CURLOPT_PASSWORD, cf->secret);
-	}
-	cc = cl->easy_perform(curl);
-	cl->easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-	if (a->too_big)
-		snprintf(why, why_len, "Confluence: %s: ответ больше %ld байт", shown, max);
-	else if (cc == CURLE_OPERATION_TIMEDOUT)
-		snprintf(why, why_len, "Confluence не ответил за %ld с: %s", cf->timeout, shown);
-	else if (cc != CURLE_OK)
-		snprintf(why, why_len, "Confluence недоступен: %s: %s", shown,
-		    cl->easy_strerror(cc));
-	else if (status != 200)
-		snprintf(why, why_len, "Confluence: %s: HTTP %ld", shown, status);
-	else
-		rc = 0;
-	goto done;
-nomem:
-	snprintf(why, why_len, "нехватка памяти");
-done:
-	if (hdrs != NULL)
-		cl->slist_free_all(hdrs);
-	free(url);
-	if (rc != 0) {
-		free(a->buf);
-		a->buf = NULL;
-		a->len = 0;
-	}
-	return rc;
-}
 
 /*
  * GET path of the server: the answer's JSON object into *out, or -1 with
@@ -159,7 +64,7 @@ cf_get(struct cf_walk *w, const char *path, struct json_object **out)
 	int			 rc = -1;
 
 	*out = NULL;
-	if (confluence_get_raw(w->cl, w->curl, w->cf, path, CF_ANSWER_MAX, &a, w->why,
+	if (rest_get_raw(w->cl, w->curl, w->cf, path, CF_ANSWER_MAX, &a, w->why,
 	    sizeof w->why) != 0)
 		return -1;
 	if (a.buf == NULL || (*out = json_parse_strict(a.buf, a.len, &perr)) == NULL ||
@@ -430,7 +335,7 @@ cf_root_parse(struct cf_walk *w, const char *root, char *id, size_t len)
 }
 
 int
-confluence_run(const struct hub_client *hub, const struct confluence *cf,
+confluence_run(const struct hub_client *hub, const struct rest_server *cf,
     struct json_object *cmd)
 {
 	struct cf_walk		 w;

@@ -11,33 +11,20 @@
 #include <json-c/json.h>
 
 struct hub_client;
+struct rest_server;
 
-struct confluence {
-	const char	*url;		/* the server's base URL (wiki_confluence_url), no trailing / */
-	const char	*user;		/* basic authentication's login; NULL: a bearer token */
-	char		*secret;	/* the API token or password (owned); NULL: none */
-	long		 timeout;	/* seconds per request */
-};
-
-/*
- * Reads the secret of cf from path (its first line; caller frees with
- * confluence_release).  0, or -1 after a message on stderr.
- */
-int	confluence_init(struct confluence *cf, const char *url, const char *user,
-	    const char *token_file, long timeout);
-void	confluence_release(struct confluence *cf);
 /*
  * Runs the claimed wiki_sync command cmd (the claim's object): 1 when the
  * hub has its end (done or failed), -1 when the hub could not be told.
  */
-int	confluence_run(const struct hub_client *hub, const struct confluence *cf,
+int	confluence_run(const struct hub_client *hub, const struct rest_server *cf,
 	    struct json_object *cmd);
 /*
  * Runs the claimed wiki_fetch command cmd: the attachment's file from the
  * server, uploaded to the hub in parts (confluence_fetch.c).  1 when the
  * hub has its end, -1 when it could not be told.
  */
-int	confluence_fetch(const struct hub_client *hub, const struct confluence *cf,
+int	confluence_fetch(const struct hub_client *hub, const struct rest_server *cf,
 	    struct json_object *cmd);
 
 #endif

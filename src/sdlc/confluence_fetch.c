@@ -21,6 +21,7 @@
 #include "sdlc/client.h"
 #include "sdlc/confluence.h"
 #include "sdlc/confluence-int.h"
+#include "sdlc/rest.h"
 #include "store/curl_lib.h"
 
 #define CF_FETCH_MAX		(10L * 1024 * 1024)	/* bytes of a file (the hub's limit) */
@@ -78,7 +79,7 @@ fetch_upload(const struct hub_client *hub, int64_t id, const unsigned char *data
 }
 
 int
-confluence_fetch(const struct hub_client *hub, const struct confluence *cf,
+confluence_fetch(const struct hub_client *hub, const struct rest_server *cf,
     struct json_object *cmd)
 {
 	struct json_object	*o = NULL, *body;
@@ -117,7 +118,7 @@ confluence_fetch(const struct hub_client *hub, const struct confluence *cf,
 		    src != NULL ? src : "(нет)", cf->url);
 		goto failed;
 	}
-	if (confluence_get_raw(cl, curl, cf, src + base, CF_FETCH_MAX, &a, why,
+	if (rest_get_raw(cl, curl, cf, src + base, CF_FETCH_MAX, &a, why,
 	    sizeof why) != 0)
 		goto failed;
 	if (fetch_upload(hub, id, (const unsigned char *)(a.buf != NULL ? a.buf : ""), a.len, end,

@@ -9,6 +9,7 @@
 #include "log.h"
 #include "sdlc/client.h"
 #include "sdlc/confluence-int.h"
+#include "sdlc/rest.h"
 
 /*
  * The project's wiki root from the hub into *root (caller frees): 0; -1

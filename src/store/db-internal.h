@@ -207,7 +207,8 @@ int		 db_copies_room(struct db *db, const struct db_copies *q, uint64_t scope,
 		    uint64_t len, uint64_t cap, struct err *e);
 /*
  * Attachments (db_attachments.c): an issue's as its card's "attachments",
- * newest first; a fixture issue's "attachments" loaded; the local
+ * newest first; a fixture issue's "attachments" loaded (refresh: a Jira
+ * refresh's, updated in place, those not listed dropped); the local
  * backend's fetch_attachment (command, its params): the tracker's file
  * copied to the hub within cap bytes of copies (the oldest dropped), or
  * *why it failed, the attachment's state set.
@@ -215,7 +216,7 @@ int		 db_copies_room(struct db *db, const struct db_copies *q, uint64_t scope,
 int		 tracker_issue_attachments(struct db *db, struct json_object *o, uint64_t issue,
 		    struct err *e);
 int		 tracker_import_attachments(struct db *db, struct json_object *list,
-		    uint64_t issue, const char *key, struct err *e);
+		    uint64_t issue, const char *key, int refresh, struct err *e);
 int		 tracker_local_fetch(struct db *db, uint64_t command, struct json_object *params,
 		    uint64_t cap, char **why, struct err *e);
 /*

@@ -44,6 +44,12 @@ static const char SQL_END[] =
     " updated_at = UTC_TIMESTAMP(3) WHERE id = ?";
 static const char SQL_STATE[] =
     "SELECT state, batch_id, type, params FROM tracker_commands WHERE id = ? FOR UPDATE";
+static const char SQL_SYNC_RUN[] =
+    "INSERT INTO tracker_sync_runs (project_id, command_id, state, issues, history_at,"
+    " started_at, finished_at) SELECT b.project_id, ?, 'done', ?, UTC_TIMESTAMP(3),"
+    " UTC_TIMESTAMP(3), UTC_TIMESTAMP(3) FROM tracker_batches b WHERE b.id = ?";
+static const char SQL_FILE_DROP[] =
+    "DELETE FROM tracker_files WHERE id = ?";
 /* Notes kept under "<label>/<temp_key>" go to the key the command made. */
 static const char SQL_NOTES_MOVE[] =
     "UPDATE IGNORE tracker_notes SET issue_key = ? WHERE issue_key ="
@@ -223,6 +229,32 @@ agent_lock_claimed(struct db *db, uint64_t id, struct db_rows *r, char *state, s
 }
 
 /*
+ * What a done command an agent ran elsewhere leaves in the hub: a refresh
+ * that counted its issues logs its run; an ensure_attachment's file, now
+ * the tracker's, goes.
+ */
+static int
+agent_end_reported(struct db *db, uint64_t id, const struct db_rows *r,
+    struct json_object *result, struct err *e)
+{
+	struct json_object	*v, *params;
+	int			 rc = 0;
+
+	if (strcmp(db_rows_get(r, 0, 2), "refresh") == 0 &&
+	    json_object_object_get_ex(result, "issues", &v) && json_object_is_type(v, json_type_int))
+		return db_run(db, DB_ONCE, SQL_SYNC_RUN, NULL, NULL, NULL, e, "uiu", id,
+		    json_object_get_int64(v), db_to_u64(db_rows_get(r, 0, 1)));
+	if (strcmp(db_rows_get(r, 0, 2), "ensure_attachment") != 0 ||
+	    (params = json_tokener_parse(db_rows_get(r, 0, 3))) == NULL)
+		return 0;
+	if (json_object_object_get_ex(params, "file", &v) && json_object_is_type(v, json_type_int))
+		rc = db_run(db, DB_ONCE, SQL_FILE_DROP, NULL, NULL, NULL, e, "u",
+		    (uint64_t)json_object_get_int64(v));
+	json_object_put(params);
+	return rc;
+}
+
+/*
  * Ends command id (locked, its row r from agent_lock_claimed) in state,
  * with why and result.  A done ensure_issue takes the notes of its
  * temporary key to the key it reports, whichever backend made it.
@@ -237,6 +269,8 @@ agent_end(struct db *db, uint64_t id, const struct db_rows *r, const char *state
 	if ((rc = db_run(db, DB_ONCE, SQL_END, NULL, NULL, NULL, e, "sssu", state, why,
 	    result != NULL ? json_object_to_json_string_ext(result, JSON_C_TO_STRING_PLAIN |
 	    JSON_C_TO_STRING_NOSLASHESCAPE) : NULL, id)) != 0)
+		return rc;
+	if (strcmp(state, "done") == 0 && (rc = agent_end_reported(db, id, r, result, e)) != 0)
 		return rc;
 	if (strcmp(state, "done") != 0 || strcmp(db_rows_get(r, 0, 2), "ensure_issue") != 0 ||
 	    !json_object_object_get_ex(result, "key", &key) ||
@@ -295,10 +329,6 @@ static const char SQL_LINK[] =
     "INSERT IGNORE INTO tracker_links (outward_id, inward_id, link_type, outward, inward)"
     " SELECT a.id, b.id, ?, ?, ? FROM tracker_issues a JOIN tracker_issues b"
     " ON a.issue_key = ? AND b.issue_key = ?";
-static const char SQL_SYNC_RUN[] =
-    "INSERT INTO tracker_sync_runs (project_id, command_id, state, issues, history_at,"
-    " started_at, finished_at) SELECT b.project_id, ?, 'done', ?, UTC_TIMESTAMP(3),"
-    " UTC_TIMESTAMP(3), UTC_TIMESTAMP(3) FROM tracker_batches b WHERE b.id = ?";
 static const char SQL_PROJECT_ISSUES[] =
     "SELECT COUNT(*) FROM tracker_issue_labels l JOIN tracker_projects p ON p.label = l.label"
     " JOIN tracker_batches b ON b.project_id = p.id WHERE b.id = ?";

@@ -12,6 +12,7 @@
 
 #include "err.h"
 #include "store/db-internal.h"
+#include "store/db_wiki.h"
 #include "store/db.h"
 #include "store/db_tracker.h"
 
@@ -76,6 +77,22 @@ static const char SQL_IMPORT[] =
     "INSERT INTO tracker_attachments (id, issue_id, filename, size, mime, author, created_at,"
     " in_description) VALUES (?, ?, ?, NULLIF(?, 0), ?, ?,"
     " STR_TO_DATE(?, '%Y-%m-%dT%H:%i:%sZ'), ?)";
+/*
+ * A refresh updates the metadata in place: the hub's copy and its state
+ * stay while the file is the one copied (same name and size).
+ */
+static const char SQL_REFRESH[] =
+    "INSERT INTO tracker_attachments (id, issue_id, filename, size, mime, author, created_at,"
+    " in_description) VALUES (?, ?, ?, NULLIF(?, 0), ?, ?,"
+    " STR_TO_DATE(?, '%Y-%m-%dT%H:%i:%sZ'), ?) ON DUPLICATE KEY UPDATE"
+    " state = IF(filename = VALUES(filename) AND size <=> VALUES(size), state, 'remote'),"
+    " issue_id = VALUES(issue_id), filename = VALUES(filename), size = VALUES(size),"
+    " mime = VALUES(mime), author = VALUES(author), created_at = VALUES(created_at),"
+    " in_description = VALUES(in_description)";
+static const char SQL_REFRESH_REFS[] =
+    "DELETE FROM tracker_attachment_comments WHERE attachment_id = ?";
+static const char SQL_REFRESH_GONE[] =
+    "DELETE FROM tracker_attachments WHERE issue_id = ? AND NOT JSON_CONTAINS(?, CAST(id AS CHAR))";
 static const char SQL_IMPORT_REF[] =
     "INSERT IGNORE INTO tracker_attachment_comments (attachment_id, comment_id) VALUES (?, ?)";
 static const char SQL_IMPORT_SOURCE[] =
@@ -252,6 +269,20 @@ db_copies_room(struct db *db, const struct db_copies *q, uint64_t scope, uint64_
 	return 0;
 }
 
+/* Room for a copy of len bytes within cap; *why set (rc 0) when it is larger than cap. */
+static int
+att_room(struct db *db, uint64_t len, uint64_t cap, char **why, struct err *e)
+{
+	int	rc;
+
+	if ((rc = db_copies_room(db, &att_copies, 0, len, cap, e)) != ERR_TOOBIG)
+		return rc;
+	if (asprintf(why, "файл больше, чем хаб хранит копий вложений трекера "
+	    "(tracker_copies_mb = %llu)", (unsigned long long)(cap >> 20)) < 0)
+		*why = NULL;
+	return 0;
+}
+
 int
 tracker_local_fetch(struct db *db, uint64_t command, struct json_object *params,
     uint64_t cap, char **why, struct err *e)
@@ -274,13 +305,8 @@ tracker_local_fetch(struct db *db, uint64_t command, struct json_object *params,
 		if (asprintf(why, "файл в трекере — %s байт, а не %s, как сказано в задаче",
 		    db_rows_get(&r, 0, 1), db_rows_get(&r, 0, 2)) < 0)
 			*why = NULL;
-	} else if ((rc = db_copies_room(db, &att_copies, 0, db_to_u64(db_rows_get(&r, 0, 1)), cap,
-	    e)) == ERR_TOOBIG) {
-		rc = 0;
-		if (asprintf(why, "файл больше, чем хаб хранит копий вложений трекера "
-		    "(tracker_copies_mb = %llu)", (unsigned long long)(cap >> 20)) < 0)
-			*why = NULL;
-	} else if (rc == 0)
+	} else if ((rc = att_room(db, db_to_u64(db_rows_get(&r, 0, 1)), cap, why, e)) == 0 &&
+	    *why == NULL)
 		rc = db_run(db, DB_ONCE, SQL_COPY, NULL, NULL, NULL, e, "u", id);
 	mine = r.n > 0;
 	db_rows_release(&r);
@@ -288,6 +314,62 @@ tracker_local_fetch(struct db *db, uint64_t command, struct json_object *params,
 	if (rc == 0 && mine)
 		rc = db_run(db, DB_ONCE, SQL_END, NULL, NULL, NULL, e, "ssu",
 		    *why == NULL ? "ready" : "failed", *why, id);
+	return rc;
+}
+
+static const char SQL_FETCHED_BY[] =
+    "SELECT id, size FROM tracker_attachments WHERE command_id = ? AND state = 'fetching'"
+    " FOR UPDATE";
+static const char SQL_PUT[] =
+    "REPLACE INTO tracker_attachment_contents (attachment_id, bytes, fetched_at)"
+    " VALUES (?, ?, UTC_TIMESTAMP(3))";
+static const char SQL_COMMAND_END[] =
+    "UPDATE tracker_commands SET state = ?, error = ?, updated_at = UTC_TIMESTAMP(3)"
+    " WHERE id = ?";
+
+int
+tracker_fetch_end(struct db *db, uint64_t command, const char *bytes, size_t len,
+    const char *failed, uint64_t cap, char *state, size_t slen, char **why, struct err *e)
+{
+	static const char *const types[] = { "fetch_attachment", NULL };
+	struct db_rows	 r = { 0 };
+	uint64_t	 id = 0;
+	int		 rc;
+
+	*why = NULL;
+	if ((rc = db_begin(db, e)) != 0)
+		return rc;
+	if ((rc = wiki_command_lock(db, command, types, state, slen, e)) != 0 ||
+	    (rc = db_run(db, DB_ONCE, SQL_FETCHED_BY, &r, NULL, NULL, e, "u", command)) != 0)
+		goto fail;
+	if (r.n == 0)
+		*why = strdup("вложения нет, или его скачивает другая команда");
+	else if (failed != NULL)
+		*why = strdup(failed);
+	else if (db_rows_get(&r, 0, 1) != NULL && db_to_u64(db_rows_get(&r, 0, 1)) != len) {
+		if (asprintf(why, "файл в трекере — %zu байт, а не %s, как сказано в задаче", len,
+		    db_rows_get(&r, 0, 1)) < 0)
+			*why = NULL;
+	} else if ((rc = att_room(db, len, cap, why, e)) == 0 && *why == NULL)
+		rc = db_run(db, DB_ONCE, SQL_PUT, NULL, NULL, NULL, e, "ub",
+		    db_to_u64(db_rows_get(&r, 0, 0)), bytes, len);
+	if (rc != 0)
+		goto fail;
+	if (r.n > 0)
+		id = db_to_u64(db_rows_get(&r, 0, 0));
+	if ((id != 0 && (rc = db_run(db, DB_ONCE, SQL_END, NULL, NULL, NULL, e, "ssu",
+	    *why == NULL ? "ready" : "failed", *why, id)) != 0) ||
+	    (rc = db_run(db, DB_ONCE, SQL_COMMAND_END, NULL, NULL, NULL, e, "ssu",
+	    *why == NULL ? "done" : "failed", *why, command)) != 0 ||
+	    (rc = wiki_upload_drop(db, command, e)) != 0 || (rc = db_commit(db, e)) != 0)
+		goto fail;
+	db_rows_release(&r);
+	return 0;
+fail:
+	db_rollback(db);
+	db_rows_release(&r);
+	free(*why);
+	*why = NULL;
 	return rc;
 }
 
@@ -313,7 +395,7 @@ att_decode(const char *b64, unsigned char **out, size_t *len)
 /* Loads one fixture attachment a of issue (its content, when given, as the tracker's file). */
 static int
 att_import_one(struct db *db, struct json_object *a, uint64_t issue, const char *key,
-    size_t j, struct err *e)
+    size_t j, int refresh, struct err *e)
 {
 	struct json_object	*v, *refs = NULL;
 	const char		*name = NULL, *author = NULL, *created = NULL, *mime = NULL,
@@ -349,8 +431,10 @@ att_import_one(struct db *db, struct json_object *a, uint64_t issue, const char 
 		    "comment ids, content base64", key, j);
 	if (b64 != NULL && size == 0)
 		size = len;
-	if ((rc = db_run(db, DB_ONCE, SQL_IMPORT_DROP, NULL, NULL, NULL, e, "u", id)) != 0 ||
-	    (rc = db_run(db, DB_ONCE, SQL_IMPORT, NULL, NULL, NULL, e, "uususs" "si", id, issue,
+	if ((rc = db_run(db, DB_ONCE, refresh ? SQL_REFRESH_REFS : SQL_IMPORT_DROP, NULL, NULL,
+	    NULL, e, "u", id)) != 0 ||
+	    (rc = db_run(db, DB_ONCE, refresh ? SQL_REFRESH : SQL_IMPORT, NULL, NULL, NULL, e,
+	    "uususs" "si", id, issue,
 	    name, size, mime, author, created, (int64_t)json_object_get_boolean(
 	    json_object_object_get(a, "in_description")))) != 0)
 		goto done;
@@ -368,12 +452,24 @@ done:
 
 int
 tracker_import_attachments(struct db *db, struct json_object *list, uint64_t issue,
-    const char *key, struct err *e)
+    const char *key, int refresh, struct err *e)
 {
-	size_t	j;
-	int	rc = 0;
+	struct json_object	*ids;
+	size_t			 j;
+	int			 rc = 0;
 
 	for (j = 0; list != NULL && rc == 0 && j < json_object_array_length(list); j++)
-		rc = att_import_one(db, json_object_array_get_idx(list, j), issue, key, j, e);
+		rc = att_import_one(db, json_object_array_get_idx(list, j), issue, key, j,
+		    refresh, e);
+	if (rc != 0 || !refresh)
+		return rc;
+	/* those the tracker no longer has go, with their copies */
+	ids = json_object_new_array();
+	for (j = 0; list != NULL && j < json_object_array_length(list); j++)
+		json_object_array_add(ids, json_object_get(json_object_object_get(
+		    json_object_array_get_idx(list, j), "id")));
+	rc = db_run(db, DB_ONCE, SQL_REFRESH_GONE, NULL, NULL, NULL, e, "us", issue,
+	    json_object_to_json_string_ext(ids, JSON_C_TO_STRING_PLAIN));
+	json_object_put(ids);
 	return rc;
 }

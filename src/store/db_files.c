@@ -239,3 +239,30 @@ tracker_file_usable(struct db *db, uint64_t user, uint64_t id, char *name, size_
 	db_rows_release(&r);
 	return 0;
 }
+
+static const char SQL_COMMAND_FILE[] =
+    "SELECT f.id, f.filename, f.size, f.received FROM tracker_commands c"
+    " JOIN tracker_files f ON f.id = JSON_VALUE(c.params, '$.file')"
+    " WHERE c.id = ? AND c.state = 'claimed' AND c.type = 'ensure_attachment'";
+
+int
+tracker_command_file(struct db *db, uint64_t command, char *name, size_t name_len,
+    char **data, size_t *len, struct err *e)
+{
+	struct db_rows	r = { 0 };
+	int		rc;
+
+	*data = NULL;
+	*len = 0;
+	if ((rc = db_run(db, DB_RETRY, SQL_COMMAND_FILE, &r, NULL, NULL, e, "u", command)) != 0)
+		return rc;
+	if (r.n == 0 || strcmp(db_rows_get(&r, 0, 2), db_rows_get(&r, 0, 3)) != 0)
+		rc = ERR_NOTFOUND;
+	else {
+		db_copy_str(name, name_len, db_rows_get(&r, 0, 1));
+		*data = files_join(db, db_to_u64(db_rows_get(&r, 0, 0)),
+		    db_to_u64(db_rows_get(&r, 0, 2)), len, &rc, e);
+	}
+	db_rows_release(&r);
+	return rc;
+}

@@ -153,5 +153,39 @@ int	tracker_journal_fields(struct db *db, const char *key, const char *author,
  */
 int	tracker_import(struct db *db, struct json_object *doc, int *n_projects, int *n_issues,
 	    struct err *e);
+/*
+ * The file of the claimed ensure_attachment command (db_files.c), for an
+ * agent that sends it to the tracker itself: its name and bytes (*data,
+ * len; the caller frees).  ERR_NOTFOUND when the command is not a claimed
+ * ensure_attachment or its file is gone or not wholly uploaded.
+ */
+int	tracker_command_file(struct db *db, uint64_t command, char *name, size_t name_len,
+	    char **data, size_t *len, struct err *e);
+/*
+ * The end of a fetch_attachment an agent ran elsewhere (db_attachments.c):
+ * the file's bytes (len) stored as the hub's copy of the attachment the
+ * claimed command is fetching, within cap bytes of copies, or the command
+ * and the attachment failed with failed (or *why: another size than the
+ * tracker said, over the cap, the attachment gone).  The parts the agent
+ * uploaded are dropped.  One transaction; ERR_INVALID with the command's
+ * state in state when it is not a claimed fetch_attachment.
+ */
+int	tracker_fetch_end(struct db *db, uint64_t command, const char *bytes, size_t len,
+	    const char *failed, uint64_t cap, char *state, size_t slen, char **why, struct err *e);
+/*
+ * A page of a Jira agent's refresh (db_import.c) for command, which must
+ * be a claimed refresh: body {project?: {board_type?, sprints?, columns?},
+ * issues?: [...], more?: {key, comments? changes?}} in the fixture format
+ * (a link may name the other end as "from"), each issue carrying the
+ * command's project label; more adds to an issue of the project that a
+ * page before carried (a list too long to go with it).  The board's
+ * sprints and columns given replace the old; each issue is updated in
+ * place (its hub-side state kept) with what the tracker holds of it
+ * replaced.  One transaction; *n the issues written.  ERR_INVALID with the
+ * command's state in state ("claimed" when the page itself is bad, e naming
+ * the member).
+ */
+int	tracker_refresh_page(struct db *db, uint64_t command, struct json_object *body, int *n,
+	    char *state, size_t len, struct err *e);
 
 #endif

@@ -180,7 +180,8 @@ int	wiki_attachment_content(struct db *db, struct wiki_content *out, const char 
 void	wiki_content_release(struct wiki_content *c);
 /*
  * Adds part (0, 1, ... in order; 0 drops the parts before) of the copy
- * the agent uploads for the claimed wiki_sync command, in one transaction;
+ * the agent uploads for the claimed wiki_sync, wiki_fetch or fetch_attachment command
+ * (the tracker's file an agent read from Jira), in one transaction;
  * *total receives the bytes uploaded with it.  ERR_INVALID when the command
  * is not claimed (*state its state, "" for none), ERR_CONFLICT for a part
  * out of order, ERR_TOOBIG when the parts would pass max bytes.

@@ -50,7 +50,8 @@ int
 wiki_upload_part(struct db *db, uint64_t command, unsigned part, const char *text,
     size_t len, size_t max, size_t *total, char *state, size_t state_len, struct err *e)
 {
-	static const char *const types[] = { "wiki_sync", "wiki_fetch", NULL };
+	static const char *const types[] = { "wiki_sync", "wiki_fetch", "fetch_attachment",
+	    NULL };
 	struct db_rows		 r = { 0 };
 	int			 rc;
 
