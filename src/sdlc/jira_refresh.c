@@ -92,6 +92,21 @@ jr_add(struct json_object *o, const char *key, const char *s)
 		json_object_object_add(o, key, json_object_new_string(s));
 }
 
+/* Adds key: s cut to its first max characters, what the hub's column holds. */
+static void
+jr_add_cut(struct json_object *o, const char *key, const char *s, size_t max)
+{
+	size_t	at = 0, k, n, chars;
+
+	if (s == NULL)
+		return;
+	n = strlen(s);
+	for (chars = 0; at < n && chars < max; at += k, chars++)
+		if ((k = json_utf8_len(s + at, n - at)) == 0)
+			k = 1;
+	json_object_object_add(o, key, json_object_new_string_len(s, (int)at));
+}
+
 /* Appends the name of status st (an object of /rest/api/2/status) to names. */
 static void
 jr_add_name(struct json_object *names, struct json_object *st)
@@ -216,18 +231,19 @@ jr_changes(struct json_object *changelog)
 				continue;
 			c = json_object_new_object();
 			jr_add(c, "at", at);
-			jr_add(c, "author", jr_person(json_get(h, "author")) != NULL ?
-			    jr_person(json_get(h, "author")) : "?");
+			jr_add_cut(c, "author", jr_person(json_get(h, "author")) != NULL ?
+			    jr_person(json_get(h, "author")) : "?", 255);
 			for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
 				if (strcmp(kinds[k].jira, field) == 0)
 					break;
 			jr_add(c, "kind", k < sizeof kinds / sizeof kinds[0] ? kinds[k].kind :
 			    "field");
 			if (k == sizeof kinds / sizeof kinds[0] || kinds[k].field != NULL)
-				jr_add(c, "field", k < sizeof kinds / sizeof kinds[0] ?
-				    kinds[k].field : field);
-			jr_add(c, "from", json_get_str(it, "fromString"));
-			jr_add(c, "to", json_get_str(it, "toString"));
+				jr_add_cut(c, "field", k < sizeof kinds / sizeof kinds[0] ?
+				    kinds[k].field : field, 255);
+			/* the journal keeps 4,000 characters of a value */
+			jr_add_cut(c, "from", json_get_str(it, "fromString"), 4000);
+			jr_add_cut(c, "to", json_get_str(it, "toString"), 4000);
 			json_object_array_add(out, c);
 		}
 	}
@@ -252,8 +268,8 @@ jr_parts(struct json_object *o, struct json_object *f, const char *description)
 			continue;
 		a = json_object_new_object();
 		json_object_object_add(a, "id", json_object_new_int64(jr_id(c)));
-		jr_add(a, "author", jr_person(json_get(c, "author")) != NULL ?
-		    jr_person(json_get(c, "author")) : "?");
+		jr_add_cut(a, "author", jr_person(json_get(c, "author")) != NULL ?
+		    jr_person(json_get(c, "author")) : "?", 255);
 		jr_add(a, "body", json_get_str(c, "body") != NULL ? json_get_str(c, "body") : "");
 		jr_add(a, "created", at);
 		jr_add(a, "updated", jr_time(json_get_str(c, "updated"), up));
@@ -271,13 +287,14 @@ jr_parts(struct json_object *o, struct json_object *f, const char *description)
 			continue;
 		a = json_object_new_object();
 		json_object_object_add(a, "id", json_object_new_int64(jr_id(c)));
-		jr_add(a, "name", name);
+		/* a longer name than the mirror holds is shown cut; its file keeps it */
+		jr_add_cut(a, "name", name, 255);
 		if (json_object_is_type(json_get(c, "size"), json_type_int) &&
 		    json_object_get_int64(json_get(c, "size")) >= 0)
 			json_object_object_add(a, "size", json_object_get(json_get(c, "size")));
-		jr_add(a, "mime", json_get_str(c, "mimeType"));
-		jr_add(a, "author", jr_person(json_get(c, "author")) != NULL ?
-		    jr_person(json_get(c, "author")) : "?");
+		jr_add_cut(a, "mime", json_get_str(c, "mimeType"), 255);
+		jr_add_cut(a, "author", jr_person(json_get(c, "author")) != NULL ?
+		    jr_person(json_get(c, "author")) : "?", 255);
 		jr_add(a, "created", at);
 		json_object_object_add(a, "in_description", json_object_new_boolean(
 		    jr_refers(description, name)));
@@ -329,13 +346,13 @@ jr_issue(const struct jira_backend *jb, struct json_object *ji, int64_t rank)
 	o = json_object_new_object();
 	json_object_object_add(o, "id", json_object_new_int64(jr_id(ji)));
 	jr_add(o, "key", json_get_str(ji, "key"));
-	jr_add(o, "type", json_get_str(json_get(f, "issuetype"), "name"));
-	jr_add(o, "summary", json_get_str(f, "summary"));
+	jr_add_cut(o, "type", json_get_str(json_get(f, "issuetype"), "name"), 64);
+	jr_add_cut(o, "summary", json_get_str(f, "summary"), 1000);
 	jr_add(o, "description", json_get_str(f, "description"));
-	jr_add(o, "status", json_get_str(json_get(f, "status"), "name"));
-	jr_add(o, "priority", json_get_str(json_get(f, "priority"), "name"));
-	jr_add(o, "assignee", jr_person(json_get(f, "assignee")));
-	jr_add(o, "reporter", jr_person(json_get(f, "reporter")));
+	jr_add_cut(o, "status", json_get_str(json_get(f, "status"), "name"), 64);
+	jr_add_cut(o, "priority", json_get_str(json_get(f, "priority"), "name"), 64);
+	jr_add_cut(o, "assignee", jr_person(json_get(f, "assignee")), 255);
+	jr_add_cut(o, "reporter", jr_person(json_get(f, "reporter")), 255);
 	jr_add_day(o, "due", json_get_str(f, "duedate"));
 	jr_add(o, "created", created);
 	jr_add(o, "updated", jr_time(json_get_str(f, "updated"), updated));
@@ -347,7 +364,7 @@ jr_issue(const struct jira_backend *jb, struct json_object *ji, int64_t rank)
 	if (jb->sprint_field[0] != '\0') {
 		jr_sprint(json_get(f, jb->sprint_field), sprint, sizeof sprint);
 		if (sprint[0] != '\0')
-			jr_add(o, "sprint", sprint);
+			jr_add_cut(o, "sprint", sprint, 255);
 	}
 	if (rank > 0)
 		json_object_object_add(o, "rank", json_object_new_int64(rank));

