@@ -91,7 +91,8 @@ fail () {
 jstate () { curl -sS "$JIRA/_fake/state" >jstate.json; }
 # last_command: the state and error of the newest command, as "state|error"
 last_command () {
-	db_query "SELECT CONCAT(state, '|', COALESCE(error, '')) FROM tracker_commands ORDER BY id DESC LIMIT 1"
+	hub GET "batches/$(db_query "SELECT MAX(id) FROM tracker_batches")" &&
+	jq -r ".batch.commands[-1] | \"\(.state)|\(.error // \"\")\"" hub.json
 }
 refresh_batch () {
 	hub POST batches '{"project":"AURORA","title":"обновить","commands":[{"type":"refresh","full":true}]}' &&
@@ -125,6 +126,130 @@ test_expect_success 'refresh: the board type, its columns and sprints' '
 test_expect_success 'a long attachment name is cut to what the mirror holds, the rest of the card intact' '
 	db_query "SELECT CHAR_LENGTH(filename) FROM tracker_attachments WHERE id = 31341" >n &&
 	test "$(cat n)" -le 255
+'
+
+# agent_bg: the Jira backend in the background, its process id in AGENT
+agent_bg () {
+	FORGEMCP_HUB_URL=$HUB_URL FORGEMCP_HUB_TOKEN=$ANN_TOKEN FORGEMCP_JIRA_URL=$JIRA \
+	FORGEMCP_JIRA_USER=bot FORGEMCP_JIRA_TOKEN_FILE=$TRASH/jira.token \
+		"$FORGEMCP" agent --module jira --backend jira --interval 0.1 >>agent.log 2>&1 &
+	AGENT=$!
+	test_register_pid "$AGENT"
+}
+# batch ARGS_JSON: batch_create in a session bound to AURORA, its text in batch.txt
+batch () {
+	{ echo "$INIT"; call 2 batch_create "$1"; } | sdlc jira --project AURORA && text 2 >batch.txt
+}
+# commands_of_last_batch: the states of the newest batch's commands, in order
+commands_of_last_batch () {
+	db_query "SELECT GROUP_CONCAT(state ORDER BY seq) FROM tracker_commands WHERE batch_id = (SELECT MAX(id) FROM tracker_batches)"
+}
+
+test_expect_success 'a batch of forgemcp mcp jira runs in Jira: a new issue, fields and a status, a link, sprints, rank' '
+	batch "{\"title\":\"в Jira\",\"commands\":[{\"type\":\"ensure_issue\",\"temp_key\":\"new:1\",\"summary\":\"Новая из хаба\",\"issue_type\":\"Задача\",\"due\":\"2026-12-25\"},{\"type\":\"ensure_fields\",\"key\":\"AUR-2\",\"status\":\"В работе\",\"story_points\":5,\"assignee\":\"petrov\"},{\"type\":\"ensure_link\",\"key\":\"new:1\",\"link_type\":\"Relates\",\"to\":\"AUR-2\"},{\"type\":\"ensure_sprint\",\"key\":\"AUR-2\",\"sprint\":\"Спринт 1\"},{\"type\":\"ensure_sprint_meta\",\"sprint\":\"Спринт 2\",\"goal\":\"дальше\",\"start\":\"2026-12-07\",\"end\":\"2026-12-18\"},{\"type\":\"ensure_rank\",\"key\":\"AUR-2\",\"before\":\"AUR-1\"}]}" && okres 2 &&
+	agent_once &&
+	test "$(commands_of_last_batch)" = "done,done,done,done,done,done,done" &&
+	jstate &&
+	jq -e ".issues[] | select(.key == \"AUR-4\") | .summary == \"Новая из хаба\" and .labels == [\"AURORA\"] and .due == \"2026-12-25\"" jstate.json &&
+	jq -e ".issues[] | select(.key == \"AUR-2\") | .status == \"В работе\" and .story_points == 5 and .assignee == \"petrov\" and .sprint == 3" jstate.json &&
+	jq -e "[.issues[].links[]? | select(.type == \"Relates\")] | length == 1" jstate.json &&
+	jq -e ".sprints[] | select(.name == \"Спринт 2\") | .goal == \"дальше\" and .state == \"future\" and (.startDate | startswith(\"2026-12-07\"))" jstate.json &&
+	jq -e "[.issues[].key] | index(\"AUR-2\") < index(\"AUR-1\")" jstate.json &&
+	tool issues "{}" && grep -F "AUR-4" tool.txt && grep -F "Новая из хаба" tool.txt &&
+	tool issue "{\"key\":\"AUR-2\"}" && grep -F "В работе" tool.txt && grep -F "AUR-4" tool.txt
+'
+
+test_expect_success 'a status Jira has no transition to fails, naming those it has' '
+	batch "{\"title\":\"плохой статус\",\"commands\":[{\"type\":\"ensure_fields\",\"key\":\"AUR-2\",\"status\":\"Нет такого\"}]}" && okres 2 &&
+	agent_once &&
+	hub GET "batches/$(db_query "SELECT MAX(id) FROM tracker_batches")" &&
+	jq -r ".batch.commands[0] | .state, .error" hub.json >why &&
+	test "$(sed -n 1p why)" = failed &&
+	test "$(sed -n 2p why)" = "в Jira у AUR-2 нет перехода в статус «Нет такого»; есть: «Новая», «Готово»" &&
+	test "$(jq -r ".batch.commands[1] | .type + \" \" + .state" hub.json)" = "refresh done"
+'
+
+printf 'файл для Jira\n' >upload.txt
+test_expect_success 'ensure_attachment with a path: the file goes to Jira, the hub keeps no upload' '
+	batch "{\"title\":\"файл\",\"commands\":[{\"type\":\"ensure_attachment\",\"key\":\"AUR-2\",\"path\":\"$TRASH/upload.txt\"}]}" &&
+	okres 2 && agent_once &&
+	test "$(commands_of_last_batch)" = "done,done" &&
+	jstate &&
+	jq -r ".issues[] | select(.key == \"AUR-2\") | .attachments[] | select(.filename == \"upload.txt\") | .bytes_base64" jstate.json | base64 -d >sent &&
+	cmp sent upload.txt &&
+	test "$(db_query "SELECT COUNT(*) FROM tracker_files")" = 0 &&
+	tool issue "{\"key\":\"AUR-2\"}" && grep -F "upload.txt" tool.txt
+'
+
+test_expect_success 'attachment: fetched from Jira by the running agent, bytes equal; a second call queues nothing' '
+	agent_bg &&
+	{ echo "$INIT"; call 2 attachment "{\"key\":\"AUR-1\",\"attachment\":\"#31337\",\"wait_seconds\":30}"; } |
+		sdlc jira --project AURORA && okres 2 && text 2 >att.txt &&
+	path=$(sed -n 1p att.txt) &&
+	case "$path" in */downloads/31337/"скрин 1.png") ;; *) false ;; esac &&
+	cmp "$path" png.bin &&
+	test "$(sed -n 2p att.txt)" = "скрин 1.png (234,4 КБ), image/png, задача AUR-1" &&
+	n=$(db_query "SELECT COUNT(*) FROM tracker_commands WHERE type = '"'"'fetch_attachment'"'"'") &&
+	{ echo "$INIT"; call 2 attachment "{\"key\":\"AUR-1\",\"attachment\":\"#31337\"}"; } |
+		sdlc jira --project AURORA && okres 2 &&
+	test "$(db_query "SELECT COUNT(*) FROM tracker_commands WHERE type = '"'"'fetch_attachment'"'"'")" = "$n"
+'
+
+test_expect_success 'attachment: over 10 MB stays in Jira; a hostile name is written cleaned' '
+	{ echo "$INIT"; call 2 attachment "{\"key\":\"AUR-1\",\"attachment\":\"#31338\"}"; } |
+		sdlc jira --project AURORA && iserr 2 &&
+	text 2 | grep -F "файл больше 10 МБ (25,0 МБ) — скачайте в Jira" &&
+	{ echo "$INIT"; call 2 attachment "{\"key\":\"AUR-1\",\"attachment\":\"#31339\",\"wait_seconds\":30}"; } |
+		sdlc jira --project AURORA && okres 2 && text 2 >att.txt &&
+	case "$(sed -n 1p att.txt)" in */downloads/31339/a_b_c_.txt) ;; *) false ;; esac &&
+	test "$(cat "$(sed -n 1p att.txt)")" = x
+'
+
+test_expect_success 'a redirect is not followed: the fetch fails, nothing is written' '
+	fail /rest/api/2/attachment/ redirect &&
+	{ echo "$INIT"; call 2 attachment "{\"key\":\"AUR-1\",\"attachment\":\"#31340\",\"wait_seconds\":30}"; } |
+		sdlc jira --project AURORA && iserr 2 && text 2 >att.txt &&
+	grep -F "перенаправление (HTTP 302)" att.txt &&
+	test ! -e "$TRASH/state/downloads/31340" &&
+	test "$(db_query "SELECT COUNT(*) FROM tracker_attachment_contents WHERE attachment_id = 31340")" = 0
+'
+
+test_expect_success 'a file larger than Jira said: the fetch fails, no copy is kept' '
+	fail /secure/attachment/ oversize &&
+	{ echo "$INIT"; call 2 attachment "{\"key\":\"AUR-1\",\"attachment\":\"#31340\",\"wait_seconds\":30}"; } |
+		sdlc jira --project AURORA && iserr 2 && text 2 >att.txt &&
+	grep -F "больше, чем сказала" att.txt &&
+	test ! -e "$TRASH/state/downloads/31340" &&
+	test "$(db_query "SELECT COUNT(*) FROM tracker_attachment_contents WHERE attachment_id = 31340")" = 0 &&
+	kill "$AGENT" && wait "$AGENT" 2>/dev/null; true
+'
+
+test_expect_success 'Jira answering 429: waited out as Retry-After says, retried, counted in agent_status' '
+	fail /rest/api/2/search 429 2 &&
+	refresh_batch && agent_once &&
+	test "$(last_command)" = "done|" &&
+	grep -c "Jira answers 429 to GET /rest/api/2/search: retrying in 1 s" agent.log >n && test "$(cat n)" = 2 &&
+	tool agent_status "{}" && grep -x "429 за сутки: 2" tool.txt
+'
+
+for mode in garbage 500 cut; do
+test_expect_success "a Jira answering $mode: the refresh fails with a reason, the mirror is as it was" '
+	db_query "SELECT GROUP_CONCAT(issue_key, summary, status ORDER BY id) FROM tracker_issues" >before &&
+	fail /rest/api/2/search '"$mode"' &&
+	refresh_batch && agent_once &&
+	last_command >end &&
+	case "$(cat end)" in
+	failed\|*"ответ — не JSON"*|failed\|*"HTTP 500"*|failed\|*"Jira недоступен"*) ;;
+	*) cat end; false ;;
+	esac &&
+	db_query "SELECT GROUP_CONCAT(issue_key, summary, status ORDER BY id) FROM tracker_issues" >after &&
+	cmp before after
+'
+done
+
+test_expect_success 'the credentials are in no log: agent, hub, nginx, the loopback Jira, module servers' '
+	basic=$(printf "bot:jira-secret-token" | base64) &&
+	! grep -rF -e jira-secret-token -e "$basic" agent.log server.log nginx/logs jira.log mcp.stderr mcp-answers.log
 '
 
 test_done
