@@ -86,7 +86,7 @@ tool () {
 # fail PATH MODE [COUNT]: the loopback Jira fails the next requests under PATH
 fail () {
 	curl -sS -o /dev/null -X POST --data-binary \
-		"{\"path\":\"$1\",\"mode\":\"$2\",\"count\":${3:-1},\"retry_after\":1}" "$JIRA/_fake/fail"
+		"{\"path\":\"$1\",\"mode\":\"$2\",\"count\":${3:-1},\"retry_after\":${4:-1}}" "$JIRA/_fake/fail"
 }
 jstate () { curl -sS "$JIRA/_fake/state" >jstate.json; }
 # last_command: the state and error of the newest command, as "state|error"
@@ -100,6 +100,7 @@ refresh_batch () {
 }
 
 test_expect_success 'refresh: the issues with the label, their comments, attachments, links and journal' '
+	tool projects "{}" && grep -F "неизвестен" tool.txt &&
 	refresh_batch && agent_once &&
 	test "$(last_command)" = "done|" &&
 	hub GET "issues?project=AURORA" && test "$STATUS" = 200 &&
@@ -146,14 +147,18 @@ commands_of_last_batch () {
 }
 
 test_expect_success 'a batch of forgemcp mcp jira runs in Jira: a new issue, fields and a status, a link, sprints, rank' '
-	batch "{\"title\":\"в Jira\",\"commands\":[{\"type\":\"ensure_issue\",\"temp_key\":\"new:1\",\"summary\":\"Новая из хаба\",\"issue_type\":\"Задача\",\"due\":\"2026-12-25\"},{\"type\":\"ensure_fields\",\"key\":\"AUR-2\",\"status\":\"В работе\",\"story_points\":5,\"assignee\":\"petrov\"},{\"type\":\"ensure_link\",\"key\":\"new:1\",\"link_type\":\"Relates\",\"to\":\"AUR-2\"},{\"type\":\"ensure_sprint\",\"key\":\"AUR-2\",\"sprint\":\"Спринт 1\"},{\"type\":\"ensure_sprint_meta\",\"sprint\":\"Спринт 2\",\"goal\":\"дальше\",\"start\":\"2026-12-07\",\"end\":\"2026-12-18\"},{\"type\":\"ensure_rank\",\"key\":\"AUR-2\",\"before\":\"AUR-1\"}]}" && okres 2 &&
+	batch "{\"title\":\"в Jira\",\"commands\":[{\"type\":\"ensure_issue\",\"temp_key\":\"new:1\",\"summary\":\"Новая из хаба\",\"issue_type\":\"Задача\",\"due\":\"2026-12-25\"},{\"type\":\"ensure_fields\",\"key\":\"AUR-2\",\"status\":\"В работе\",\"story_points\":5,\"assignee\":\"petrov\"},{\"type\":\"ensure_link\",\"key\":\"new:1\",\"link_type\":\"Relates\",\"to\":\"AUR-2\"},{\"type\":\"ensure_sprint\",\"key\":\"AUR-2\",\"sprint\":\"Спринт 1\"},{\"type\":\"ensure_sprint_meta\",\"sprint\":\"Спринт 2\",\"goal\":\"дальше\",\"start\":\"2026-12-07\",\"end\":\"2026-12-18\"},{\"type\":\"ensure_rank\",\"key\":\"AUR-2\",\"before\":\"AUR-1\"},{\"type\":\"ensure_sprint_state\",\"sprint\":\"Спринт 2\",\"state\":\"active\"}]}" && okres 2 &&
 	agent_once &&
-	test "$(commands_of_last_batch)" = "done,done,done,done,done,done,done" &&
+	test "$(commands_of_last_batch)" = "done,done,done,done,done,done,done,done" &&
+	grep -x "POST /rest/api/2/issue -> 201" jira.log &&
+	grep -x "POST /rest/agile/1.0/sprint/3/issue -> 204" jira.log &&
+	grep -x "PUT /rest/agile/1.0/issue/rank -> 204" jira.log &&
+	grep -x "GET /rest/agile/1.0/board/7/sprint -> 200" jira.log &&
 	jstate &&
 	jq -e ".issues[] | select(.key == \"AUR-4\") | .summary == \"Новая из хаба\" and .labels == [\"AURORA\"] and .due == \"2026-12-25\"" jstate.json &&
 	jq -e ".issues[] | select(.key == \"AUR-2\") | .status == \"В работе\" and .story_points == 5 and .assignee == \"petrov\" and .sprint == 3" jstate.json &&
 	jq -e "[.issues[].links[]? | select(.type == \"Relates\")] | length == 1" jstate.json &&
-	jq -e ".sprints[] | select(.name == \"Спринт 2\") | .goal == \"дальше\" and .state == \"future\" and (.startDate | startswith(\"2026-12-07\"))" jstate.json &&
+	jq -e ".sprints[] | select(.name == \"Спринт 2\") | .goal == \"дальше\" and .state == \"active\" and (.startDate | startswith(\"2026-12-07\"))" jstate.json &&
 	jq -e "[.issues[].key] | index(\"AUR-2\") < index(\"AUR-1\")" jstate.json &&
 	tool issues "{}" && grep -F "AUR-4" tool.txt && grep -F "Новая из хаба" tool.txt &&
 	tool issue "{\"key\":\"AUR-2\"}" && grep -F "В работе" tool.txt && grep -F "AUR-4" tool.txt
@@ -199,6 +204,7 @@ test_expect_success 'attachment: over 10 MB stays in Jira; a hostile name is wri
 	{ echo "$INIT"; call 2 attachment "{\"key\":\"AUR-1\",\"attachment\":\"#31338\"}"; } |
 		sdlc jira --project AURORA && iserr 2 &&
 	text 2 | grep -F "файл больше 10 МБ (25,0 МБ) — скачайте в Jira" &&
+	! grep -F "/secure/attachment/31338" jira.log &&
 	{ echo "$INIT"; call 2 attachment "{\"key\":\"AUR-1\",\"attachment\":\"#31339\",\"wait_seconds\":30}"; } |
 		sdlc jira --project AURORA && okres 2 && text 2 >att.txt &&
 	case "$(sed -n 1p att.txt)" in */downloads/31339/a_b_c_.txt) ;; *) false ;; esac &&
@@ -225,10 +231,10 @@ test_expect_success 'a file larger than Jira said: the fetch fails, no copy is k
 '
 
 test_expect_success 'Jira answering 429: waited out as Retry-After says, retried, counted in agent_status' '
-	fail /rest/api/2/search 429 2 &&
+	fail /rest/api/2/search 429 2 2 &&
 	refresh_batch && agent_once &&
 	test "$(last_command)" = "done|" &&
-	grep -c "Jira answers 429 to GET /rest/api/2/search: retrying in 1 s" agent.log >n && test "$(cat n)" = 2 &&
+	grep -c "Jira answers 429 to GET /rest/api/2/search: retrying in 2 s" agent.log >n && test "$(cat n)" = 2 &&
 	tool agent_status "{}" && grep -x "429 за сутки: 2" tool.txt
 '
 

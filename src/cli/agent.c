@@ -12,8 +12,8 @@
 #include "sdlc/jira_backend.h"
 #include "sdlc/rest.h"
 
-/* seconds the hub gives the Confluence backend to end a sync before it hands it out again */
-#define AGENT_CONFLUENCE_LEASE	900
+/* seconds the hub gives a Confluence or Jira backend to end a command before handing it out again */
+#define AGENT_REMOTE_LEASE	900
 
 static void
 agent_usage(FILE *f)
@@ -81,7 +81,7 @@ agent_step(const struct hub_client *hub, const char *module, const struct rest_s
 		json_object_object_add(said, "launcher", json_object_new_string(launcher));
 	if (cf != NULL || jb != NULL)
 		json_object_object_add(said, "lease_seconds",
-		    json_object_new_int(AGENT_CONFLUENCE_LEASE));
+		    json_object_new_int(AGENT_REMOTE_LEASE));
 	/* the 429s Jira answered since the last claim the hub took */
 	if (jb != NULL && jb->rate_limited > 0)
 		json_object_object_add(said, "rate_limited",
