@@ -12,7 +12,7 @@
 #include "sdlc/jira_backend.h"
 #include "sdlc/rest.h"
 
-/* seconds the hub gives a Confluence or Jira backend to end a command before handing it out again */
+/* seconds a Confluence or Jira backend has to end a command before it is handed out again */
 #define AGENT_REMOTE_LEASE	900
 
 static void
