@@ -98,14 +98,14 @@ printf '# Руководство\n\nСтатус Согласован: доку�
 agent () {
 	FORGEMCP_HUB_URL=$HUB_URL FORGEMCP_HUB_TOKEN=$ANN_TOKEN \
 	FORGEMCP_WIKI_CONFLUENCE_URL=$CF_URL FORGEMCP_WIKI_CONFLUENCE_USER=ann@example.org \
-	FORGEMCP_WIKI_CONFLUENCE_TOKEN_FILE=$TRASH/cf.token FORGEMCP_WIKI_CONFLUENCE_TIMEOUT=2 \
+	FORGEMCP_WIKI_CONFLUENCE_TOKEN_FILE=$TRASH/cf.token FORGEMCP_WIKI_CONFLUENCE_TIMEOUT=${CF_TIMEOUT:-20} \
 		"$FORGEMCP" agent --module wiki --backend confluence "$@" >>agent.log 2>&1
 }
 # agent_bg: the same, running (its pid in AGENT)
 agent_bg () {
 	FORGEMCP_HUB_URL=$HUB_URL FORGEMCP_HUB_TOKEN=$ANN_TOKEN \
 	FORGEMCP_WIKI_CONFLUENCE_URL=$CF_URL FORGEMCP_WIKI_CONFLUENCE_USER=ann@example.org \
-	FORGEMCP_WIKI_CONFLUENCE_TOKEN_FILE=$TRASH/cf.token FORGEMCP_WIKI_CONFLUENCE_TIMEOUT=2 \
+	FORGEMCP_WIKI_CONFLUENCE_TOKEN_FILE=$TRASH/cf.token FORGEMCP_WIKI_CONFLUENCE_TIMEOUT=${CF_TIMEOUT:-20} \
 		"$FORGEMCP" agent --module wiki --backend confluence --interval 0.1 >>agent.log 2>&1 &
 	AGENT=$!
 	test_register_pid "$AGENT"
@@ -251,8 +251,8 @@ test_expect_success 'an answer that is not JSON fails the sync' '
 '
 
 test_expect_success 'a server that does not answer in time (wiki_confluence_timeout) fails the sync' '
-	keep && : >"$CF/pages/1005.hang" &&
-	sync_fails "Confluence не ответил за 2 с: GET /rest/api/content/1005"
+	keep && : >"$CF/pages/1005.hang" && CF_TIMEOUT=2 &&
+	sync_fails "Confluence не ответил за 2 с: GET /rest/api/content/1005" && CF_TIMEOUT=
 '
 
 test_expect_success 'a page over 4 MB of Markdown fails the sync in the hub, after an upload in parts' '

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <curl/curl.h>
 #include <json-c/json.h>
+#include <openssl/evp.h>
 
 #include "err.h"
 #include "json.h"
@@ -164,4 +165,64 @@ hub_download(const struct hub_client *c, const char *path, size_t max, long *sta
 done:
 	free(a.buf);
 	return res;
+}
+
+/* POST path body (put): 0 with the hub's end of the file in end ("" before the last part). */
+static int
+hub_file_send(const struct hub_client *hub, const char *path, struct json_object *body,
+    char *end, size_t end_len, char *why, size_t why_len)
+{
+	struct json_object	*r = NULL;
+	long			 status = 0;
+	int			 rc;
+
+	rc = hub_request(hub, "POST", path, body, &status, &r) == HUB_ANSWERED && status == 200 ?
+	    0 : -1;
+	json_object_put(body);
+	if (rc != 0)
+		snprintf(why, why_len, "хаб не принял файл (HTTP %ld%s%s)", status,
+		    json_get_str(r, "error") != NULL ? ": " : "", json_get_str(r, "error") != NULL ?
+		    json_get_str(r, "error") : "");
+	else
+		snprintf(end, end_len, "%s%s%s", json_get_str(r, "state") != NULL ?
+		    json_get_str(r, "state") : "", json_get_str(r, "error") != NULL ? ": " : "",
+		    json_get_str(r, "error") != NULL ? json_get_str(r, "error") : "");
+	json_object_put(r);
+	return rc;
+}
+
+int
+hub_send_file(const struct hub_client *hub, const char *path, int64_t id,
+    const unsigned char *data, size_t len, char *end, size_t end_len, char *why,
+    size_t why_len)
+{
+	struct json_object	*body;
+	unsigned char		 b64[HUB_FILE_PART / 3 * 4 + 1];
+	size_t			 off = 0, n, part = 0;
+
+	do {
+		n = len - off < HUB_FILE_PART ? len - off : HUB_FILE_PART;
+		body = json_object_new_object();
+		json_object_object_add(body, "command", json_object_new_int64(id));
+		json_object_object_add(body, "part", json_object_new_int64((int64_t)part));
+		json_object_object_add(body, "data", json_object_new_string_len((char *)b64,
+		    EVP_EncodeBlock(b64, data + off, (int)n)));
+		json_object_object_add(body, "last", json_object_new_boolean(off + n == len));
+		if (hub_file_send(hub, path, body, end, end_len, why, why_len) != 0)
+			return -1;
+		off += n;
+		part++;
+	} while (off < len);
+	return 0;
+}
+
+int
+hub_send_failure(const struct hub_client *hub, const char *path, int64_t id,
+    const char *error, char *end, size_t end_len, char *why, size_t why_len)
+{
+	struct json_object	*body = json_object_new_object();
+
+	json_object_object_add(body, "command", json_object_new_int64(id));
+	json_object_object_add(body, "error", json_object_new_string(error));
+	return hub_file_send(hub, path, body, end, end_len, why, why_len);
 }

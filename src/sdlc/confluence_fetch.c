@@ -13,7 +13,6 @@
 #include <string.h>
 #include <curl/curl.h>
 #include <json-c/json.h>
-#include <openssl/evp.h>
 
 #include "err.h"
 #include "json.h"
@@ -25,64 +24,12 @@
 #include "store/curl_lib.h"
 
 #define CF_FETCH_MAX		(10L * 1024 * 1024)	/* bytes of a file (the hub's limit) */
-#define CF_FETCH_PART		30000			/* bytes a part: 40,000 in base64 */
-
-/* POST /agent/wiki_fetch body; 0 with the hub's end state in *end ("" before the last part). */
-static int
-fetch_send(const struct hub_client *hub, struct json_object *body, char *end, size_t end_len,
-    char *why, size_t why_len)
-{
-	struct json_object	*r = NULL;
-	enum hub_result		 res;
-	long			 status;
-
-	res = hub_request(hub, "POST", "/agent/wiki_fetch", body, &status, &r);
-	json_object_put(body);
-	if (res != HUB_ANSWERED || status != 200) {
-		snprintf(why, why_len, "хаб не принял файл (HTTP %ld%s%s)", status,
-		    json_get_str(r, "error") != NULL ? ": " : "",
-		    json_get_str(r, "error") != NULL ? json_get_str(r, "error") : "");
-		json_object_put(r);
-		return -1;
-	}
-	snprintf(end, end_len, "%s%s%s", json_get_str(r, "state") != NULL ?
-	    json_get_str(r, "state") : "", json_get_str(r, "error") != NULL ? ": " : "",
-	    json_get_str(r, "error") != NULL ? json_get_str(r, "error") : "");
-	json_object_put(r);
-	return 0;
-}
-
-/* The file data (len bytes) of command id in parts. */
-static int
-fetch_upload(const struct hub_client *hub, int64_t id, const unsigned char *data, size_t len,
-    char *end, size_t end_len, char *why, size_t why_len)
-{
-	struct json_object	*body;
-	unsigned char		 b64[CF_FETCH_PART / 3 * 4 + 1];
-	size_t			 off = 0, n, part = 0;
-	int			 k;
-
-	do {
-		n = len - off < CF_FETCH_PART ? len - off : CF_FETCH_PART;
-		k = EVP_EncodeBlock(b64, data + off, (int)n);
-		body = json_object_new_object();
-		json_object_object_add(body, "command", json_object_new_int64(id));
-		json_object_object_add(body, "part", json_object_new_int64((int64_t)part));
-		json_object_object_add(body, "data", json_object_new_string_len((char *)b64, k));
-		json_object_object_add(body, "last", json_object_new_boolean(off + n == len));
-		if (fetch_send(hub, body, end, end_len, why, why_len) != 0)
-			return -1;
-		off += n;
-		part++;
-	} while (off < len);
-	return 0;
-}
 
 int
 confluence_fetch(const struct hub_client *hub, const struct rest_server *cf,
     struct json_object *cmd)
 {
-	struct json_object	*o = NULL, *body;
+	struct json_object	*o = NULL;
 	struct curl_body	 a = { 0 };
 	const struct curl_lib	*cl;
 	CURL			*curl = NULL;
@@ -121,8 +68,8 @@ confluence_fetch(const struct hub_client *hub, const struct rest_server *cf,
 	if (rest_get_raw(cl, curl, cf, src + base, CF_FETCH_MAX, &a, why,
 	    sizeof why) != 0)
 		goto failed;
-	if (fetch_upload(hub, id, (const unsigned char *)(a.buf != NULL ? a.buf : ""), a.len, end,
-	    sizeof end, why, sizeof why) != 0) {
+	if (hub_send_file(hub, "/agent/wiki_fetch", id, (const unsigned char *)(a.buf != NULL ?
+	    a.buf : ""), a.len, end, sizeof end, why, sizeof why) != 0) {
 		log_error("agent: command %lld: %s", (long long)id, why);
 		goto done;
 	}
@@ -131,10 +78,8 @@ confluence_fetch(const struct hub_client *hub, const struct rest_server *cf,
 	goto done;
 failed:
 	log_info("agent: command %lld (wiki_fetch): failed: %s", (long long)id, why);
-	body = json_object_new_object();
-	json_object_object_add(body, "command", json_object_new_int64(id));
-	json_object_object_add(body, "error", json_object_new_string(why));
-	rc = fetch_send(hub, body, end, sizeof end, why, sizeof why) == 0 ? 1 : -1;
+	rc = hub_send_failure(hub, "/agent/wiki_fetch", id, why, end, sizeof end, why,
+	    sizeof why) == 0 ? 1 : -1;
 	if (rc < 0)
 		log_error("agent: command %lld: the hub was not told: %s", (long long)id, why);
 done:

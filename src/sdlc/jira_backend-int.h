@@ -22,13 +22,33 @@ struct jira_backend;
  */
 int	jb_call(struct jira_backend *jb, const char *method, const char *path,
 	    struct json_object *body, struct json_object **out, char *why, size_t len);
+/* method path with a body (rest.h; NULL: none), as jb_call. */
+struct rest_body;
+int	jb_send(struct jira_backend *jb, const char *method, const char *path,
+	    const struct rest_body *body, struct json_object **out, char *why, size_t len);
+/*
+ * The claimed ensure_* command cmd run in Jira (jira_writes.c): 0, with
+ * *result for the report (ensure_issue: {temp_key, key}), or -1 with why.
+ */
+int	jb_write(const struct hub_client *hub, struct jira_backend *jb, struct json_object *cmd,
+	    struct json_object **result, char *why, size_t len);
 /* The project's board id from the hub (0: none); -1 with why when the hub could not say. */
 int	jb_board(const struct hub_client *hub, const char *label, uint64_t *board, char *why,
 	    size_t len);
 /* The Story Points and Sprint fields' ids looked up once: 0, or -1 with why. */
 int	jb_fields(struct jira_backend *jb, char *why, size_t len);
 /*
- * refresh and fetch_attachment (jira_refresh.c): 0 done, with *result for
+ * jira_convert.c: issue ji of Jira's search in the hub's fixture shape
+ * (rank 0: none; NULL when it lacks what the hub needs: id, key, summary,
+ * status, created); the board's type, columns and sprints as the project
+ * part of a refresh page (NULL with why).
+ */
+struct json_object *jb_issue_json(const struct jira_backend *jb, struct json_object *ji,
+	    int64_t rank);
+struct json_object *jb_board_json(struct jira_backend *jb, uint64_t board, char *why,
+	    size_t len);
+/*
+ * refresh (jira_refresh.c) and fetch_attachment (jira_fetch.c): 0 done, with *result for
  * the report (refresh: {issues}); 1 when the hub was told the end itself
  * (fetch_attachment); -1 with why.
  */

@@ -14,9 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <json-c/json.h>
-#include <openssl/evp.h>
 
 #include "json.h"
 #include "log.h"
@@ -28,7 +26,6 @@
 
 #define JR_PAGE_BYTES	60000	/* bytes of issues a request to the hub carries (max_body 64 KiB) */
 #define JR_SEARCH_PAGE	50	/* issues asked of Jira's search at once (its usual cap) */
-#define JR_FETCH_PART	30000	/* bytes of a file a part: 40,000 in base64 */
 
 struct jr_send {
 	const struct hub_client	*hub;
@@ -38,340 +35,6 @@ struct jr_send {
 	char			*why;
 	size_t			 len;
 };
-
-/* A Jira time (2026-11-01T10:00:00.000+0300) as the hub's UTC one into out[21]; NULL if not one. */
-static const char *
-jr_time(const char *s, char *out)
-{
-	struct tm	 tm;
-	int		 y, mo, d, h, mi, sec, n = 0, oh = 0, om = 0;
-	time_t		 t;
-	const char	*z;
-
-	if (s == NULL || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec,
-	    &n) != 6)
-		return NULL;
-	z = s + n;
-	if (*z == '.')
-		z += 1 + strspn(z + 1, "0123456789");
-	if ((*z == '+' || *z == '-') && (sscanf(z + 1, "%2d:%2d", &oh, &om) == 2 ||
-	    sscanf(z + 1, "%2d%2d", &oh, &om) == 2)) {
-		if (*z == '-') {
-			oh = -oh;
-			om = -om;
-		}
-	} else if (*z != 'Z' && *z != '\0')
-		return NULL;
-	memset(&tm, 0, sizeof tm);
-	tm.tm_year = y - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	tm.tm_hour = h;
-	tm.tm_min = mi;
-	tm.tm_sec = sec;
-	t = timegm(&tm) - (time_t)oh * 3600 - (time_t)om * 60;
-	if (gmtime_r(&t, &tm) == NULL)
-		return NULL;
-	strftime(out, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return out;
-}
-
-/* A person of Jira: the login, else the name shown. */
-static const char *
-jr_person(struct json_object *o)
-{
-	return json_get_str(o, "name") != NULL ? json_get_str(o, "name") :
-	    json_get_str(o, "displayName");
-}
-
-/* Adds key: the string s (NULL: nothing). */
-static void
-jr_add(struct json_object *o, const char *key, const char *s)
-{
-	if (s != NULL)
-		json_object_object_add(o, key, json_object_new_string(s));
-}
-
-/* Adds key: s cut to its first max characters, what the hub's column holds. */
-static void
-jr_add_cut(struct json_object *o, const char *key, const char *s, size_t max)
-{
-	size_t	at = 0, k, n, chars;
-
-	if (s == NULL)
-		return;
-	n = strlen(s);
-	for (chars = 0; at < n && chars < max; at += k, chars++)
-		if ((k = json_utf8_len(s + at, n - at)) == 0)
-			k = 1;
-	json_object_object_add(o, key, json_object_new_string_len(s, (int)at));
-}
-
-/* Appends the name of status st (an object of /rest/api/2/status) to names. */
-static void
-jr_add_name(struct json_object *names, struct json_object *st)
-{
-	if (json_get_str(st, "name") != NULL)
-		json_object_array_add(names, json_object_new_string(json_get_str(st, "name")));
-}
-
-/* Adds key: the date part (YYYY-MM-DD) of Jira's time s, when it has one. */
-static void
-jr_add_day(struct json_object *o, const char *key, const char *s)
-{
-	if (s != NULL && strlen(s) >= 10)
-		json_object_object_add(o, key, json_object_new_string_len(s, 10));
-}
-
-/* An id Jira sends as a string ("10001"): its number, 0 when it is not one. */
-static int64_t
-jr_id(struct json_object *o)
-{
-	const char	*s = json_get_str(o, "id");
-	char		*end;
-	long long	 v;
-
-	if (s == NULL || *s < '1' || *s > '9')
-		return 0;
-	v = strtoll(s, &end, 10);
-	return *end == '\0' ? v : 0;
-}
-
-/*
- * The sprint an issue is in, from the Sprint field: objects {name, state},
- * or Jira Server's strings "…Sprint@1a2b[id=3,…,state=ACTIVE,name=Спринт 1,
- * startDate=…]": an active one, else a future one, else the last.
- */
-static void
-jr_sprint(struct json_object *v, char *out, size_t len)
-{
-	static const char *const after[] = { ",startDate=", ",endDate=", ",completeDate=",
-	    ",activatedDate=", ",sequence=", ",goal=", ",synced=", ",autoStartStop=", "]", NULL };
-	struct json_object	*s;
-	const char		*str, *name, *state, *end, *e;
-	size_t			 i, k;
-	int			 rank, best = -1;
-
-	out[0] = '\0';
-	for (i = 0; json_object_is_type(v, json_type_array) && i < json_object_array_length(v);
-	    i++) {
-		s = json_object_array_get_idx(v, i);
-		if (json_object_is_type(s, json_type_object)) {
-			name = json_get_str(s, "name");
-			state = json_get_str(s, "state");
-			end = name != NULL ? name + strlen(name) : NULL;
-		} else {
-			str = json_object_get_string(s);
-			state = str != NULL ? strstr(str, "state=") : NULL;
-			if (state != NULL)
-				state += 6;
-			if ((name = str != NULL ? strstr(str, ",name=") : NULL) == NULL)
-				continue;
-			name += 6;
-			end = name + strlen(name);
-			for (k = 0; after[k] != NULL; k++)
-				if ((e = strstr(name, after[k])) != NULL && e < end)
-					end = e;
-		}
-		if (name == NULL)
-			continue;
-		rank = state == NULL ? 0 : strncasecmp(state, "active", 6) == 0 ? 2 :
-		    strncasecmp(state, "future", 6) == 0 ? 1 : 0;
-		if (rank >= best) {
-			best = rank;
-			snprintf(out, len, "%.*s", (int)(end - name), name);
-		}
-	}
-}
-
-/* Whether text refers to the attachment name: !name or [^name] (Jira's wiki markup). */
-static int
-jr_refers(const char *text, const char *name)
-{
-	char	pat[300];
-
-	if (text == NULL || name == NULL)
-		return 0;
-	snprintf(pat, sizeof pat, "!%s", name);
-	if (strstr(text, pat) != NULL)
-		return 1;
-	snprintf(pat, sizeof pat, "[^%s]", name);
-	return strstr(text, pat) != NULL;
-}
-
-/* The changelog's items as the hub's journal entries. */
-static struct json_object *
-jr_changes(struct json_object *changelog)
-{
-	static const struct {
-		const char	*jira, *kind, *field;
-	} kinds[] = {
-		{ "status", "status", NULL }, { "description", "description", NULL },
-		{ "duedate", "due", NULL }, { "Start date", "start", NULL },
-		{ "Target start", "start", NULL }, { "End date", "end", NULL },
-		{ "Target end", "end", NULL }, { "Story Points", "field", "story_points" },
-		{ "Sprint", "field", "sprint" },
-	};
-	struct json_object	*out = json_object_new_array(), *hs, *h, *items, *it, *c;
-	const char		*field;
-	char			 at[21];
-	size_t			 i, j, k;
-
-	hs = json_get(changelog, "histories");
-	for (i = 0; json_object_is_type(hs, json_type_array) && i < json_object_array_length(hs);
-	    i++) {
-		h = json_object_array_get_idx(hs, i);
-		items = json_get(h, "items");
-		if (jr_time(json_get_str(h, "created"), at) == NULL ||
-		    !json_object_is_type(items, json_type_array))
-			continue;
-		for (j = 0; j < json_object_array_length(items); j++) {
-			it = json_object_array_get_idx(items, j);
-			if ((field = json_get_str(it, "field")) == NULL)
-				continue;
-			c = json_object_new_object();
-			jr_add(c, "at", at);
-			jr_add_cut(c, "author", jr_person(json_get(h, "author")) != NULL ?
-			    jr_person(json_get(h, "author")) : "?", 255);
-			for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
-				if (strcmp(kinds[k].jira, field) == 0)
-					break;
-			jr_add(c, "kind", k < sizeof kinds / sizeof kinds[0] ? kinds[k].kind :
-			    "field");
-			if (k == sizeof kinds / sizeof kinds[0] || kinds[k].field != NULL)
-				jr_add_cut(c, "field", k < sizeof kinds / sizeof kinds[0] ?
-				    kinds[k].field : field, 255);
-			/* the journal keeps 4,000 characters of a value */
-			jr_add_cut(c, "from", json_get_str(it, "fromString"), 4000);
-			jr_add_cut(c, "to", json_get_str(it, "toString"), 4000);
-			json_object_array_add(out, c);
-		}
-	}
-	return out;
-}
-
-/* The issue's comments, attachments and links in the hub's shape, added to o. */
-static void
-jr_parts(struct json_object *o, struct json_object *f, const char *description)
-{
-	struct json_object	*list, *c, *a, *l, *out, *refs, *other;
-	const char		*name;
-	char			 at[21], up[21];
-	size_t			 i, j;
-
-	list = json_get(json_get(f, "comment"), "comments");
-	out = json_object_new_array();
-	for (i = 0; json_object_is_type(list, json_type_array) &&
-	    i < json_object_array_length(list); i++) {
-		c = json_object_array_get_idx(list, i);
-		if (jr_id(c) == 0 || jr_time(json_get_str(c, "created"), at) == NULL)
-			continue;
-		a = json_object_new_object();
-		json_object_object_add(a, "id", json_object_new_int64(jr_id(c)));
-		jr_add_cut(a, "author", jr_person(json_get(c, "author")) != NULL ?
-		    jr_person(json_get(c, "author")) : "?", 255);
-		jr_add(a, "body", json_get_str(c, "body") != NULL ? json_get_str(c, "body") : "");
-		jr_add(a, "created", at);
-		jr_add(a, "updated", jr_time(json_get_str(c, "updated"), up));
-		json_object_array_add(out, a);
-	}
-	json_object_object_add(o, "comments", out);
-	list = json_get(f, "attachment");
-	out = json_object_new_array();
-	for (i = 0; json_object_is_type(list, json_type_array) &&
-	    i < json_object_array_length(list); i++) {
-		c = json_object_array_get_idx(list, i);
-		name = json_get_str(c, "filename");
-		if (jr_id(c) == 0 || name == NULL || name[0] == '\0' ||
-		    jr_time(json_get_str(c, "created"), at) == NULL)
-			continue;
-		a = json_object_new_object();
-		json_object_object_add(a, "id", json_object_new_int64(jr_id(c)));
-		/* a longer name than the mirror holds is shown cut; its file keeps it */
-		jr_add_cut(a, "name", name, 255);
-		if (json_object_is_type(json_get(c, "size"), json_type_int) &&
-		    json_object_get_int64(json_get(c, "size")) >= 0)
-			json_object_object_add(a, "size", json_object_get(json_get(c, "size")));
-		jr_add_cut(a, "mime", json_get_str(c, "mimeType"), 255);
-		jr_add_cut(a, "author", jr_person(json_get(c, "author")) != NULL ?
-		    jr_person(json_get(c, "author")) : "?", 255);
-		jr_add(a, "created", at);
-		json_object_object_add(a, "in_description", json_object_new_boolean(
-		    jr_refers(description, name)));
-		refs = json_object_new_array();
-		for (j = 0; j < json_object_array_length(json_get(o, "comments")); j++) {
-			l = json_object_array_get_idx(json_get(o, "comments"), j);
-			if (jr_refers(json_get_str(l, "body"), name))
-				json_object_array_add(refs, json_object_get(json_get(l, "id")));
-		}
-		json_object_object_add(a, "comments", refs);
-		json_object_array_add(out, a);
-	}
-	json_object_object_add(o, "attachments", out);
-	list = json_get(f, "issuelinks");
-	out = json_object_new_array();
-	for (i = 0; json_object_is_type(list, json_type_array) &&
-	    i < json_object_array_length(list); i++) {
-		l = json_object_array_get_idx(list, i);
-		c = json_get(l, "type");
-		other = json_get(l, "outwardIssue");
-		if (other == NULL)
-			other = json_get(l, "inwardIssue");
-		if (json_get_str(c, "name") == NULL || json_get_str(c, "outward") == NULL ||
-		    json_get_str(c, "inward") == NULL || json_get_str(other, "key") == NULL)
-			continue;
-		a = json_object_new_object();
-		jr_add(a, "type", json_get_str(c, "name"));
-		jr_add(a, "outward", json_get_str(c, "outward"));
-		jr_add(a, "inward", json_get_str(c, "inward"));
-		jr_add(a, json_get(l, "outwardIssue") != NULL ? "to" : "from",
-		    json_get_str(other, "key"));
-		json_object_array_add(out, a);
-	}
-	json_object_object_add(o, "links", out);
-}
-
-/* A Jira issue in the hub's fixture shape (rank 0: none); NULL when it lacks what the hub needs. */
-static struct json_object *
-jr_issue(const struct jira_backend *jb, struct json_object *ji, int64_t rank)
-{
-	struct json_object	*o, *f = json_get(ji, "fields"), *v;
-	char			 created[21], updated[21], sprint[256];
-
-	if (jr_id(ji) == 0 || json_get_str(ji, "key") == NULL ||
-	    json_get_str(f, "summary") == NULL ||
-	    json_get_str(json_get(f, "status"), "name") == NULL ||
-	    jr_time(json_get_str(f, "created"), created) == NULL)
-		return NULL;
-	o = json_object_new_object();
-	json_object_object_add(o, "id", json_object_new_int64(jr_id(ji)));
-	jr_add(o, "key", json_get_str(ji, "key"));
-	jr_add_cut(o, "type", json_get_str(json_get(f, "issuetype"), "name"), 64);
-	jr_add_cut(o, "summary", json_get_str(f, "summary"), 1000);
-	jr_add(o, "description", json_get_str(f, "description"));
-	jr_add_cut(o, "status", json_get_str(json_get(f, "status"), "name"), 64);
-	jr_add_cut(o, "priority", json_get_str(json_get(f, "priority"), "name"), 64);
-	jr_add_cut(o, "assignee", jr_person(json_get(f, "assignee")), 255);
-	jr_add_cut(o, "reporter", jr_person(json_get(f, "reporter")), 255);
-	jr_add_day(o, "due", json_get_str(f, "duedate"));
-	jr_add(o, "created", created);
-	jr_add(o, "updated", jr_time(json_get_str(f, "updated"), updated));
-	json_object_object_add(o, "labels", json_object_is_type(json_get(f, "labels"),
-	    json_type_array) ? json_object_get(json_get(f, "labels")) : json_object_new_array());
-	if (jb->sp_field[0] != '\0' && ((v = json_get(f, jb->sp_field)) != NULL) &&
-	    (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
-		json_object_object_add(o, "story_points", json_object_get(v));
-	if (jb->sprint_field[0] != '\0') {
-		jr_sprint(json_get(f, jb->sprint_field), sprint, sizeof sprint);
-		if (sprint[0] != '\0')
-			jr_add_cut(o, "sprint", sprint, 255);
-	}
-	if (rank > 0)
-		json_object_object_add(o, "rank", json_object_new_int64(rank));
-	jr_parts(o, f, json_get_str(f, "description"));
-	json_object_object_add(o, "changes", jr_changes(json_get(ji, "changelog")));
-	return o;
-}
 
 /* POST /agent/jira_issues {command, <name>: what} (what put): 0, or -1 with why. */
 static int
@@ -425,7 +88,7 @@ jr_more(struct jr_send *s, const char *key, const char *name, struct json_object
 		}
 		if (piece != NULL && (it == NULL || bytes + n > JR_PAGE_BYTES)) {
 			more = json_object_new_object();
-			jr_add(more, "key", key);
+			json_object_object_add(more, "key", json_object_new_string(key));
 			json_object_object_add(more, name, piece);
 			piece = NULL;
 			bytes = 0;
@@ -480,86 +143,6 @@ jr_queue(struct jr_send *s, struct json_object *o)
 	json_object_put(changes);
 	json_object_put(o);
 	return rc;
-}
-
-/* The board's type, columns and sprints, as the hub's project part; NULL with why. */
-static struct json_object *
-jr_board(struct jira_backend *jb, uint64_t board, char *why, size_t len)
-{
-	struct json_object	*p, *o = NULL, *st = NULL, *cols, *list, *c, *sts, *names, *s;
-	char			 path[200];
-	size_t			 i, j, start = 0, n;
-	int			 last;
-
-	snprintf(path, sizeof path, "/rest/agile/1.0/board/%llu", (unsigned long long)board);
-	if (jb_call(jb, "GET", path, NULL, &o, why, len) != 0)
-		return NULL;
-	p = json_object_new_object();
-	jr_add(p, "board_type", json_get_str(o, "type"));
-	json_object_put(o);
-	snprintf(path, sizeof path, "/rest/agile/1.0/board/%llu/configuration",
-	    (unsigned long long)board);
-	if (jb_call(jb, "GET", path, NULL, &o, why, len) != 0 ||
-	    jb_call(jb, "GET", "/rest/api/2/status", NULL, &st, why, len) != 0)
-		goto fail;
-	/* a column's statuses come as ids: their names from /status */
-	cols = json_object_new_array();
-	list = json_get(json_get(o, "columnConfig"), "columns");
-	for (i = 0; json_object_is_type(list, json_type_array) &&
-	    i < json_object_array_length(list); i++) {
-		c = json_object_new_object();
-		jr_add(c, "name", json_get_str(json_object_array_get_idx(list, i), "name"));
-		sts = json_get(json_object_array_get_idx(list, i), "statuses");
-		names = json_object_new_array();
-		for (j = 0; json_object_is_type(sts, json_type_array) &&
-		    j < json_object_array_length(sts); j++) {
-			for (n = 0; json_object_is_type(st, json_type_array) &&
-			    n < json_object_array_length(st); n++)
-				if (json_get_str(json_object_array_get_idx(st, n), "id") != NULL &&
-				    json_get_str(json_object_array_get_idx(sts, j), "id") != NULL &&
-				    strcmp(json_get_str(json_object_array_get_idx(st, n), "id"),
-				    json_get_str(json_object_array_get_idx(sts, j), "id")) == 0)
-					jr_add_name(names, json_object_array_get_idx(st, n));
-		}
-		json_object_object_add(c, "statuses", names);
-		json_object_array_add(cols, c);
-	}
-	json_object_object_add(p, "columns", cols);
-	json_object_put(o);
-	json_object_put(st);
-	o = st = NULL;
-	list = json_object_new_array();
-	json_object_object_add(p, "sprints", list);
-	do {
-		snprintf(path, sizeof path, "/rest/agile/1.0/board/%llu/sprint?startAt=%zu"
-		    "&maxResults=50", (unsigned long long)board, start);
-		if (jb_call(jb, "GET", path, NULL, &o, why, len) != 0)
-			goto fail;
-		sts = json_get(o, "values");
-		n = json_object_is_type(sts, json_type_array) ? json_object_array_length(sts) : 0;
-		for (i = 0; i < n; i++) {
-			s = json_object_array_get_idx(sts, i);
-			if (json_get_str(s, "name") == NULL)
-				continue;
-			c = json_object_new_object();
-			jr_add(c, "name", json_get_str(s, "name"));
-			jr_add(c, "state", json_get_str(s, "state"));
-			jr_add(c, "goal", json_get_str(s, "goal"));
-			jr_add_day(c, "start", json_get_str(s, "startDate"));
-			jr_add_day(c, "end", json_get_str(s, "endDate"));
-			json_object_array_add(list, c);
-		}
-		last = n == 0 || json_object_get_boolean(json_get(o, "isLast"));
-		json_object_put(o);
-		o = NULL;
-		start += n;
-	} while (!last);
-	return p;
-fail:
-	json_object_put(o);
-	json_object_put(st);
-	json_object_put(p);
-	return NULL;
 }
 
 /* The search's JQL for the project's issues (keys: only those), escaped for a query. */
@@ -619,7 +202,7 @@ jb_refresh(const struct hub_client *hub, struct jira_backend *jb, struct json_ob
 	}
 	if (jb_board(hub, label, &board, why, len) != 0 || jb_fields(jb, why, len) != 0)
 		goto done;
-	if (board != 0 && ((board_part = jr_board(jb, board, why, len)) == NULL ||
+	if (board != 0 && ((board_part = jb_board_json(jb, board, why, len)) == NULL ||
 	    jr_post(&s, "project", board_part) != 0))
 		goto done;
 	if ((jql = jr_jql(jb, label, json_get(p, "full") != NULL ? NULL : keys)) == NULL)
@@ -640,7 +223,7 @@ jb_refresh(const struct hub_client *hub, struct jira_backend *jb, struct json_ob
 		n = json_object_array_length(list);
 		for (i = 0; i < n; i++) {
 			is = json_object_array_get_idx(list, i);
-			if ((one = jr_issue(jb, is, ranked ? (int64_t)(start + i + 1) : 0)) == NULL) {
+			if ((one = jb_issue_json(jb, is, ranked ? (int64_t)(start + i + 1) : 0)) == NULL) {
 				snprintf(why, len, "Jira: задача %s: нет id, key, summary, status или "
 				    "created", json_get_str(is, "key") != NULL ?
 				    json_get_str(is, "key") : "без ключа");
@@ -669,112 +252,5 @@ done:
 	json_object_put(o);
 	free(jql);
 	free(path);
-	return rc;
-}
-
-/* POST /agent/jira_fetch body (put): 0 with the hub's end in end ("" before the last part). */
-static int
-jr_fetch_send(const struct hub_client *hub, struct json_object *body, char *end, size_t end_len,
-    char *why, size_t why_len)
-{
-	struct json_object	*r = NULL;
-	long			 status = 0;
-	int			 rc;
-
-	rc = hub_request(hub, "POST", "/agent/jira_fetch", body, &status, &r) == HUB_ANSWERED &&
-	    status == 200 ? 0 : -1;
-	json_object_put(body);
-	if (rc != 0)
-		snprintf(why, why_len, "хаб не принял файл (HTTP %ld%s%s)", status,
-		    json_get_str(r, "error") != NULL ? ": " : "", json_get_str(r, "error") != NULL ?
-		    json_get_str(r, "error") : "");
-	else
-		snprintf(end, end_len, "%s%s%s", json_get_str(r, "state") != NULL ?
-		    json_get_str(r, "state") : "", json_get_str(r, "error") != NULL ? ": " : "",
-		    json_get_str(r, "error") != NULL ? json_get_str(r, "error") : "");
-	json_object_put(r);
-	return rc;
-}
-
-/* The attachment's file (data, n) sent to the hub in base64 parts for command id. */
-static int
-jr_fetch_upload(const struct hub_client *hub, int64_t id, const unsigned char *data, size_t n,
-    char *end, size_t end_len, char *why, size_t why_len)
-{
-	struct json_object	*body;
-	unsigned char		 b64[JR_FETCH_PART / 3 * 4 + 1];
-	size_t			 off = 0, k, part = 0;
-
-	do {
-		k = n - off < JR_FETCH_PART ? n - off : JR_FETCH_PART;
-		body = json_object_new_object();
-		json_object_object_add(body, "command", json_object_new_int64(id));
-		json_object_object_add(body, "part", json_object_new_int64((int64_t)part));
-		json_object_object_add(body, "data", json_object_new_string_len((char *)b64,
-		    EVP_EncodeBlock(b64, data + off, (int)k)));
-		json_object_object_add(body, "last", json_object_new_boolean(off + k == n));
-		if (jr_fetch_send(hub, body, end, end_len, why, why_len) != 0)
-			return -1;
-		off += k;
-		part++;
-	} while (off < n);
-	return 0;
-}
-
-int
-jb_fetch(const struct hub_client *hub, struct jira_backend *jb, struct json_object *cmd,
-    char *why, size_t len)
-{
-	struct json_object	*o = NULL, *body, *size;
-	struct curl_body	 a = { 0 };
-	int64_t			 id = json_object_get_int64(json_get(cmd, "id"));
-	int64_t			 att = json_object_get_int64(json_get(json_get(cmd, "params"),
-				    "attachment"));
-	const char		*src;
-	char			 path[100], end[800] = "";
-	size_t			 base = strlen(jb->srv.url);
-	int			 rc = -1;
-
-	snprintf(path, sizeof path, "/rest/api/2/attachment/%lld", (long long)att);
-	if (jb_call(jb, "GET", path, NULL, &o, why, len) != 0)
-		goto failed;
-	size = json_get(o, "size");
-	src = json_get_str(o, "content");
-	if (!json_object_is_type(size, json_type_int) || json_object_get_int64(size) < 0)
-		snprintf(why, len, "Jira: вложение %lld: нет размера", (long long)att);
-	else if (json_object_get_int64(size) > JIRA_FILE_MAX)
-		snprintf(why, len, "вложение %lld больше 10 МБ — только в Jira", (long long)att);
-	else if (src == NULL || strncmp(src, jb->srv.url, base) != 0 || src[base] != '/')
-		snprintf(why, len, "адрес файла вложения %.300s — не на сервере %s (jira_url): "
-		    "туда агент учётные данные не отправит", src != NULL ? src : "(нет)",
-		    jb->srv.url);
-	/* one byte more than Jira said: a file that is larger shows as larger */
-	else if (rest_get_raw(jb->cl, jb->curl, &jb->srv, src + base,
-	    (long)json_object_get_int64(size) + 1, &a, why, len) != 0) {
-		if (strstr(why, "ответ больше") != NULL)
-			snprintf(why, len, "Jira прислала файл вложения %lld больше, чем сказала "
-			    "(%lld байт)", (long long)att, (long long)json_object_get_int64(size));
-	} else if ((int64_t)a.len != json_object_get_int64(size))
-		snprintf(why, len, "Jira прислала %zu байт файла вложения %lld, а сказала %lld",
-		    a.len, (long long)att, (long long)json_object_get_int64(size));
-	else if (jr_fetch_upload(hub, id, (const unsigned char *)(a.buf != NULL ? a.buf : ""),
-	    a.len, end, sizeof end, why, len) != 0) {
-		log_error("agent: command %lld: %s", (long long)id, why);
-		goto done;
-	} else {
-		log_info("agent: command %lld (fetch_attachment, %zu bytes): %s", (long long)id,
-		    a.len, end);
-		rc = 1;
-		goto done;
-	}
-failed:
-	log_info("agent: command %lld (fetch_attachment): failed: %s", (long long)id, why);
-	body = json_object_new_object();
-	json_object_object_add(body, "command", json_object_new_int64(id));
-	json_object_object_add(body, "error", json_object_new_string(why));
-	rc = jr_fetch_send(hub, body, end, sizeof end, why, len) == 0 ? 1 : -1;
-done:
-	free(a.buf);
-	json_object_put(o);
 	return rc;
 }
