@@ -15,7 +15,8 @@ unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy
 export TZ=Europe/Moscow
 start_all
 make_user ann &&
-ANN_TOKEN=$(make_token ann read,write) || { echo "Bail out! fixtures"; exit 1; }
+ANN_TOKEN=$(make_token ann read,write) &&
+READ_TOKEN=$(make_token ann read) || { echo "Bail out! fixtures"; exit 1; }
 . "$TEST_DIRECTORY/lib/sdlc.sh"
 export TZ=Europe/Moscow
 
@@ -59,7 +60,15 @@ jq -n --rawfile png png.b64 --arg x "$(printf 'x' | base64)" \
     {id: "1651", key: "AUR-2", summary: "Вторая", type: "Задача", status: "Новая", labels: ["AURORA"],
      created: "2026-11-03T10:00:00.000+0300", updated: "2026-11-03T10:00:00.000+0300"},
     {id: "1652", key: "AUR-3", summary: "Чужая", type: "Задача", status: "Новая", labels: ["OTHER"],
-     created: "2026-11-03T10:00:00.000+0300", updated: "2026-11-03T10:00:00.000+0300"}
+     created: "2026-11-03T10:00:00.000+0300", updated: "2026-11-03T10:00:00.000+0300"},
+    {id: "1653", key: "AUR-5", summary: "Большая", type: "Задача", status: "Новая", labels: ["AURORA"],
+     description: ("я" * 20000),
+     created: "2026-11-03T10:00:00.000+0300", updated: "2026-11-03T10:00:00.000+0300",
+     comments: [range(1; 41) | {id: (200 + . | tostring), author: "petrov", body: ("ж" * 1500),
+                created: "2026-11-04T10:00:00.000+0300"}],
+     changelog: [range(1; 31) | {id: (6000 + . | tostring), author: "petrov",
+                created: "2026-11-04T11:00:00.000+0300",
+                items: [{field: "description", fieldtype: "jira", fromString: ("ю" * 900), toString: ("ю" * 900)}]}]}
   ]}' >jira.json || { echo "Bail out! fixture"; exit 1; }
 
 printf 'jira-secret-token\n' >"$TRASH/jira.token" && chmod 600 "$TRASH/jira.token"
@@ -104,7 +113,7 @@ test_expect_success 'refresh: the issues with the label, their comments, attachm
 	refresh_batch && agent_once &&
 	test "$(last_command)" = "done|" &&
 	hub GET "issues?project=AURORA" && test "$STATUS" = 200 &&
-	jq -e "[.issues[].key] | sort == [\"AUR-1\", \"AUR-2\"]" hub.json &&
+	jq -e "[.issues[].key] | sort == [\"AUR-1\", \"AUR-2\", \"AUR-5\"]" hub.json &&
 	tool issue "{\"key\":\"AUR-1\"}" && okres 2 &&
 	grep -F "Отчёт ОСВ" tool.txt &&
 	grep -F "вложения (5):" tool.txt &&
@@ -115,6 +124,13 @@ test_expect_success 'refresh: the issues with the label, their comments, attachm
 	grep -F "изменения (1):" tool.txt &&
 	db_query "SELECT story_points, HEX(sprint), issue_rank FROM tracker_issues WHERE issue_key = '"'"'AUR-1'"'"'" >row &&
 	test "$(cat row)" = "3.00	$(printf "Спринт 1" | od -An -tx1 | tr -d " \n" | tr a-f A-F)	1"
+'
+
+test_expect_success 'an issue too large for one request goes alone, its comments and journal after it' '
+	test "$(db_query "SELECT COUNT(*) FROM tracker_comments c JOIN tracker_issues i ON i.id = c.issue_id WHERE i.issue_key = '"'"'AUR-5'"'"'")" = 40 &&
+	test "$(db_query "SELECT COUNT(*) FROM tracker_changes c JOIN tracker_issues i ON i.id = c.issue_id WHERE i.issue_key = '"'"'AUR-5'"'"'")" = 30 &&
+	test "$(db_query "SELECT CHAR_LENGTH(description) FROM tracker_issues WHERE issue_key = '"'"'AUR-5'"'"'")" = 20000 &&
+	n=$(grep -c "POST /hub/agent/jira_issues" nginx/logs/access.log) && test "$n" -ge 5
 '
 
 test_expect_success 'refresh: the board type, its columns and sprints' '
@@ -155,13 +171,13 @@ test_expect_success 'a batch of forgemcp mcp jira runs in Jira: a new issue, fie
 	grep -x "PUT /rest/agile/1.0/issue/rank -> 204" jira.log &&
 	grep -x "GET /rest/agile/1.0/board/7/sprint -> 200" jira.log &&
 	jstate &&
-	jq -e ".issues[] | select(.key == \"AUR-4\") | .summary == \"Новая из хаба\" and .labels == [\"AURORA\"] and .due == \"2026-12-25\"" jstate.json &&
+	jq -e ".issues[] | select(.key == \"AUR-6\") | .summary == \"Новая из хаба\" and .labels == [\"AURORA\"] and .due == \"2026-12-25\"" jstate.json &&
 	jq -e ".issues[] | select(.key == \"AUR-2\") | .status == \"В работе\" and .story_points == 5 and .assignee == \"petrov\" and .sprint == 3" jstate.json &&
 	jq -e "[.issues[].links[]? | select(.type == \"Relates\")] | length == 1" jstate.json &&
 	jq -e ".sprints[] | select(.name == \"Спринт 2\") | .goal == \"дальше\" and .state == \"active\" and (.startDate | startswith(\"2026-12-07\"))" jstate.json &&
 	jq -e "[.issues[].key] | index(\"AUR-2\") < index(\"AUR-1\")" jstate.json &&
-	tool issues "{}" && grep -F "AUR-4" tool.txt && grep -F "Новая из хаба" tool.txt &&
-	tool issue "{\"key\":\"AUR-2\"}" && grep -F "В работе" tool.txt && grep -F "AUR-4" tool.txt
+	tool issues "{}" && grep -F "AUR-6" tool.txt && grep -F "Новая из хаба" tool.txt &&
+	tool issue "{\"key\":\"AUR-2\"}" && grep -F "В работе" tool.txt && grep -F "AUR-6" tool.txt
 '
 
 test_expect_success 'a status Jira has no transition to fails, naming those it has' '
@@ -252,6 +268,25 @@ test_expect_success "a Jira answering $mode: the refresh fails with a reason, th
 	cmp before after
 '
 done
+
+test_expect_success 'the agent API refuses what a refresh may not write, and files and parts of other commands' '
+	refresh_batch && hub POST agent/claim "{\"module\":\"jira\"}" && C=$(jq .command.id hub.json) &&
+	test "$(jq -r .command.type hub.json)" = refresh &&
+	hub POST agent/jira_issues "{\"command\":$C,\"issues\":[{\"id\":99,\"key\":\"OTHER-1\",\"summary\":\"x\",\"status\":\"Новая\",\"created\":\"2026-11-01T00:00:00Z\",\"labels\":[\"OTHER\"]}]}" &&
+	test "$STATUS" = 422 && jq -e ".error == \"страница обновления не принята: issues[0]: no label AURORA: not of the project this refresh is for\"" hub.json &&
+	long=$(printf "%01001d" 0) &&
+	hub POST agent/jira_issues "{\"command\":$C,\"issues\":[{\"id\":99,\"key\":\"AUR-99\",\"summary\":\"$long\",\"status\":\"Новая\",\"created\":\"2026-11-01T00:00:00Z\",\"labels\":[\"AURORA\"]}]}" &&
+	test "$STATUS" = 422 && jq -e ".error == \"страница обновления не принята: issues[0]: summary is longer than the mirror holds\"" hub.json &&
+	hub POST agent/jira_issues "{\"command\":$C,\"more\":{\"key\":\"AUR-3\",\"comments\":[]}}" &&
+	test "$STATUS" = 422 && jq -e ".error | contains(\"no issue AUR-3 of the project AURORA\")" hub.json &&
+	test "$(db_query "SELECT COUNT(*) FROM tracker_issues WHERE id = 99")" = 0 &&
+	hub GET "agent/file?command=$C" && test "$STATUS" = 404 &&
+	hub POST agent/jira_fetch "{\"command\":$C,\"part\":0,\"data\":\"eA==\",\"last\":true}" && test "$STATUS" = 404 &&
+	hub POST agent/jira_issues "{\"command\":999999,\"issues\":[]}" && test "$STATUS" = 404 &&
+	hub POST agent/jira_issues "{\"command\":$C,\"issues\":[]}" "$READ_TOKEN" && test "$STATUS" = 403 &&
+	hub POST agent/report "{\"command\":$C,\"state\":\"failed\",\"error\":\"t\"}" && test "$STATUS" = 200 &&
+	hub POST agent/jira_issues "{\"command\":$C,\"issues\":[]}" && test "$STATUS" = 409
+'
 
 test_expect_success 'the credentials are in no log: agent, hub, nginx, the loopback Jira, module servers' '
 	basic=$(printf "bot:jira-secret-token" | base64) &&
