@@ -40,13 +40,13 @@ int	jb_fields(struct jira_backend *jb, char *why, size_t len);
 /*
  * jira_convert.c: issue ji of Jira's search in the hub's fixture shape
  * (rank 0: none; NULL when it lacks what the hub needs: id, key, summary,
- * status, created); the board's type, columns and sprints as the project
- * part of a refresh page (NULL with why).
+ * status, created); jb_add adds the string s as key (NULL: nothing),
+ * jb_add_day the date part (YYYY-MM-DD) of Jira's time s.
  */
 struct json_object *jb_issue_json(const struct jira_backend *jb, struct json_object *ji,
 	    int64_t rank);
-struct json_object *jb_board_json(struct jira_backend *jb, uint64_t board, char *why,
-	    size_t len);
+void	jb_add(struct json_object *o, const char *key, const char *s);
+void	jb_add_day(struct json_object *o, const char *key, const char *s);
 /*
  * refresh (jira_refresh.c) and fetch_attachment (jira_fetch.c): 0 done, with *result for
  * the report (refresh: {issues}); 1 when the hub was told the end itself

@@ -2,8 +2,8 @@
  * jira_convert: what the Jira backend's refresh reads, in the hub's shape
  * (jira_backend-int.h): an issue of Jira's search (its fields, comments,
  * attachments, links, changelog) as a fixture issue, times in UTC and
- * values cut to what the mirror's columns hold; the board's type, columns
- * and sprints as a project part.
+ * values cut to what the mirror's columns hold.  What it reads is Jira's
+ * answer, any shape: a member of another type is taken as absent.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -26,8 +26,9 @@ jr_time(const char *s, char *out)
 	time_t		 t;
 	const char	*z;
 
-	if (s == NULL || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec,
-	    &n) != 6)
+	if (s == NULL || strspn(s, "0123456789") != 4 || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n",
+	    &y, &mo, &d, &h, &mi, &sec, &n) != 6 || mo < 1 || mo > 12 || d < 1 || d > 31 ||
+	    h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 60)
 		return NULL;
 	z = s + n;
 	if (*z == '.')
@@ -48,7 +49,8 @@ jr_time(const char *s, char *out)
 	tm.tm_min = mi;
 	tm.tm_sec = sec;
 	t = timegm(&tm) - (time_t)oh * 3600 - (time_t)om * 60;
-	if (gmtime_r(&t, &tm) == NULL)
+	/* an offset past a year's ends takes it out of the hub's four digits */
+	if (gmtime_r(&t, &tm) == NULL || tm.tm_year + 1900 < 1 || tm.tm_year + 1900 > 9999)
 		return NULL;
 	strftime(out, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	return out;
@@ -62,9 +64,8 @@ jr_person(struct json_object *o)
 	    json_get_str(o, "displayName");
 }
 
-/* Adds key: the string s (NULL: nothing). */
-static void
-jr_add(struct json_object *o, const char *key, const char *s)
+void
+jb_add(struct json_object *o, const char *key, const char *s)
 {
 	if (s != NULL)
 		json_object_object_add(o, key, json_object_new_string(s));
@@ -85,19 +86,16 @@ jr_add_cut(struct json_object *o, const char *key, const char *s, size_t max)
 	json_object_object_add(o, key, json_object_new_string_len(s, (int)at));
 }
 
-/* Appends the name of status st (an object of /rest/api/2/status) to names. */
-static void
-jr_add_name(struct json_object *names, struct json_object *st)
+void
+jb_add_day(struct json_object *o, const char *key, const char *s)
 {
-	if (json_get_str(st, "name") != NULL)
-		json_object_array_add(names, json_object_new_string(json_get_str(st, "name")));
-}
+	static const char	 shape[] = "dddd-dd-dd";
+	size_t			 i;
 
-/* Adds key: the date part (YYYY-MM-DD) of Jira's time s, when it has one. */
-static void
-jr_add_day(struct json_object *o, const char *key, const char *s)
-{
-	if (s != NULL && strlen(s) >= 10)
+	for (i = 0; s != NULL && shape[i] != '\0'; i++)
+		if (shape[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != shape[i])
+			return;
+	if (s != NULL)
 		json_object_object_add(o, key, json_object_new_string_len(s, 10));
 }
 
@@ -208,13 +206,13 @@ jr_changes(struct json_object *changelog)
 			if ((field = json_get_str(it, "field")) == NULL)
 				continue;
 			c = json_object_new_object();
-			jr_add(c, "at", at);
+			jb_add(c, "at", at);
 			jr_add_cut(c, "author", jr_person(json_get(h, "author")) != NULL ?
 			    jr_person(json_get(h, "author")) : "?", 255);
 			for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
 				if (strcmp(kinds[k].jira, field) == 0)
 					break;
-			jr_add(c, "kind", k < sizeof kinds / sizeof kinds[0] ? kinds[k].kind :
+			jb_add(c, "kind", k < sizeof kinds / sizeof kinds[0] ? kinds[k].kind :
 			    "field");
 			if (k == sizeof kinds / sizeof kinds[0] || kinds[k].field != NULL)
 				jr_add_cut(c, "field", k < sizeof kinds / sizeof kinds[0] ?
@@ -248,9 +246,9 @@ jr_parts(struct json_object *o, struct json_object *f, const char *description)
 		json_object_object_add(a, "id", json_object_new_int64(jr_id(c)));
 		jr_add_cut(a, "author", jr_person(json_get(c, "author")) != NULL ?
 		    jr_person(json_get(c, "author")) : "?", 255);
-		jr_add(a, "body", json_get_str(c, "body") != NULL ? json_get_str(c, "body") : "");
-		jr_add(a, "created", at);
-		jr_add(a, "updated", jr_time(json_get_str(c, "updated"), up));
+		jb_add(a, "body", json_get_str(c, "body") != NULL ? json_get_str(c, "body") : "");
+		jb_add(a, "created", at);
+		jb_add(a, "updated", jr_time(json_get_str(c, "updated"), up));
 		json_object_array_add(out, a);
 	}
 	json_object_object_add(o, "comments", out);
@@ -273,7 +271,7 @@ jr_parts(struct json_object *o, struct json_object *f, const char *description)
 		jr_add_cut(a, "mime", json_get_str(c, "mimeType"), 255);
 		jr_add_cut(a, "author", jr_person(json_get(c, "author")) != NULL ?
 		    jr_person(json_get(c, "author")) : "?", 255);
-		jr_add(a, "created", at);
+		jb_add(a, "created", at);
 		json_object_object_add(a, "in_description", json_object_new_boolean(
 		    jr_refers(description, name)));
 		refs = json_object_new_array();
@@ -299,10 +297,10 @@ jr_parts(struct json_object *o, struct json_object *f, const char *description)
 		    json_get_str(c, "inward") == NULL || json_get_str(other, "key") == NULL)
 			continue;
 		a = json_object_new_object();
-		jr_add(a, "type", json_get_str(c, "name"));
-		jr_add(a, "outward", json_get_str(c, "outward"));
-		jr_add(a, "inward", json_get_str(c, "inward"));
-		jr_add(a, json_get(l, "outwardIssue") != NULL ? "to" : "from",
+		jb_add(a, "type", json_get_str(c, "name"));
+		jb_add(a, "outward", json_get_str(c, "outward"));
+		jb_add(a, "inward", json_get_str(c, "inward"));
+		jb_add(a, json_get(l, "outwardIssue") != NULL ? "to" : "from",
 		    json_get_str(other, "key"));
 		json_object_array_add(out, a);
 	}
@@ -313,7 +311,7 @@ struct json_object *
 jb_issue_json(const struct jira_backend *jb, struct json_object *ji, int64_t rank)
 {
 	struct json_object	*o, *f = json_get(ji, "fields"), *v;
-	char			 created[21], updated[21], sprint[256];
+	char			 created[21], updated[21], sprint[1024];
 
 	if (jr_id(ji) == 0 || json_get_str(ji, "key") == NULL ||
 	    json_get_str(f, "summary") == NULL ||
@@ -322,17 +320,17 @@ jb_issue_json(const struct jira_backend *jb, struct json_object *ji, int64_t ran
 		return NULL;
 	o = json_object_new_object();
 	json_object_object_add(o, "id", json_object_new_int64(jr_id(ji)));
-	jr_add(o, "key", json_get_str(ji, "key"));
+	jb_add(o, "key", json_get_str(ji, "key"));
 	jr_add_cut(o, "type", json_get_str(json_get(f, "issuetype"), "name"), 64);
 	jr_add_cut(o, "summary", json_get_str(f, "summary"), 1000);
-	jr_add(o, "description", json_get_str(f, "description"));
+	jb_add(o, "description", json_get_str(f, "description"));
 	jr_add_cut(o, "status", json_get_str(json_get(f, "status"), "name"), 64);
 	jr_add_cut(o, "priority", json_get_str(json_get(f, "priority"), "name"), 64);
 	jr_add_cut(o, "assignee", jr_person(json_get(f, "assignee")), 255);
 	jr_add_cut(o, "reporter", jr_person(json_get(f, "reporter")), 255);
-	jr_add_day(o, "due", json_get_str(f, "duedate"));
-	jr_add(o, "created", created);
-	jr_add(o, "updated", jr_time(json_get_str(f, "updated"), updated));
+	jb_add_day(o, "due", json_get_str(f, "duedate"));
+	jb_add(o, "created", created);
+	jb_add(o, "updated", jr_time(json_get_str(f, "updated"), updated));
 	json_object_object_add(o, "labels", json_object_is_type(json_get(f, "labels"),
 	    json_type_array) ? json_object_get(json_get(f, "labels")) : json_object_new_array());
 	if (jb->sp_field[0] != '\0' && ((v = json_get(f, jb->sp_field)) != NULL) &&
@@ -340,6 +338,8 @@ jb_issue_json(const struct jira_backend *jb, struct json_object *ji, int64_t ran
 		json_object_object_add(o, "story_points", json_object_get(v));
 	if (jb->sprint_field[0] != '\0') {
 		jr_sprint(json_get(f, jb->sprint_field), sprint, sizeof sprint);
+		/* snprintf cut a longer name by bytes: not inside a character */
+		sprint[json_utf8_cut(sprint, strlen(sprint))] = '\0';
 		if (sprint[0] != '\0')
 			jr_add_cut(o, "sprint", sprint, 255);
 	}
@@ -348,83 +348,4 @@ jb_issue_json(const struct jira_backend *jb, struct json_object *ji, int64_t ran
 	jr_parts(o, f, json_get_str(f, "description"));
 	json_object_object_add(o, "changes", jr_changes(json_get(ji, "changelog")));
 	return o;
-}
-
-struct json_object *
-jb_board_json(struct jira_backend *jb, uint64_t board, char *why, size_t len)
-{
-	struct json_object	*p, *o = NULL, *st = NULL, *cols, *list, *c, *sts, *names, *s;
-	char			 path[200];
-	size_t			 i, j, start = 0, n;
-	int			 last;
-
-	snprintf(path, sizeof path, "/rest/agile/1.0/board/%llu", (unsigned long long)board);
-	if (jb_call(jb, "GET", path, NULL, &o, why, len) != 0)
-		return NULL;
-	p = json_object_new_object();
-	jr_add(p, "board_type", json_get_str(o, "type"));
-	json_object_put(o);
-	snprintf(path, sizeof path, "/rest/agile/1.0/board/%llu/configuration",
-	    (unsigned long long)board);
-	if (jb_call(jb, "GET", path, NULL, &o, why, len) != 0 ||
-	    jb_call(jb, "GET", "/rest/api/2/status", NULL, &st, why, len) != 0)
-		goto fail;
-	/* a column's statuses come as ids: their names from /status */
-	cols = json_object_new_array();
-	list = json_get(json_get(o, "columnConfig"), "columns");
-	for (i = 0; json_object_is_type(list, json_type_array) &&
-	    i < json_object_array_length(list); i++) {
-		c = json_object_new_object();
-		jr_add(c, "name", json_get_str(json_object_array_get_idx(list, i), "name"));
-		sts = json_get(json_object_array_get_idx(list, i), "statuses");
-		names = json_object_new_array();
-		for (j = 0; json_object_is_type(sts, json_type_array) &&
-		    j < json_object_array_length(sts); j++) {
-			for (n = 0; json_object_is_type(st, json_type_array) &&
-			    n < json_object_array_length(st); n++)
-				if (json_get_str(json_object_array_get_idx(st, n), "id") != NULL &&
-				    json_get_str(json_object_array_get_idx(sts, j), "id") != NULL &&
-				    strcmp(json_get_str(json_object_array_get_idx(st, n), "id"),
-				    json_get_str(json_object_array_get_idx(sts, j), "id")) == 0)
-					jr_add_name(names, json_object_array_get_idx(st, n));
-		}
-		json_object_object_add(c, "statuses", names);
-		json_object_array_add(cols, c);
-	}
-	json_object_object_add(p, "columns", cols);
-	json_object_put(o);
-	json_object_put(st);
-	o = st = NULL;
-	list = json_object_new_array();
-	json_object_object_add(p, "sprints", list);
-	do {
-		snprintf(path, sizeof path, "/rest/agile/1.0/board/%llu/sprint?startAt=%zu"
-		    "&maxResults=50", (unsigned long long)board, start);
-		if (jb_call(jb, "GET", path, NULL, &o, why, len) != 0)
-			goto fail;
-		sts = json_get(o, "values");
-		n = json_object_is_type(sts, json_type_array) ? json_object_array_length(sts) : 0;
-		for (i = 0; i < n; i++) {
-			s = json_object_array_get_idx(sts, i);
-			if (json_get_str(s, "name") == NULL)
-				continue;
-			c = json_object_new_object();
-			jr_add(c, "name", json_get_str(s, "name"));
-			jr_add(c, "state", json_get_str(s, "state"));
-			jr_add(c, "goal", json_get_str(s, "goal"));
-			jr_add_day(c, "start", json_get_str(s, "startDate"));
-			jr_add_day(c, "end", json_get_str(s, "endDate"));
-			json_object_array_add(list, c);
-		}
-		last = n == 0 || json_object_get_boolean(json_get(o, "isLast"));
-		json_object_put(o);
-		o = NULL;
-		start += n;
-	} while (!last);
-	return p;
-fail:
-	json_object_put(o);
-	json_object_put(st);
-	json_object_put(p);
-	return NULL;
 }

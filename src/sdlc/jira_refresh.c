@@ -145,6 +145,94 @@ jr_queue(struct jr_send *s, struct json_object *o)
 	return rc;
 }
 
+/* Appends the name of status st (an object of /rest/api/2/status) to names. */
+static void
+jr_add_name(struct json_object *names, struct json_object *st)
+{
+	if (json_get_str(st, "name") != NULL)
+		json_object_array_add(names, json_object_new_string(json_get_str(st, "name")));
+}
+
+/* The board's type, columns and sprints, as the hub's project part; NULL with why. */
+static struct json_object *
+jr_board(struct jira_backend *jb, uint64_t board, char *why, size_t len)
+{
+	struct json_object	*p, *o = NULL, *st = NULL, *cols, *list, *c, *sts, *names, *s;
+	char			 path[200];
+	size_t			 i, j, start = 0, n;
+	int			 last;
+
+	snprintf(path, sizeof path, "/rest/agile/1.0/board/%llu", (unsigned long long)board);
+	if (jb_call(jb, "GET", path, NULL, &o, why, len) != 0)
+		return NULL;
+	p = json_object_new_object();
+	jb_add(p, "board_type", json_get_str(o, "type"));
+	json_object_put(o);
+	snprintf(path, sizeof path, "/rest/agile/1.0/board/%llu/configuration",
+	    (unsigned long long)board);
+	if (jb_call(jb, "GET", path, NULL, &o, why, len) != 0 ||
+	    jb_call(jb, "GET", "/rest/api/2/status", NULL, &st, why, len) != 0)
+		goto fail;
+	/* a column's statuses come as ids: their names from /status */
+	cols = json_object_new_array();
+	list = json_get(json_get(o, "columnConfig"), "columns");
+	for (i = 0; json_object_is_type(list, json_type_array) &&
+	    i < json_object_array_length(list); i++) {
+		c = json_object_new_object();
+		jb_add(c, "name", json_get_str(json_object_array_get_idx(list, i), "name"));
+		sts = json_get(json_object_array_get_idx(list, i), "statuses");
+		names = json_object_new_array();
+		for (j = 0; json_object_is_type(sts, json_type_array) &&
+		    j < json_object_array_length(sts); j++) {
+			for (n = 0; json_object_is_type(st, json_type_array) &&
+			    n < json_object_array_length(st); n++)
+				if (json_get_str(json_object_array_get_idx(st, n), "id") != NULL &&
+				    json_get_str(json_object_array_get_idx(sts, j), "id") != NULL &&
+				    strcmp(json_get_str(json_object_array_get_idx(st, n), "id"),
+				    json_get_str(json_object_array_get_idx(sts, j), "id")) == 0)
+					jr_add_name(names, json_object_array_get_idx(st, n));
+		}
+		json_object_object_add(c, "statuses", names);
+		json_object_array_add(cols, c);
+	}
+	json_object_object_add(p, "columns", cols);
+	json_object_put(o);
+	json_object_put(st);
+	o = st = NULL;
+	list = json_object_new_array();
+	json_object_object_add(p, "sprints", list);
+	do {
+		snprintf(path, sizeof path, "/rest/agile/1.0/board/%llu/sprint?startAt=%zu"
+		    "&maxResults=50", (unsigned long long)board, start);
+		if (jb_call(jb, "GET", path, NULL, &o, why, len) != 0)
+			goto fail;
+		sts = json_get(o, "values");
+		n = json_object_is_type(sts, json_type_array) ? json_object_array_length(sts) : 0;
+		for (i = 0; i < n; i++) {
+			s = json_object_array_get_idx(sts, i);
+			if (json_get_str(s, "name") == NULL)
+				continue;
+			c = json_object_new_object();
+			jb_add(c, "name", json_get_str(s, "name"));
+			jb_add(c, "state", json_get_str(s, "state"));
+			jb_add(c, "goal", json_get_str(s, "goal"));
+			jb_add_day(c, "start", json_get_str(s, "startDate"));
+			jb_add_day(c, "end", json_get_str(s, "endDate"));
+			json_object_array_add(list, c);
+		}
+		last = n == 0 || json_object_get_boolean(json_get(o, "isLast"));
+		json_object_put(o);
+		o = NULL;
+		start += n;
+	} while (!last);
+	return p;
+fail:
+	json_object_put(o);
+	json_object_put(st);
+	json_object_put(p);
+	return NULL;
+}
+
 /* The search's JQL for the project's issues (keys: only those), escaped for a query. */
 static char *
 jr_jql(struct jira_backend *jb, const char *label, struct json_object *keys)
@@ -202,7 +290,7 @@ jb_refresh(const struct hub_client *hub, struct jira_backend *jb, struct json_ob
 	}
 	if (jb_board(hub, label, &board, why, len) != 0 || jb_fields(jb, why, len) != 0)
 		goto done;
-	if (board != 0 && ((board_part = jb_board_json(jb, board, why, len)) == NULL ||
+	if (board != 0 && ((board_part = jr_board(jb, board, why, len)) == NULL ||
 	    jr_post(&s, "project", board_part) != 0))
 		goto done;
 	if ((jql = jr_jql(jb, label, json_get(p, "full") != NULL ? NULL : keys)) == NULL)
