@@ -233,6 +233,60 @@ fail:
 	return NULL;
 }
 
+/* The number member name of o, -1 when it is not one. */
+static int64_t
+jr_count(struct json_object *o, const char *name)
+{
+	struct json_object	*v = json_get(o, name);
+
+	return json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : -1;
+}
+
+/*
+ * Issue ji of a search, whose comments and changelog Jira's search caps
+ * (50 and 100 with their totals): the rest read, the comments a page at a
+ * time, the changelog with the issue alone.  0, or -1 with why.
+ */
+static int
+jr_complete(struct jira_backend *jb, struct json_object *ji, char *why, size_t len)
+{
+	struct json_object	*f = json_get(ji, "fields"), *c = json_get(f, "comment");
+	struct json_object	*list = json_get(c, "comments"), *o = NULL, *more;
+	const char		*key = json_get_str(ji, "key");
+	char			 path[300];
+	size_t			 i, n;
+
+	if (key == NULL || strlen(key) > 100 || strspn(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(key))
+		return 0;
+	while (json_object_is_type(list, json_type_array) &&
+	    (int64_t)json_object_array_length(list) < jr_count(c, "total")) {
+		snprintf(path, sizeof path, "/rest/api/2/issue/%s/comment?startAt=%zu&maxResults=100",
+		    key, json_object_array_length(list));
+		if (jb_call(jb, "GET", path, NULL, &o, why, len) != 0)
+			return -1;
+		more = json_get(o, "comments");
+		n = json_object_is_type(more, json_type_array) ? json_object_array_length(more) : 0;
+		for (i = 0; i < n; i++)
+			json_object_array_add(list, json_object_get(json_object_array_get_idx(more, i)));
+		json_object_put(o);
+		o = NULL;
+		if (n == 0)
+			break;
+	}
+	c = json_get(ji, "changelog");
+	if (!json_object_is_type(json_get(c, "histories"), json_type_array) ||
+	    (int64_t)json_object_array_length(json_get(c, "histories")) >= jr_count(c, "total"))
+		return 0;
+	snprintf(path, sizeof path, "/rest/api/2/issue/%s?expand=changelog&fields=none", key);
+	if (jb_call(jb, "GET", path, NULL, &o, why, len) != 0)
+		return -1;
+	if (json_object_is_type(json_get(json_get(o, "changelog"), "histories"), json_type_array))
+		json_object_object_add(ji, "changelog", json_object_get(json_get(o, "changelog")));
+	json_object_put(o);
+	return 0;
+}
+
 /* The search's JQL for the project's issues (keys: only those), escaped for a query. */
 static char *
 jr_jql(struct jira_backend *jb, const char *label, struct json_object *keys)
@@ -311,6 +365,8 @@ jb_refresh(const struct hub_client *hub, struct jira_backend *jb, struct json_ob
 		n = json_object_array_length(list);
 		for (i = 0; i < n; i++) {
 			is = json_object_array_get_idx(list, i);
+			if (jr_complete(jb, is, why, len) != 0)
+				goto done;
 			if ((one = jb_issue_json(jb, is, ranked ? (int64_t)(start + i + 1) : 0)) == NULL) {
 				snprintf(why, len, "Jira: задача %s: нет id, key, summary, status или "
 				    "created", json_get_str(is, "key") != NULL ?

@@ -19,7 +19,9 @@
 # "YYYY-MM-DD HH:MM" read as UTC, joined by AND, then ORDER BY Rank);
 # /rest/agile/1.0/ board/ID, board/ID/configuration, board/ID/sprint, sprint
 # (create, update), sprint/ID/issue, issue/rank; /secure/attachment/ID/NAME.
-# Lists hold at most 50 a page.  An edit or transition appends one changelog history, an
+# Lists hold at most 50 a page; a search's issue holds at most 50 comments and 100
+# histories (with their totals), the rest read with issue/KEY/comment (paged)
+# and issue/KEY?expand=changelog.  An edit or transition appends one changelog history, an
 # item for each field it changed; a new attachment or a move between sprints
 # only sets the issue's updated time.  With --auth, /rest/ and /secure/ need
 # "Authorization: Basic base64(USER:TOKEN)" or "Bearer TOKEN", else 401; a
@@ -189,8 +191,10 @@ sub brief {
 	    issuetype => { name => $i->{type} } } };
 }
 
+# issue_json(ISSUE, CHANGELOG, CAPPED): as a search answers (CAPPED: at most 50
+# comments and 100 histories, with their totals, as Jira's search caps them).
 sub issue_json {
-	my ($i, $changelog) = @_;
+	my ($i, $changelog, $capped) = @_;
 	my (@links, @comments);
 	for my $j (@{$S->{issues}}) {
 		for my $l (@{$j->{links}}) {
@@ -217,7 +221,8 @@ sub issue_json {
 	    assignee => user_json($i->{assignee}), reporter => user_json($i->{reporter}),
 	    duedate => $i->{due}, created => $i->{created}, updated => $i->{updated},
 	    labels => [@{$i->{labels}}], issuelinks => \@links,
-	    comment => { comments => \@comments, maxResults => scalar @comments,
+	    comment => { comments => [$capped && @comments > 50 ? @comments[0 .. 49] : @comments],
+	    maxResults => $capped && @comments > 50 ? 50 : scalar @comments,
 	    total => scalar @comments, startAt => 0 },
 	    attachment => [map { attachment_json($_) } @{$i->{attachments}}]);
 	$f{$SP} = defined $i->{story_points} ? 0 + $i->{story_points} : undef if defined $SP;
@@ -230,7 +235,9 @@ sub issue_json {
 	if ($changelog) {
 		my @h = map { +{ id => "$_->{id}", author => user_json($_->{author}),
 		    created => $_->{created}, items => $_->{items} } } @{$i->{changelog}};
-		$o{changelog} = { startAt => 0, maxResults => scalar @h, total => scalar @h,
+		my $n = scalar @h;
+		@h = @h[0 .. 99] if $capped && @h > 100;
+		$o{changelog} = { startAt => 0, maxResults => scalar @h, total => $n,
 		    histories => \@h };
 	}
 	return \%o;
@@ -561,7 +568,7 @@ sub search {
 	my ($start, $max, @n) = page($q, scalar @$is);
 	my $cl = ($q->{expand} // '') =~ /\bchangelog\b/;
 	send_json($r, 200, { expand => 'names,schema', startAt => $start, maxResults => $max,
-	    total => scalar @$is, issues => [map { issue_json($is->[$_], $cl) } @n] });
+	    total => scalar @$is, issues => [map { issue_json($is->[$_], $cl, 1) } @n] });
 }
 
 # --- Agile 1.0 ----------------------------------------------------------------
@@ -692,6 +699,11 @@ sub route {
 		create_issue($r);
 	} elsif ($p =~ m{^/rest/api/2/issue/([^/]+)(/transitions|/attachments)?$} && !($x = issue_by($1))) {
 		jerr($r, 404, 'Issue Does Not Exist');
+	} elsif ($m eq 'GET' && $p =~ m{^/rest/api/2/issue/([^/]+)/comment$} && ($x = issue_by($1))) {
+		my $all = issue_json($x)->{fields}{comment}{comments};
+		my ($start, $max, @n) = page($q, scalar @$all);
+		send_json($r, 200, { startAt => $start, maxResults => $max, total => scalar @$all,
+		    comments => [@$all[@n]] });
 	} elsif ($m eq 'GET' && $p =~ m{^/rest/api/2/issue/[^/]+$}) {
 		send_json($r, 200, issue_json($x, ($q->{expand} // '') =~ /\bchangelog\b/));
 	} elsif ($m eq 'PUT' && $p =~ m{^/rest/api/2/issue/[^/]+$}) {
