@@ -10,7 +10,7 @@ KEY=bsk-test-7f3c9e21d4a8b6f0-secret
 FAKE_LOG=$TRASH/fake-brave.log
 : >"$FAKE_LOG"
 
-perl "$TEST_DIRECTORY/lib/fake-brave.pl" --port 0 --token "$KEY" --log "$FAKE_LOG" \
+perl "$TEST_DIRECTORY/lib/fake-brave.pl" --token "$KEY" --log "$FAKE_LOG" \
 	--port-file "$TRASH/fake.port" >"$TRASH/fake.out" 2>"$TRASH/fake.stderr" </dev/null &
 test_register_pid $!
 wait_for 10 test -s "$TRASH/fake.port" || { echo "Bail out! the fake provider did not start"; exit 1; }

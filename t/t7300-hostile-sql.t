@@ -15,7 +15,7 @@ unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy
 KEY=bsk-hostile-0d1e2f3a4b5c6d7e
 FAKE_LOG=$TRASH/fake-brave.log
 : >"$FAKE_LOG"
-perl "$TEST_DIRECTORY/lib/fake-brave.pl" --port 0 --token "$KEY" --log "$FAKE_LOG" \
+perl "$TEST_DIRECTORY/lib/fake-brave.pl" --token "$KEY" --log "$FAKE_LOG" \
 	--port-file "$TRASH/fake.port" >"$TRASH/fake.out" 2>"$TRASH/fake.stderr" </dev/null &
 test_register_pid $!
 wait_for 10 test -s "$TRASH/fake.port" || { echo "Bail out! the fake provider did not start"; exit 1; }

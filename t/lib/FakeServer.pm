@@ -23,10 +23,11 @@ sub args {
 	return ($port_file, $log);
 }
 
-# listen(NAME, PORT_FILE): the listening socket, its port written to PORT_FILE.
+# listen(NAME, PORT_FILE[, BACKLOG]): the listening socket (a backlog of 16
+# connections unless BACKLOG says), its port written to PORT_FILE.
 sub listen {
-	my ($name, $port_file) = @_;
-	my $server = IO::Socket::INET->new(Listen => 16, LocalAddr => '127.0.0.1', LocalPort => 0,
+	my ($name, $port_file, $backlog) = @_;
+	my $server = IO::Socket::INET->new(Listen => $backlog // 16, LocalAddr => '127.0.0.1', LocalPort => 0,
 	    ReuseAddr => 1, Proto => 'tcp') or die "$name: cannot listen: $!\n";
 	open my $pf, '>', "$port_file.tmp" or die "$name: $port_file: $!\n";
 	print $pf $server->sockport, "\n";

@@ -1,7 +1,7 @@
 #!/usr/bin/perl
 # fake-brave.pl: a stand-in for the Brave Search API on 127.0.0.1, for the web_search tests.
 #
-# Usage: fake-brave.pl --port N|0 --token TOKEN --log FILE [--port-file FILE]
+# Usage: fake-brave.pl --token TOKEN --log FILE --port-file FILE
 #
 # Answers GET <any path>?q=...&count=... in Brave's format,
 #   {"type":"search","web":{"type":"search","results":[{"title","url","description"}...]}}
@@ -15,39 +15,30 @@
 #   huge         a 200 body larger than 1 MiB
 # Each request appends one line to the log file:
 #   GET <target as sent><TAB>token=ok|missing|wrong<TAB>count=<raw count><TAB>q=<decoded q>
-# (the token itself is never written).  With --port 0 the chosen port is
-# printed on stdout (and written to --port-file).  Each connection is served
+# (the token itself is never written).  The port it listens on is written
+# to the port file (t/lib/FakeServer.pm).  Each connection is served
 # by a child process so keep-alive clients do not block each other; SIGTERM
 # stops the server and its children.
 #
 # Licensed under the ISC license, see LICENSE.
 use strict;
 use warnings;
-use IO::Socket::INET;
+use FindBin;
+use lib $FindBin::Bin;
+use FakeServer;
 use POSIX ();
 
-my ($port, $token, $log, $port_file) = (0, '', '/dev/null', undef);
+my ($token, $log, $port_file) = ('', '/dev/null', undef);
 while (@ARGV) {
 	my $a = shift @ARGV;
-	if ($a eq '--port') { $port = shift @ARGV }
-	elsif ($a eq '--token') { $token = shift @ARGV }
+	if ($a eq '--token') { $token = shift @ARGV }
 	elsif ($a eq '--log') { $log = shift @ARGV }
 	elsif ($a eq '--port-file') { $port_file = shift @ARGV }
 	else { die "fake-brave.pl: unknown argument $a\n" }
 }
 
-my $server = IO::Socket::INET->new(Listen => 32, LocalAddr => '127.0.0.1',
-    LocalPort => $port, ReuseAddr => 1, Proto => 'tcp')
-    or die "fake-brave.pl: cannot listen on 127.0.0.1:$port: $!\n";
-$port = $server->sockport;
-$| = 1;
-print "$port\n";
-if (defined $port_file) {
-	open my $pf, '>', "$port_file.tmp" or die "fake-brave.pl: $port_file: $!\n";
-	print $pf "$port\n";
-	close $pf;
-	rename "$port_file.tmp", $port_file or die "fake-brave.pl: $port_file: $!\n";
-}
+die "usage: fake-brave.pl --token TOKEN --log FILE --port-file FILE\n" unless defined $port_file;
+my $server = FakeServer::listen('fake-brave.pl', $port_file, 32);
 
 my %children;
 $SIG{PIPE} = 'IGNORE';
