@@ -49,8 +49,8 @@ jr_time(const char *s, char *out)
 	tm.tm_min = mi;
 	tm.tm_sec = sec;
 	t = timegm(&tm) - (time_t)oh * 3600 - (time_t)om * 60;
-	/* an offset past a year's ends takes it out of the hub's four digits */
-	if (gmtime_r(&t, &tm) == NULL || tm.tm_year + 1900 < 1 || tm.tm_year + 1900 > 9999)
+	/* the hub's times have four digits of a year (MariaDB's DATETIME: 1000 to 9999) */
+	if (gmtime_r(&t, &tm) == NULL || tm.tm_year + 1900 < 1000 || tm.tm_year + 1900 > 9999)
 		return NULL;
 	strftime(out, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	return out;
