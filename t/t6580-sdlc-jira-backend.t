@@ -204,6 +204,16 @@ test_expect_success 'ensure_attachment with a path: the file goes to Jira, the h
 	tool issue "{\"key\":\"AUR-2\"}" && grep -F "upload.txt" tool.txt
 '
 
+test_expect_success 'ensure_attachment with a file of the hub API: sent to Jira under the name it was uploaded with' '
+	hub POST files "{\"name\":\"из API.txt\",\"size\":6}" && test "$STATUS" = 201 &&
+	f=$(jq .id hub.json) &&
+	hub POST "files/$f/parts" "{\"at\":0,\"data\":\"$(printf "абв" | base64)\"}" && test "$STATUS" = 200 &&
+	hub POST batches "{\"project\":\"AURORA\",\"title\":\"файл API\",\"commands\":[{\"type\":\"ensure_attachment\",\"key\":\"AUR-2\",\"file\":$f}]}" &&
+	test "$STATUS" = 201 && agent_once &&
+	test "$(commands_of_last_batch)" = "done,done" &&
+	jstate && jq -r ".issues[] | select(.key == \"AUR-2\") | .attachments[] | select(.filename == \"из API.txt\") | .bytes_base64" jstate.json | base64 -d >sent &&
+	test "$(cat sent)" = "абв"
+'
 test_expect_success 'attachment: fetched from Jira by the running agent, bytes equal; a second call queues nothing' '
 	agent_bg &&
 	{ echo "$INIT"; call 2 attachment "{\"key\":\"AUR-1\",\"attachment\":\"#31337\",\"wait_seconds\":30}"; } |

@@ -223,6 +223,7 @@ hub_send_failure(const struct hub_client *hub, const char *path, int64_t id,
 	struct json_object	*body = json_object_new_object();
 
 	json_object_object_add(body, "command", json_object_new_int64(id));
-	json_object_object_add(body, "error", json_object_new_string(error));
+	/* a reason cut by bytes may end inside a character: the hub takes UTF-8 only */
+	json_object_object_add(body, "error", json_new_string_repaired(error, strlen(error)));
 	return hub_file_send(hub, path, body, end, end_len, why, why_len);
 }

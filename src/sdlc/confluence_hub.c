@@ -130,7 +130,7 @@ confluence_hub_fail(const struct hub_client *hub, int64_t id, const char *root,
 
 	json_object_object_add(body, "command", json_object_new_int64(id));
 	json_object_object_add(body, "root", json_object_new_string(root));
-	json_object_object_add(body, "error", json_object_new_string(why));
+	json_object_object_add(body, "error", json_new_string_repaired(why, strlen(why)));
 	res = hub_request(hub, "POST", "/agent/wiki_pages", body, &status, &r);
 	json_object_put(body);
 	json_object_put(r);

@@ -236,7 +236,7 @@ jb_report(const struct hub_client *hub, int64_t id, int done, const char *why,
 	json_object_object_add(body, "command", json_object_new_int64(id));
 	json_object_object_add(body, "state", json_object_new_string(done ? "done" : "failed"));
 	if (!done)
-		json_object_object_add(body, "error", json_object_new_string(why));
+		json_object_object_add(body, "error", json_new_string_repaired(why, strlen(why)));
 	if (result != NULL)
 		json_object_object_add(body, "result", json_object_get(result));
 	rc = hub_request(hub, "POST", "/agent/report", body, &status, &r) == HUB_ANSWERED &&

@@ -382,20 +382,23 @@ jb_attach(const struct hub_client *hub, struct jira_backend *jb, struct json_obj
 {
 	struct json_object	*o = NULL, *a;
 	struct rest_body	 b = { 0 };
-	const char		*name = json_get_str(p, "filename");
-	char			 path[200], boundary[64], ctype[120], *data = NULL, *body = NULL;
+	const char		*given = json_get_str(p, "filename");
+	char			 path[200], boundary[64], ctype[120], name[1024], *data = NULL;
+	char			*body = NULL;
 	size_t			 n = 0;
 	long			 status = 0;
 	int			 rc = -1;
 
 	snprintf(path, sizeof path, "/agent/file?command=%lld",
 	    (long long)json_object_get_int64(json_get(cmd, "id")));
-	if (name == NULL && (hub_request(hub, "GET", path, NULL, &status, &o) != HUB_ANSWERED ||
-	    status != 200 || (name = json_get_str(o, "name")) == NULL)) {
+	if (given == NULL && (hub_request(hub, "GET", path, NULL, &status, &o) != HUB_ANSWERED ||
+	    status != 200 || (given = json_get_str(o, "name")) == NULL)) {
 		snprintf(why, len, "хаб не отдал файл %lld (HTTP %ld)",
 		    (long long)json_object_get_int64(json_get(p, "file")), status);
 		goto done;
 	}
+	/* the hub's answer that may hold it goes before the name is used */
+	snprintf(name, sizeof name, "%s", given);
 	snprintf(path, sizeof path, "/agent/file/content?command=%lld",
 	    (long long)json_object_get_int64(json_get(cmd, "id")));
 	json_object_put(o);
