@@ -277,7 +277,8 @@ test_expect_success "a Jira answering $mode: the refresh fails with a reason, th
 	*) cat end; false ;;
 	esac &&
 	db_query "SELECT GROUP_CONCAT(issue_key, summary, status ORDER BY id) FROM tracker_issues" >after &&
-	cmp before after
+	cmp before after &&
+	tool sync_log "{\"limit\":1}" && grep ", failed, задач: 0, журнал: нет, ошибка: Jira" tool.txt
 '
 done
 

@@ -48,6 +48,11 @@ static const char SQL_SYNC_RUN[] =
     "INSERT INTO tracker_sync_runs (project_id, command_id, state, issues, history_at,"
     " started_at, finished_at) SELECT b.project_id, ?, 'done', ?, UTC_TIMESTAMP(3),"
     " UTC_TIMESTAMP(3), UTC_TIMESTAMP(3) FROM tracker_batches b WHERE b.id = ?";
+static const char SQL_SYNC_FAILED[] =
+    "INSERT INTO tracker_sync_runs (project_id, command_id, state, issues, error,"
+    " started_at, finished_at) SELECT b.project_id, c.id, 'failed', 0, ?,"
+    " COALESCE(c.claimed_at, UTC_TIMESTAMP(3)), UTC_TIMESTAMP(3)"
+    " FROM tracker_commands c JOIN tracker_batches b ON b.id = c.batch_id WHERE c.id = ?";
 static const char SQL_FILE_DROP[] =
     "DELETE FROM tracker_files WHERE id = ?";
 /* Notes kept under "<label>/<temp_key>" go to the key the command made. */
@@ -271,6 +276,10 @@ agent_end(struct db *db, uint64_t id, const struct db_rows *r, const char *state
 	    JSON_C_TO_STRING_NOSLASHESCAPE) : NULL, id)) != 0)
 		return rc;
 	if (strcmp(state, "done") == 0 && (rc = agent_end_reported(db, id, r, result, e)) != 0)
+		return rc;
+	/* a refresh that failed is in the sync log with its reason */
+	if (strcmp(state, "failed") == 0 && strcmp(db_rows_get(r, 0, 2), "refresh") == 0 &&
+	    (rc = db_run(db, DB_ONCE, SQL_SYNC_FAILED, NULL, NULL, NULL, e, "su", why, id)) != 0)
 		return rc;
 	if (strcmp(state, "done") != 0 || strcmp(db_rows_get(r, 0, 2), "ensure_issue") != 0 ||
 	    !json_object_object_get_ex(result, "key", &key) ||
