@@ -8,6 +8,7 @@
 #include "json.h"
 #include "sdlc/jira_backend.h"
 #include "sdlc/jira_backend-int.h"
+#include "store/db-internal.h"
 
 /* Characters of the UTF-8 text s. */
 static size_t
@@ -32,21 +33,6 @@ fits(struct json_object *o, const char *key, size_t max)
 	return json_object_is_type(v, json_type_string) && chars(json_object_get_string(v)) <= max;
 }
 
-/* Whether s is the hub's time, YYYY-MM-DDTHH:MM:SSZ. */
-static int
-hub_time(const char *s)
-{
-	static const char	 shape[] = "dddd-dd-ddTdd:dd:ddZ";
-	size_t			 i;
-
-	if (s == NULL || strlen(s) != sizeof shape - 1)
-		return 0;
-	for (i = 0; shape[i] != '\0'; i++)
-		if (shape[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != shape[i])
-			return 0;
-	return 1;
-}
-
 static void
 check_list(struct json_object *o, const char *name)
 {
@@ -59,13 +45,13 @@ check_list(struct json_object *o, const char *name)
 		it = json_object_array_get_idx(list, i);
 		if (strcmp(name, "comments") == 0) {
 			FUZZ_ASSERT(json_object_get_int64(json_get(it, "id")) > 0);
-			FUZZ_ASSERT(hub_time(json_get_str(it, "created")) && fits(it, "author", 255));
+			FUZZ_ASSERT(tracker_time_ok(json_get_str(it, "created")) && fits(it, "author", 255));
 			FUZZ_ASSERT(json_get_str(it, "body") != NULL);
 		} else if (strcmp(name, "attachments") == 0) {
 			FUZZ_ASSERT(json_object_get_int64(json_get(it, "id")) > 0);
 			FUZZ_ASSERT(json_get_str(it, "name") != NULL && json_get_str(it, "name")[0] != '\0');
 			FUZZ_ASSERT(fits(it, "name", 255) && fits(it, "mime", 255) &&
-			    fits(it, "author", 255) && hub_time(json_get_str(it, "created")));
+			    fits(it, "author", 255) && tracker_time_ok(json_get_str(it, "created")));
 		} else if (strcmp(name, "links") == 0) {
 			FUZZ_ASSERT(json_get_str(it, "type") != NULL && json_get_str(it, "outward") != NULL &&
 			    json_get_str(it, "inward") != NULL);
@@ -73,7 +59,7 @@ check_list(struct json_object *o, const char *name)
 		} else {
 			kind = json_get_str(it, "kind");
 			FUZZ_ASSERT(kind != NULL && strstr("status description due start end field",
-			    kind) != NULL && hub_time(json_get_str(it, "at")));
+			    kind) != NULL && tracker_time_ok(json_get_str(it, "at")));
 			FUZZ_ASSERT((strcmp(kind, "field") == 0) == (json_get_str(it, "field") != NULL));
 			FUZZ_ASSERT(fits(it, "author", 255) && fits(it, "field", 255) &&
 			    fits(it, "from", 4000) && fits(it, "to", 4000));
@@ -103,8 +89,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(json_object_get_int64(json_get(o, "id")) > 0);
 		FUZZ_ASSERT(json_get_str(o, "key") != NULL && json_get_str(o, "summary") != NULL &&
 		    json_get_str(o, "status") != NULL);
-		FUZZ_ASSERT(hub_time(json_get_str(o, "created")));
-		FUZZ_ASSERT(json_get(o, "updated") == NULL || hub_time(json_get_str(o, "updated")));
+		FUZZ_ASSERT(tracker_time_ok(json_get_str(o, "created")));
+		FUZZ_ASSERT(json_get(o, "updated") == NULL || tracker_time_ok(json_get_str(o, "updated")));
 		FUZZ_ASSERT(fits(o, "summary", 1000) && fits(o, "status", 64) && fits(o, "type", 64) &&
 		    fits(o, "priority", 64) && fits(o, "assignee", 255) && fits(o, "reporter", 255) &&
 		    fits(o, "sprint", 255));
