@@ -10,6 +10,7 @@
 #include "err.h"
 #include "front.h"
 #include "log.h"
+#include "service/runner.h"
 #include "store/repo.h"
 
 /* Whether this build has the test-only hooks of --enable-debug; --version says. */
@@ -181,6 +182,9 @@ main(int argc, char **argv)
 	size_t		 i;
 	int		 rc, ai = 1, help = 0, hub = called_as_hub(argv[0]);
 
+	/* Inside a CI job's sandbox: no configuration, no database, nothing else. */
+	if (argc == 6 && strcmp(argv[1], "runner-exec") == 0)
+		return runner_executor_main(argv + 2);
 	memset(&cli, 0, sizeof(cli));
 	while (ai < argc && argv[ai][0] == '-') {
 		if (strcmp(argv[ai], "--help") == 0 || strcmp(argv[ai], "-h") == 0) {

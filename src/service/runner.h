@@ -2,7 +2,8 @@
  * runner: what `forgemcp runner` does with one claimed CI job: its
  * workspace, environment and steps, its log, timeout and cancel (spec
  * 1.6.8).  runner.c prepares and finishes a job, runner_exec.c runs its
- * steps, runner_sandbox.c puts each in bubblewrap under rlimits.
+ * steps, runner_sandbox.c puts the job in bubblewrap under rlimits, and
+ * runner_executor.c runs the steps inside it.
  */
 #ifndef FM_RUNNER_H
 #define FM_RUNNER_H
@@ -20,6 +21,7 @@ struct wf_job;
 #define RUNNER_KILL_AFTER	10	/* seconds from SIGTERM to SIGKILL */
 #define RUNNER_BEAT_EVERY	5	/* seconds between heartbeats */
 #define RUNNER_WORKSPACE	"/workspace"	/* the workspace inside the sandbox */
+#define RUNNER_EXECUTOR		"/.forgemcp-runner-exec"	/* the executor inside it */
 
 struct runner {
 	const struct config		*cfg;
@@ -78,6 +80,20 @@ void	runner_log_flush(struct runner_exec *x);
  */
 int	runner_steps(struct runner_exec *x, const struct wf_job *job, char *const *envp,
 	    const char *cwd);
+/*
+ * What runner_box.c shares with runner_exec.c: the periodic work while a
+ * step runs (flush, heartbeat, cancel, timeout, stop); a read of what a
+ * pipe holds now, at most 1 MiB (0 at end of file, 2 when it stopped at
+ * that bound, 1 when the pipe is empty); the log line a step starts with;
+ * the process group the runner's death kills (0: none).
+ */
+void	runner_step_tick(struct runner_exec *x, double now);
+int	runner_read_some(struct runner_exec *x, int fd);
+void	runner_step_head(struct runner_exec *x, const struct wf_job *job, size_t i);
+void	runner_step_group(pid_t pg);
+/* runner_box.c: the steps of job in one sandbox; as runner_steps. */
+int	runner_box_steps(struct runner_exec *x, const struct wf_job *job, char *const *envp,
+	    const char *cwd);
 /* Seconds on the monotonic clock. */
 double	runner_now(void);
 /*
@@ -106,5 +122,21 @@ int	runner_sandbox_prepare(const struct config *cfg, const char *ws, char *why,
  */
 void	runner_sandbox_exec(const struct config *cfg, const char *ws, const char *run,
 	    char *const *envp);
+/*
+ * In a job's child process (descriptors: 0 the runner's messages, 1 and 2
+ * the log, 3 the steps' ends): the rlimits, then the job's sandbox with
+ * exe, the forgemcp binary, as its executor.  Returns only when it could
+ * not exec.
+ */
+void	runner_sandbox_executor(const struct config *cfg, const char *ws, const char *exe);
+
+/* ---- runner_executor.c: `forgemcp runner-exec`, inside a job's sandbox ---- */
+
+/*
+ * Runs the steps the runner sends on stdin until it ends, each under the
+ * rlimits limits names (CPU seconds, address space, processes, file
+ * size; "0": none); never returns.
+ */
+int	runner_executor_main(char **limits);
 
 #endif

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "err.h"
 #include "log.h"
 #include "service/runner.h"
@@ -49,6 +50,12 @@ runner_orphan_guard(pid_t parent)
 	/* The runner may have died before the prctl. */
 	if (getppid() != parent)
 		raise(ORPHAN_SIGNAL);
+}
+
+void
+runner_step_group(pid_t pg)
+{
+	step_pg = pg;
 }
 
 int
@@ -171,8 +178,8 @@ step_stop(pid_t pg, double now, double *kill_at)
 }
 
 /* The periodic work while a step runs: flush, heartbeat, cancel, timeout, stop. */
-static void
-step_tick(struct runner_exec *x, double now)
+void
+runner_step_tick(struct runner_exec *x, double now)
 {
 	struct err	 e;
 	int		 asked = 0;
@@ -218,6 +225,29 @@ step_read(struct runner_exec *x, int fd)
 }
 
 /*
+ * Reads what the pipe holds now, at most 1 MiB (the job's ticks go on
+ * while a step writes without pause): 0 at end of file, 2 when it stopped
+ * at that bound, 1 when the pipe is empty.
+ */
+int
+runner_read_some(struct runner_exec *x, int fd)
+{
+	char	 buf[65536];
+	ssize_t	 n;
+	int	 i;
+
+	for (i = 0; i < 16; i++) {
+		if ((n = read(fd, buf, sizeof buf)) > 0)
+			runner_log(x, buf, (size_t)n);
+		else if (n == 0)
+			return 0;
+		else if (errno != EINTR)
+			return 1;
+	}
+	return 2;
+}
+
+/*
  * Runs one step until it exits, reading its output; when the job must end
  * early the step's group is stopped.  Returns the shell's status as an exit
  * code (128 + signal when killed).
@@ -257,7 +287,7 @@ step_run(struct runner_exec *x, const char *run, char *const *envp, const char *
 	while (open_ || running) {
 		now = runner_now();
 		if (running) {
-			step_tick(x, now);
+			runner_step_tick(x, now);
 			if (x->end != RUNNER_END_DONE)
 				step_stop(pid, now, &kill_at);
 			if ((w = waitpid(pid, &status, WNOHANG)) == pid) {
@@ -293,31 +323,41 @@ step_run(struct runner_exec *x, const char *run, char *const *envp, const char *
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 127;
 }
 
+/* The log's line that a step starts: its name, or its script's first line. */
+void
+runner_step_head(struct runner_exec *x, const struct wf_job *job, size_t i)
+{
+	char	 head[160];
+	int	 n;
+
+	if (job->steps[i].name != NULL)
+		n = snprintf(head, sizeof head, "==> step %zu/%zu: %.100s\n", i + 1,
+		    job->n_steps, job->steps[i].name);
+	else
+		n = snprintf(head, sizeof head, "==> step %zu/%zu: %.*s\n", i + 1,
+		    job->n_steps, (int)strcspn(job->steps[i].run, "\n") > 100 ? 100 :
+		    (int)strcspn(job->steps[i].run, "\n"), job->steps[i].run);
+	if (n < 0)
+		n = 0;
+	else if ((size_t)n >= sizeof head)
+		n = (int)sizeof head - 1;
+	runner_log(x, head, (size_t)n);
+}
+
 int
 runner_steps(struct runner_exec *x, const struct wf_job *job, char *const *envp,
     const char *cwd)
 {
-	char	 head[160];
 	size_t	 i;
-	int	 n;
 
+	if (!x->r->cfg->runner_sandbox_none)
+		return runner_box_steps(x, job, envp, cwd);
 	for (i = 0; i < job->n_steps; i++) {
 		if (orphaned) {
 			x->end = RUNNER_END_ORPHANED;
 			return 1;
 		}
-		if (job->steps[i].name != NULL)
-			n = snprintf(head, sizeof head, "==> step %zu/%zu: %.100s\n", i + 1,
-			    job->n_steps, job->steps[i].name);
-		else
-			n = snprintf(head, sizeof head, "==> step %zu/%zu: %.*s\n", i + 1,
-			    job->n_steps, (int)strcspn(job->steps[i].run, "\n") > 100 ? 100 :
-			    (int)strcspn(job->steps[i].run, "\n"), job->steps[i].run);
-		if (n < 0)
-			n = 0;
-		else if ((size_t)n >= sizeof head)
-			n = (int)sizeof head - 1;
-		runner_log(x, head, (size_t)n);
+		runner_step_head(x, job, i);
 		x->exit_code = step_run(x, job->steps[i].run, envp, cwd);
 		if (x->end != RUNNER_END_DONE || x->exit_code != 0)
 			return 1;

@@ -46,10 +46,14 @@ drops_uid(void)
 
 /*
  * bwrap's argument vector for `sh -e -c run` in workspace ws, the step's
- * environment envp passed as --setenv pairs; NULL when out of memory.
+ * environment envp passed as --setenv pairs; or, with exe (run and envp
+ * NULL), for the job's executor: exe bound read-only at RUNNER_EXECUTOR
+ * and run as `runner-exec`, with no environment (it gets the job's from
+ * the runner).  NULL when out of memory.
  */
 static char **
-sandbox_argv(const char *ws, const char *run, char *const *envp)
+sandbox_argv(const char *ws, const char *run, char *const *envp, const char *exe,
+    char lims[4][24])
 {
 	static const char *const head[] = {
 		"bwrap", "--die-with-parent", "--unshare-user", "--unshare-net",
@@ -61,7 +65,7 @@ sandbox_argv(const char *ws, const char *run, char *const *envp)
 	char		 *name;
 	size_t		  n = 0, i, nenv = 0;
 
-	while (envp[nenv] != NULL)
+	while (envp != NULL && envp[nenv] != NULL)
 		nenv++;
 	if ((argv = calloc(SANDBOX_ARGS + 3 * nenv, sizeof *argv)) == NULL)
 		return NULL;
@@ -75,6 +79,11 @@ sandbox_argv(const char *ws, const char *run, char *const *envp)
 	argv[n++] = "--bind";
 	argv[n++] = ws;
 	argv[n++] = RUNNER_WORKSPACE;
+	if (exe != NULL) {
+		argv[n++] = "--ro-bind";
+		argv[n++] = exe;
+		argv[n++] = RUNNER_EXECUTOR;
+	}
 	/* The root bwrap builds is a tmpfs: nothing is written beside the mounts. */
 	argv[n++] = "--remount-ro";
 	argv[n++] = "/";
@@ -89,10 +98,17 @@ sandbox_argv(const char *ws, const char *run, char *const *envp)
 		argv[n++] = strchr(envp[i], '=') != NULL ? strchr(envp[i], '=') + 1 : "";
 	}
 	argv[n++] = "--";
-	argv[n++] = "/bin/sh";
-	argv[n++] = "-e";
-	argv[n++] = "-c";
-	argv[n++] = run;
+	if (exe != NULL) {
+		argv[n++] = RUNNER_EXECUTOR;
+		argv[n++] = "runner-exec";
+		for (i = 0; i < 4; i++)
+			argv[n++] = lims[i];
+	} else {
+		argv[n++] = "/bin/sh";
+		argv[n++] = "-e";
+		argv[n++] = "-c";
+		argv[n++] = run;
+	}
 	argv[n] = NULL;
 	return (char **)(void *)argv;
 }
@@ -117,11 +133,12 @@ limit(int resource, unsigned long long v)
  * AddressSanitizer build) could not, and as nobody it could not even say
  * why.
  */
-void
-runner_sandbox_exec(const struct config *cfg, const char *ws, const char *run,
-    char *const *envp)
+static void
+sandbox_exec(const struct config *cfg, const char *ws, const char *run, char *const *envp,
+    const char *exe)
 {
 	static char	*none[] = { NULL };
+	static char	 lims[4][24];
 	char		**argv = NULL;
 
 	/*
@@ -130,13 +147,22 @@ runner_sandbox_exec(const struct config *cfg, const char *ws, const char *run,
 	 * the step gets the job's through --setenv.  The child only execs or
 	 * exits, so nothing is freed.
 	 */
+	/* the executor sets a job's limits on each step, not on itself and bwrap */
+	snprintf(lims[0], sizeof lims[0], "%llu", (unsigned long long)cfg->runner_limit_cpu);
+	snprintf(lims[1], sizeof lims[1], "%llu", (unsigned long long)cfg->runner_limit_memory);
+	snprintf(lims[2], sizeof lims[2], "%llu",
+	    (unsigned long long)cfg->runner_limit_processes);
+	snprintf(lims[3], sizeof lims[3], "%llu",
+	    (unsigned long long)cfg->runner_limit_file_size);
 	if (!cfg->runner_sandbox_none && (cfg->runner_bwrap[0] != '/' ||
-	    (argv = sandbox_argv(ws, run, envp)) == NULL))
+	    (argv = sandbox_argv(ws, run, envp, exe, lims)) == NULL))
 		return;
-	limit(RLIMIT_CPU, cfg->runner_limit_cpu);
-	limit(RLIMIT_AS, cfg->runner_limit_memory);
-	limit(RLIMIT_NPROC, cfg->runner_limit_processes);
-	limit(RLIMIT_FSIZE, cfg->runner_limit_file_size);
+	if (exe == NULL) {
+		limit(RLIMIT_CPU, cfg->runner_limit_cpu);
+		limit(RLIMIT_AS, cfg->runner_limit_memory);
+		limit(RLIMIT_NPROC, cfg->runner_limit_processes);
+		limit(RLIMIT_FSIZE, cfg->runner_limit_file_size);
+	}
 	if (cfg->runner_sandbox_none) {
 		execle("/bin/sh", "sh", "-e", "-c", run, (char *)NULL, envp);
 		return;
@@ -149,6 +175,19 @@ runner_sandbox_exec(const struct config *cfg, const char *ws, const char *run,
 	    setuid((uid_t)cfg->runner_uid) != 0))
 		return;
 	execve(cfg->runner_bwrap, argv, none);
+}
+
+void
+runner_sandbox_exec(const struct config *cfg, const char *ws, const char *run,
+    char *const *envp)
+{
+	sandbox_exec(cfg, ws, run, envp, NULL);
+}
+
+void
+runner_sandbox_executor(const struct config *cfg, const char *ws, const char *exe)
+{
+	sandbox_exec(cfg, ws, NULL, NULL, exe);
 }
 
 /* The owner chown_one gives a workspace's files (nftw passes no argument). */
