@@ -42,6 +42,19 @@ json_utf8_len(const char *buf, size_t n)
 }
 
 size_t
+json_utf8_take(const char *s, size_t len, size_t max, size_t *chars)
+{
+	size_t	at = 0, k, n = 0;
+
+	for (; at < len && n < max; at += k, n++)
+		if ((k = json_utf8_len(s + at, len - at)) == 0)
+			k = 1;
+	if (chars != NULL)
+		*chars = n;
+	return at;
+}
+
+size_t
 json_utf8_cut(const char *s, size_t len)
 {
 	size_t i = len, need;

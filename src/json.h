@@ -56,6 +56,11 @@ size_t		 json_utf8_len(const char *buf, size_t n);
 /* Whether buf is valid UTF-8 (no overlongs, no surrogates, <= U+10FFFF). */
 int		 json_utf8_valid(const char *buf, size_t len);
 /*
+ * The bytes of the first max characters of s (len bytes; a byte that is
+ * not valid UTF-8 counts as one); *chars (may be NULL) the characters taken.
+ */
+size_t		 json_utf8_take(const char *s, size_t len, size_t max, size_t *chars);
+/*
  * The length s (len bytes) keeps when cut back so that it does not end
  * inside a UTF-8 sequence: for a text snprintf truncated.
  */

@@ -75,15 +75,9 @@ jb_add(struct json_object *o, const char *key, const char *s)
 static void
 jr_add_cut(struct json_object *o, const char *key, const char *s, size_t max)
 {
-	size_t	at = 0, k, n, chars;
-
-	if (s == NULL)
-		return;
-	n = strlen(s);
-	for (chars = 0; at < n && chars < max; at += k, chars++)
-		if ((k = json_utf8_len(s + at, n - at)) == 0)
-			k = 1;
-	json_object_object_add(o, key, json_object_new_string_len(s, (int)at));
+	if (s != NULL)
+		json_object_object_add(o, key, json_object_new_string_len(s,
+		    (int)json_utf8_take(s, strlen(s), max, NULL)));
 }
 
 void

@@ -75,18 +75,14 @@ const char *
 tracker_too_long(struct json_object *o, const struct tracker_width *w)
 {
 	struct json_object	*v;
-	const char		*s;
-	size_t			 n, at, k, chars;
+	size_t			 chars;
 
 	for (; w->name != NULL; w++) {
 		if (!json_object_object_get_ex(o, w->name, &v) ||
 		    !json_object_is_type(v, json_type_string))
 			continue;
-		s = json_object_get_string(v);
-		n = (size_t)json_object_get_string_len(v);
-		for (at = 0, chars = 0; at < n && chars <= w->max; at += k, chars++)
-			if ((k = json_utf8_len(s + at, n - at)) == 0)
-				k = 1;
+		json_utf8_take(json_object_get_string(v), (size_t)json_object_get_string_len(v),
+		    w->max + 1, &chars);
 		if (chars > w->max)
 			return w->name;
 	}

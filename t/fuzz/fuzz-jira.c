@@ -14,11 +14,9 @@
 static size_t
 chars(const char *s)
 {
-	size_t	n = 0, len = strlen(s), at, k;
+	size_t	n;
 
-	for (at = 0; at < len; at += k, n++)
-		if ((k = json_utf8_len(s + at, len - at)) == 0)
-			k = 1;
+	json_utf8_take(s, strlen(s), (size_t)-1, &n);
 	return n;
 }
 
