@@ -35,6 +35,9 @@ int	jb_write(const struct hub_client *hub, struct jira_backend *jb, struct json_
 /* The project's board id from the hub (0: none); -1 with why when the hub could not say. */
 int	jb_board(const struct hub_client *hub, const char *label, uint64_t *board, char *why,
 	    size_t len);
+/* Every sprint of the board (Jira's pages read in turn) into *all: 0, or -1 with why. */
+int	jb_sprints(struct jira_backend *jb, uint64_t board, struct json_object **all,
+	    char *why, size_t len);
 /* The Story Points and Sprint fields' ids looked up once: 0, or -1 with why. */
 int	jb_fields(struct jira_backend *jb, char *why, size_t len);
 /*

@@ -197,6 +197,37 @@ jb_board(const struct hub_client *hub, const char *label, uint64_t *board, char 
 }
 
 int
+jb_sprints(struct jira_backend *jb, uint64_t board, struct json_object **all, char *why,
+    size_t len)
+{
+	struct json_object	*o = NULL, *list;
+	char			 path[200];
+	size_t			 start = 0, i, n;
+	int			 last;
+
+	*all = json_object_new_array();
+	do {
+		snprintf(path, sizeof path, "/rest/agile/1.0/board/%llu/sprint?startAt=%zu"
+		    "&maxResults=50", (unsigned long long)board, start);
+		if (jb_call(jb, "GET", path, NULL, &o, why, len) != 0) {
+			json_object_put(*all);
+			*all = NULL;
+			return -1;
+		}
+		list = json_get(o, "values");
+		n = json_object_is_type(list, json_type_array) ? json_object_array_length(list) : 0;
+		for (i = 0; i < n; i++)
+			json_object_array_add(*all, json_object_get(json_object_array_get_idx(list,
+			    i)));
+		last = n == 0 || json_object_get_boolean(json_get(o, "isLast"));
+		json_object_put(o);
+		o = NULL;
+		start += n;
+	} while (!last);
+	return 0;
+}
+
+int
 jb_fields(struct jira_backend *jb, char *why, size_t len)
 {
 	struct json_object	*o, *f;

@@ -159,8 +159,7 @@ jr_board(struct jira_backend *jb, uint64_t board, char *why, size_t len)
 {
 	struct json_object	*p, *o = NULL, *st = NULL, *cols, *list, *c, *sts, *names, *s;
 	char			 path[200];
-	size_t			 i, j, start = 0, n;
-	int			 last;
+	size_t			 i, j, n;
 
 	snprintf(path, sizeof path, "/rest/agile/1.0/board/%llu", (unsigned long long)board);
 	if (jb_call(jb, "GET", path, NULL, &o, why, len) != 0)
@@ -201,30 +200,21 @@ jr_board(struct jira_backend *jb, uint64_t board, char *why, size_t len)
 	o = st = NULL;
 	list = json_object_new_array();
 	json_object_object_add(p, "sprints", list);
-	do {
-		snprintf(path, sizeof path, "/rest/agile/1.0/board/%llu/sprint?startAt=%zu"
-		    "&maxResults=50", (unsigned long long)board, start);
-		if (jb_call(jb, "GET", path, NULL, &o, why, len) != 0)
-			goto fail;
-		sts = json_get(o, "values");
-		n = json_object_is_type(sts, json_type_array) ? json_object_array_length(sts) : 0;
-		for (i = 0; i < n; i++) {
-			s = json_object_array_get_idx(sts, i);
-			if (json_get_str(s, "name") == NULL)
-				continue;
-			c = json_object_new_object();
-			jb_add(c, "name", json_get_str(s, "name"));
-			jb_add(c, "state", json_get_str(s, "state"));
-			jb_add(c, "goal", json_get_str(s, "goal"));
-			jb_add_day(c, "start", json_get_str(s, "startDate"));
-			jb_add_day(c, "end", json_get_str(s, "endDate"));
-			json_object_array_add(list, c);
-		}
-		last = n == 0 || json_object_get_boolean(json_get(o, "isLast"));
-		json_object_put(o);
-		o = NULL;
-		start += n;
-	} while (!last);
+	if (jb_sprints(jb, board, &o, why, len) != 0)
+		goto fail;
+	for (i = 0; i < json_object_array_length(o); i++) {
+		s = json_object_array_get_idx(o, i);
+		if (json_get_str(s, "name") == NULL)
+			continue;
+		c = json_object_new_object();
+		jb_add(c, "name", json_get_str(s, "name"));
+		jb_add(c, "state", json_get_str(s, "state"));
+		jb_add(c, "goal", json_get_str(s, "goal"));
+		jb_add_day(c, "start", json_get_str(s, "startDate"));
+		jb_add_day(c, "end", json_get_str(s, "endDate"));
+		json_object_array_add(list, c);
+	}
+	json_object_put(o);
 	return p;
 fail:
 	json_object_put(o);

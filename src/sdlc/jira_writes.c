@@ -222,36 +222,23 @@ static int
 jb_sprint_find(struct jira_backend *jb, uint64_t board, const char *name, int64_t *id,
     char *state, size_t state_len, char *why, size_t len)
 {
-	struct json_object	*o = NULL, *list, *s;
-	char			 path[200];
-	size_t			 start = 0, i, n;
-	int			 last;
+	struct json_object	*all, *s;
+	size_t			 i;
+	int			 rc = 1;
 
-	for (;;) {
-		snprintf(path, sizeof path, "/rest/agile/1.0/board/%llu/sprint?startAt=%zu"
-		    "&maxResults=50", (unsigned long long)board, start);
-		if (jb_call(jb, "GET", path, NULL, &o, why, len) != 0)
-			return -1;
-		list = json_get(o, "values");
-		n = json_object_is_type(list, json_type_array) ? json_object_array_length(list) : 0;
-		for (i = 0; i < n; i++) {
-			s = json_object_array_get_idx(list, i);
-			if (json_get_str(s, "name") != NULL && strcmp(json_get_str(s, "name"),
-			    name) == 0) {
-				*id = json_object_get_int64(json_get(s, "id"));
-				snprintf(state, state_len, "%s", json_get_str(s, "state") != NULL ?
-				    json_get_str(s, "state") : "");
-				json_object_put(o);
-				return 0;
-			}
+	if (jb_sprints(jb, board, &all, why, len) != 0)
+		return -1;
+	for (i = 0; rc == 1 && i < json_object_array_length(all); i++) {
+		s = json_object_array_get_idx(all, i);
+		if (json_get_str(s, "name") != NULL && strcmp(json_get_str(s, "name"), name) == 0) {
+			*id = json_object_get_int64(json_get(s, "id"));
+			snprintf(state, state_len, "%s", json_get_str(s, "state") != NULL ?
+			    json_get_str(s, "state") : "");
+			rc = 0;
 		}
-		last = n == 0 || json_object_get_boolean(json_get(o, "isLast"));
-		json_object_put(o);
-		o = NULL;
-		if (last)
-			return 1;
-		start += n;
 	}
+	json_object_put(all);
+	return rc;
 }
 
 /* A hub date, YYYY-MM-DD, as Jira's time of that day's start. */
