@@ -56,10 +56,13 @@ hub () {
 # stdout to out (one JSON-RPC answer a line), stderr to err
 HUB_URL=$BASE_URL/hub
 # (both are kept in mcp.stderr and mcp-answers.log too, for t9990's token search)
+# (the guard against a hang is longer than the longest wait a tool may
+# take by default, attachment's 120 s: a slow agent on a loaded machine
+# must make a tool wait, never make the harness kill it)
 sdlc () {
 	local rc=0
 	FORGEMCP_HUB_URL=$HUB_URL FORGEMCP_HUB_TOKEN=$ANN_TOKEN FORGEMCP_STATE=${FORGEMCP_STATE:-$TRASH/state} \
-		timeout 30 "$FORGEMCP" mcp "$@" >out 2>err || rc=$?
+		timeout 150 "$FORGEMCP" mcp "$@" >out 2>err || rc=$?
 	cat err >>mcp.stderr
 	cat out >>mcp-answers.log
 	return $rc
