@@ -174,6 +174,11 @@ void	repo_search_release(struct repo_search *s);
  * class; a glob without '/' matches the last segment at any depth.
  */
 int	repo_glob_match(const char *glob, const char *path);
+/*
+ * Whether a path below the directory dir ("a/b") may match glob; 0 only
+ * when none can (the search then skips that directory).
+ */
+int	repo_glob_dir_may_match(const char *glob, const char *dir);
 
 /* ---- branches, history, trees (src/store/repo_log.c) ---- */
 

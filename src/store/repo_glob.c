@@ -116,3 +116,34 @@ repo_glob_match(const char *glob, const char *path)
 		glob++;
 	return path_match(glob, glob + strlen(glob), path, path + strlen(path));
 }
+
+/*
+ * Whether some path below the directory dir ("a/b", no trailing '/') can
+ * match glob: the search skips a subtree that cannot.  Sure only when it
+ * says no: a glob without '/' names a last segment at any depth, and a
+ * "**" among the segments dir reaches may take any of them.
+ */
+int
+repo_glob_dir_may_match(const char *glob, const char *dir)
+{
+	const char	*g, *gs, *d = dir, *ds;
+
+	if (strchr(glob, '/') == NULL)
+		return 1;
+	g = glob[0] == '/' ? glob + 1 : glob;
+	while (*d != '\0') {
+		ds = strchr(d, '/');
+		if (ds == NULL)
+			ds = d + strlen(d);
+		gs = strchr(g, '/');
+		if (gs == NULL)
+			return strcmp(g, "**") == 0;	/* only a file's name is left */
+		if (gs - g == 2 && g[0] == '*' && g[1] == '*')
+			return 1;
+		if (!seg_match(g, gs, d, ds))
+			return 0;
+		g = gs + 1;
+		d = *ds == '/' ? ds + 1 : ds;
+	}
+	return 1;
+}

@@ -154,13 +154,12 @@ step(pcre2_callout_block *cb, void *arg)
 
 /* Records a hit (or only counts it while paging); 1 when the search is done. */
 static int
-hit(struct search *s, const unsigned char *data, const unsigned char *ls,
-    const unsigned char *le, const unsigned char *m, size_t line)
+hit(struct search *s, const unsigned char *ls, const unsigned char *le,
+    const unsigned char *m, size_t line)
 {
 	struct repo_search	*out = s->out;
 	struct repo_search_hit	*h;
 
-	(void)data;
 	if (spend(s, BUDGET_HIT_STEPS, 0))
 		return 1;
 	s->seen++;
@@ -221,7 +220,7 @@ scan(struct search *s, const unsigned char *data, size_t n)
 		le = memchr(m, '\n', (size_t)(end - m));
 		if (le == NULL)
 			le = end;
-		if ((r = hit(s, data, ls, le, m, line)) != 0)
+		if ((r = hit(s, ls, le, m, line)) != 0)
 			return r;
 		if (le == end)
 			break;
@@ -244,6 +243,9 @@ walk_cb(const char *root, const git_tree_entry *entry, void *payload)
 		s->stop = BUDGET_TIME;
 		return -1;
 	}
+	if (git_tree_entry_type(entry) == GIT_OBJECT_TREE && s->o->glob != NULL)	/* 1: skip it */
+		return (size_t)snprintf(s->path, sizeof s->path, "%s%s", root, name) >= sizeof s->path ||
+		    !repo_glob_dir_may_match(s->o->glob, s->path);
 	if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB ||
 	    git_tree_entry_filemode(entry) == GIT_FILEMODE_LINK)
 		return 0;
@@ -337,35 +339,6 @@ part_run(void *arg)
 	return NULL;
 }
 
-/*
- * Compiles the pattern (literal: a fixed string); ERR_INVALID with pcre2's
- * message.  A fixed string goes through pcre2 too: its JIT scans for a
- * caseless literal faster than a byte-at-a-time matcher does.
- */
-static int	matcher_init(struct search *s, struct err *e);
-
-static int
-compile(struct search *s, const char *pattern, int literal, struct err *e)
-{
-	PCRE2_SIZE	 erroff;
-	PCRE2_UCHAR	 msg[256];
-	int		 errcode;
-
-	/* a pattern's every step calls step(), which spends the request's budget */
-	s->re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
-	    PCRE2_CASELESS | (literal ? PCRE2_LITERAL : PCRE2_MULTILINE | PCRE2_AUTO_CALLOUT),
-	    &errcode, &erroff, NULL);
-	if (s->re == NULL) {
-		if (errcode == PCRE2_ERROR_NOMEMORY)
-			return err_set(e, ERR_NOMEM, "out of memory");
-		pcre2_get_error_message(errcode, msg, sizeof msg);
-		return err_set(e, ERR_INVALID, "invalid regular expression at offset %zu: %s",
-		    (size_t)erroff, (char *)msg);
-	}
-	(void)pcre2_jit_compile(s->re, PCRE2_JIT_COMPLETE);	/* the interpreter is the fallback */
-	return matcher_init(s, e);
-}
-
 /* A thread's own match data and limits for the compiled s->re. */
 static int
 matcher_init(struct search *s, struct err *e)
@@ -392,6 +365,33 @@ matcher_free(struct search *s)
 	s->mctx = NULL;
 	s->jstack = NULL;
 	s->md = NULL;
+}
+
+/*
+ * Compiles the pattern (literal: a fixed string); ERR_INVALID with pcre2's
+ * message.  A fixed string goes through pcre2 too: its JIT scans for a
+ * caseless literal faster than a byte-at-a-time matcher does.
+ */
+static int
+compile(struct search *s, const char *pattern, int literal, struct err *e)
+{
+	PCRE2_SIZE	 erroff;
+	PCRE2_UCHAR	 msg[256];
+	int		 errcode;
+
+	/* a pattern's every step calls step(), which spends the request's budget */
+	s->re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+	    PCRE2_CASELESS | (literal ? PCRE2_LITERAL : PCRE2_MULTILINE | PCRE2_AUTO_CALLOUT),
+	    &errcode, &erroff, NULL);
+	if (s->re == NULL) {
+		if (errcode == PCRE2_ERROR_NOMEMORY)
+			return err_set(e, ERR_NOMEM, "out of memory");
+		pcre2_get_error_message(errcode, msg, sizeof msg);
+		return err_set(e, ERR_INVALID, "invalid regular expression at offset %zu: %s",
+		    (size_t)erroff, (char *)msg);
+	}
+	(void)pcre2_jit_compile(s->re, PCRE2_JIT_COMPLETE);	/* the interpreter is the fallback */
+	return matcher_init(s, e);
 }
 
 /*
