@@ -31,7 +31,13 @@
 #                   get_run_logs-16MiB, ci-start, ci-sandbox, ci-throughput),
 #                   "sdlc" the sdlc hub's of t/perf/bench-sdlc.sh
 #                   (sdlc-issues, sdlc-issue, hub-issues), "wiki" the wiki
-#                   module's of t/perf/bench-wiki.sh (wiki-search, wiki-page)
+#                   module's of t/perf/bench-wiki.sh (wiki-search, wiki-page),
+#                   "search" search_code against git grep on two repository
+#                   sizes, t/perf/bench-search.sh ("search-5k", "search-50k":
+#                   one size)
+#   BENCH_HUGE_FILES  files of the second repository of the search cases
+#                   (default 50000; 0: only the large one)
+#   BENCH_SEARCH_ROUNDS  rounds of each search case (default 5)
 #   BENCH_WIKI_PAGES  pages of the wiki of the wiki cases (default 2128)
 #   FORGEMCP_BENCH_BIN  an already built forgemcp to measure
 #
@@ -319,6 +325,8 @@ run_git "git ls-tree" "git -C $repo_large ls-tree -l main" get_tree-root
 . "$perf_dir/bench-sdlc.sh"
 # shellcheck source=bench-wiki.sh
 . "$perf_dir/bench-wiki.sh"
+# shellcheck source=bench-search.sh
+. "$perf_dir/bench-search.sh"
 
 # --- memory and start-up ------------------------------------------------------------
 rss_of_workers () {
@@ -427,7 +435,7 @@ machine="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | h
 machine="${machine:-unknown CPU}, $(nproc) cores, $(uname -sr)"
 jq -s --arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg rss "$RSS_AFTER" --arg rss_idle "$RSS_IDLE" --argjson soak "$SOAK_JSON" \
 	--arg startup "$STARTUP" --arg ci_start "$CI_START" --arg secs "$SECS" --arg host "$machine" \
-	--argjson sdlc "$SDLC_JSON" --argjson wiki "$WIKI_JSON" \
+	--argjson sdlc "$SDLC_JSON" --argjson wiki "$WIKI_JSON" --argjson search "$SEARCH_JSON" \
 	--arg issues "$issues_made" --argjson files "$large_files" --argjson commits "$large_commits" \
 	--argjson pack "$pack_mb" -f "$perf_dir/table.jq" "$RESULTS" >"$STATE/bench.json" ||
 	die "cannot build bench.json"
@@ -447,6 +455,12 @@ jq -r '"worker RSS after the run (pid:kB): \(.rss_after_run_kb); idle 2 s later:
 	"large repository: \(.large_repo.files) files, \(.large_repo.commits) commits, \(.large_repo.pack_mb) MB packed",
 	(if .soak then "soak RSS: \(.soak)" else "soak: not run (BENCH_SOAK=1)" end),
 	"json: '"$STATE"'/bench.json"' "$STATE/bench.json"
+jq -r 'select(.search) | "",
+	"search_code against git grep (median of the rounds: git ms / search_code ms; ratio = git / search_code):",
+	"| repository | case | hits | git grep ms | search_code ms | ratios of the rounds | ratio |",
+	"| --- | --- | ---: | ---: | ---: | --- | ---: |",
+	(.search[] | "| \(.repo) | \(.case) | \(.hits) | \(.git_ms) | \(.search_ms) | \(.rounds | map(tostring) | join(" ")) | \(.ratio) |")' \
+	"$STATE/bench.json"
 if test -s "$STATE/catalogue.json"; then
 	jq -r '"catalogue (tools/list tools array): \(.total) bytes for \(.tools) tools; per tool: median \(.median), smallest \(.smallest.bytes) (\(.smallest.name)), largest \(.largest.bytes) (\(.largest.name)); \(.over_1200 | length) tools over 1,200 bytes",
 		"catalogue per toolset: \(.toolsets | to_entries | map("\(.key) \(.value)") | join(", ")) bytes",

@@ -40,5 +40,6 @@ def paired($r): map(select(.paired != null and .case == $r.case and .conns == $r
   ci_start_ms: ($ci_start | tonumber? // null),
   sdlc: $sdlc,
   wiki: $wiki,
+  search: $search,
   issues_created: ($issues | tonumber? // null)
 }
