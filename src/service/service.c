@@ -1,6 +1,8 @@
 /* service: what the issue, pull request and comment services share (blanks, transactions). */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "log.h"
@@ -8,7 +10,16 @@
 #include "store/db.h"
 #include "store/forge.h"
 
-#define SERVICE_TX_ATTEMPTS	3
+/*
+ * A transaction that collided with a concurrent one (a deadlock, a lock
+ * wait timeout, or on a Galera cluster a write set of another node that
+ * certified first) is run again, up to SERVICE_TX_ATTEMPTS times, after a
+ * random pause that doubles with each attempt (at most SERVICE_TX_PAUSE_MS):
+ * two hosts bumping one repository's issue counter through two nodes
+ * collide most of the time, and retrying at once collides again.
+ */
+#define SERVICE_TX_ATTEMPTS	24
+#define SERVICE_TX_PAUSE_MS	128
 
 static int
 is_blank_char(char c)
@@ -45,6 +56,26 @@ service_trim(const char *s)
 	return t;
 }
 
+/* Sleeps a random 0 to min(2^attempt, SERVICE_TX_PAUSE_MS) milliseconds. */
+static void
+tx_pause(int attempt)
+{
+	static unsigned int	 seed;
+	struct timespec		 ts;
+	long			 ms = 1L << (attempt < 7 ? attempt : 7);
+
+	if (seed == 0) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		seed = (unsigned int)ts.tv_nsec ^ (unsigned int)getpid();
+	}
+	if (ms > SERVICE_TX_PAUSE_MS)
+		ms = SERVICE_TX_PAUSE_MS;
+	ms = rand_r(&seed) % (ms + 1);
+	ts.tv_sec = 0;
+	ts.tv_nsec = ms * 1000000L;
+	nanosleep(&ts, NULL);
+}
+
 int
 service_transaction(struct db *db, service_tx_fn fn, void *arg, struct err *e)
 {
@@ -60,8 +91,11 @@ service_transaction(struct db *db, service_tx_fn fn, void *arg, struct err *e)
 		forge_rollback(db);
 		if (rc != ERR_CONFLICT)
 			break;
+		if (attempt == SERVICE_TX_ATTEMPTS)
+			break;
 		log_warn("transaction conflict, retrying (attempt %d of %d)", attempt,
 		    SERVICE_TX_ATTEMPTS);
+		tx_pause(attempt);
 	}
 	if (local.msg[0] != '\0')
 		return err_set(e, rc, "%s", local.msg);
