@@ -63,6 +63,7 @@ lost_connection(unsigned no)
 	case CR_UNKNOWN_HOST:
 	case ER_CONNECTION_KILLED:
 	case ER_SERVER_SHUTDOWN:
+	case ER_UNKNOWN_COM_ERROR:	/* a Galera node outside the primary component */
 		return 1;
 	default:
 		return 0;
