@@ -1,0 +1,170 @@
+# lib-galera.sh: a three-node MariaDB Galera cluster on loopback ports, and
+# forgemcp "hosts" (FastCGI workers and nginx each) in front of its nodes.
+#
+#   . "$TEST_DIRECTORY/lib/lib-galera.sh"
+#   galera_start                  three nodes, the schema migrated, all Synced
+#   galera_sql N 'SQL'            SQL on node N (1-3), tab-separated, no headers
+#   galera_host_start H N         host H (1, 2, ...): its own forgemcp.conf (db_socket
+#                                 of node N, the shared repo_root), workers, nginx;
+#                                 HOST_URL[H] its base URL, HOST_PORT[H] its port
+#   galera_stop                   the hosts, then the nodes (also at the script's end)
+#
+# The nodes run as the mysql user (as root, rsync's state transfer cannot
+# write the joiner's datadir), each with its own datadir, socket, and
+# client, group (gcomm), IST and state-transfer ports from free_port.
+# Node 1 starts from the migrated template datadir and bootstraps the
+# cluster; nodes 2 and 3 join with empty datadirs and get it by rsync.
+# Every node reads with wsrep_sync_wait = 1, as doc/galera.md asks: a read
+# through one node sees what another node committed before it.
+# Licensed under the ISC license, see LICENSE.
+
+GALERA_PROVIDER=/usr/lib/galera/libgalera_smm.so
+GALERA_DIR=$TRASH/galera
+declare -a GALERA_PID HOST_URL HOST_PORT HOST_FCGI_PID HOST_NGINX_PID
+
+# skip the script where the cluster cannot run (etc/check installs galera-4)
+galera_check_ () {
+	test -f "$GALERA_PROVIDER" || skip_all "galera-4 is not installed ($GALERA_PROVIDER)"
+	command -v rsync >/dev/null || skip_all "rsync is not installed (the state transfer)"
+	id mysql >/dev/null 2>&1 || skip_all "there is no mysql user to run the nodes as"
+	is_root || skip_all "the nodes are started as the mysql user: run as root"
+}
+
+galera_sock () { echo "$GALERA_DIR/n$1/s"; }
+
+galera_sql () {
+	"$MARIADB_CLIENT_" --no-defaults -S "$(galera_sock "$1")" -u root -N -B "$DB_NAME" -e "$2"
+}
+
+# galera_state N: wsrep_local_state_comment of node N (Synced, Joining, ...)
+galera_state () {
+	"$MARIADB_CLIENT_" --no-defaults -S "$(galera_sock "$1")" -u root -N -B \
+		-e "SHOW STATUS LIKE 'wsrep_local_state_comment'" 2>/dev/null | cut -f2
+}
+galera_synced () { test "$(galera_state "$1")" = Synced; }
+
+# galera_node_start_ N [--wsrep-new-cluster]: node N in the background, as a
+# child of this shell (never inside $(...))
+galera_node_start_ () {
+	local d=$GALERA_DIR/n$1
+	"$(mariadbd_bin)" --defaults-file="$d/my.cnf" --user=mysql ${2:+"$2"} \
+		>>"$d/err.log" 2>&1 &
+	GALERA_PID[$1]=$!
+	test_register_pid "${GALERA_PID[$1]}"
+}
+
+# galera_node_wait_ N: until node N is Synced (a joiner copies the datadir first)
+galera_node_wait_ () {
+	wait_for 120 galera_synced "$1" || {
+		echo "Bail out! Galera node $1 did not reach Synced (see $GALERA_DIR/n$1/err.log)"
+		tail -n 30 "$GALERA_DIR/n$1/err.log" | sed 's/^/# /'
+		exit 1
+	}
+}
+
+galera_start () {
+	local i d gcomm= cluster
+	local -a g ist sst port
+	galera_check_
+	mariadbd_bin >/dev/null || skip_all "mariadbd is not installed"
+	# node 1's datadir: the migrated template, as start_db leaves it
+	start_db --migrated >/dev/null && stop_db
+	for i in 1 2 3; do
+		g[$i]=$(free_port) && ist[$i]=$(free_port) && sst[$i]=$(free_port) &&
+		port[$i]=$(free_port) || { echo "Bail out! no free port"; exit 1; }
+		gcomm=$gcomm${gcomm:+,}127.0.0.1:${g[$i]}
+	done
+	cluster=fm-$TEST_NAME-$$
+	for i in 1 2 3; do
+		d=$GALERA_DIR/n$i
+		mkdir -p "$d/data" "$d/tmp"
+		cat >"$d/my.cnf" <<-EOF
+		[mariadbd]
+		datadir = $d/data
+		tmpdir = $d/tmp
+		socket = $d/s
+		pid-file = $d/pid
+		log-error = $d/err.log
+		bind-address = 127.0.0.1
+		port = ${port[$i]}
+		innodb_buffer_pool_size = 32M
+		innodb_log_file_size = 8M
+		innodb_autoextend_increment = 8
+		innodb_flush_log_at_trx_commit = 2
+		innodb_autoinc_lock_mode = 2
+		character_set_server = utf8mb4
+		collation_server = utf8mb4_unicode_ci
+		default_time_zone = +00:00
+		performance_schema = OFF
+		skip_name_resolve
+		binlog_format = ROW
+		wsrep_on = ON
+		wsrep_provider = $GALERA_PROVIDER
+		wsrep_cluster_name = $cluster
+		wsrep_cluster_address = gcomm://$gcomm
+		wsrep_node_name = n$i
+		wsrep_node_address = 127.0.0.1:${g[$i]}
+		wsrep_provider_options = "gmcast.listen_addr=tcp://127.0.0.1:${g[$i]};ist.recv_addr=127.0.0.1:${ist[$i]};gcache.size=32M"
+		wsrep_sst_method = rsync
+		wsrep_sst_receive_address = 127.0.0.1:${sst[$i]}
+		wsrep_sync_wait = 1
+		EOF
+	done
+	rm -rf "$GALERA_DIR/n1/data" && cp -a "$TRASH/db" "$GALERA_DIR/n1/data" || exit 1
+	chown -R mysql:mysql "$GALERA_DIR"
+	galera_node_start_ 1 --wsrep-new-cluster
+	galera_node_wait_ 1
+	for i in 2 3; do
+		galera_node_start_ "$i"
+		galera_node_wait_ "$i"
+	done
+	# what the usual helpers (db_sql, fm, make_user) reach: node 1
+	DB_SOCK=$(galera_sock 1)
+	config_set db_socket "$DB_SOCK"
+}
+
+# galera_node_kill N: SIGKILL to node N (a crash); galera_node_restart N
+galera_node_kill () {
+	kill -KILL "${GALERA_PID[$1]}" 2>/dev/null
+	wait_for 30 eval "! proc_alive ${GALERA_PID[$1]}"
+}
+galera_node_restart () {
+	galera_node_start_ "$1"
+	galera_node_wait_ "$1"
+}
+
+# galera_host_start H N: a forgemcp host on node N, sharing the repositories
+galera_host_start () {
+	local h=$1 n=$2 dir=$TRASH/host$1 save_dir=$NGINX_DIR save_port=$HTTP_PORT
+	mkdir -p "$dir"
+	sed -e "s|^db_socket *=.*|db_socket = $(galera_sock "$n")|" "$CONFIG" >"$dir/forgemcp.conf"
+	FORGEMCP_CONFIG=$dir/forgemcp.conf "$FORGEMCP" fcgi --listen "$dir/fcgi.sock" --workers 2 \
+		2>>"$dir/server.log" </dev/null &
+	HOST_FCGI_PID[$h]=$!
+	test_register_pid "${HOST_FCGI_PID[$h]}"
+	wait_for 20 test -S "$dir/fcgi.sock" || {
+		echo "Bail out! host $h: forgemcp fcgi did not start"
+		tail -n 20 "$dir/server.log" | sed 's/^/# /'
+		exit 1
+	}
+	NGINX_DIR=$dir/nginx HTTP_PORT=$(free_port)
+	start_nginx "$dir/fcgi.sock"
+	HOST_NGINX_PID[$h]=$NGINX_PID
+	HOST_URL[$h]=$BASE_URL
+	HOST_PORT[$h]=$HTTP_PORT
+	test_register_pid "$NGINX_PID"
+	NGINX_PID= NGINX_DIR=$save_dir HTTP_PORT=$save_port
+	BASE_URL=${HOST_URL[1]}
+}
+
+galera_stop () {
+	local i
+	for i in "${!HOST_FCGI_PID[@]}"; do stop_pid "${HOST_FCGI_PID[$i]}" 15; done
+	for i in "${!HOST_NGINX_PID[@]}"; do stop_pid "${HOST_NGINX_PID[$i]}" 10; done
+	HOST_FCGI_PID=() HOST_NGINX_PID=()
+	# a clean shutdown is slow and the datadirs are thrown away
+	for i in "${!GALERA_PID[@]}"; do
+		kill -KILL "${GALERA_PID[$i]}" 2>/dev/null
+	done
+	GALERA_PID=()
+}

@@ -1,0 +1,138 @@
+#!/bin/bash
+# t8600: two forgemcp hosts on a three-node MariaDB Galera cluster: what one
+# host writes the other reads at once, numbers stay unique and gapless across
+# hosts, a revoked token is refused everywhere, a node lost and rejoined.
+# (About 70 s alone: most of it is the cluster forming, with two state
+# transfers, and a node rejoining twice.)
+. ./test-lib.sh
+. "$TEST_DIRECTORY/lib/fixtures-forge.sh"
+. "$TEST_DIRECTORY/lib/lib-galera.sh"
+
+galera_start
+galera_host_start 1 1
+galera_host_start 2 2
+setup_forge_fixtures || { echo "Bail out! fixtures"; exit 1; }
+
+R=alice/cluster
+
+# on H CMD...: CMD with host H as the one the usual helpers reach
+on () {
+	local h=$1 save_url=$BASE_URL save_port=$HTTP_PORT rc=0
+	shift
+	BASE_URL=${HOST_URL[$h]} HTTP_PORT=${HOST_PORT[$h]}
+	"$@" || rc=$?
+	BASE_URL=$save_url HTTP_PORT=$save_port
+	return $rc
+}
+
+test_expect_success 'three nodes in one primary component, the schema on each' '
+	for n in 1 2 3; do
+		test "$(galera_sql $n "SHOW STATUS LIKE \"wsrep_cluster_size\"" | cut -f2)" = 3 &&
+		test "$(galera_sql $n "SHOW STATUS LIKE \"wsrep_cluster_status\"" | cut -f2)" = Primary &&
+		galera_sql $n "SELECT COUNT(*) FROM schema_migrations" >migrations-$n || return 1
+	done &&
+	test_cmp migrations-1 migrations-3 && test_cmp migrations-2 migrations-3 &&
+	fm repo import $R --from "$TRASH/project.git" >/dev/null
+'
+
+test_expect_success 'an issue made through one host is read through the other at once' '
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		from=$(( i % 2 + 1 )) to=$(( (i + 1) % 2 + 1 )) &&
+		on $from tool_call create_issue "{\"repo\":\"$R\",\"title\":\"seen from host $to, $i\"}" &&
+		forge_ok && n=$(jq .number out.json) &&
+		on $to tool_call get_issue "{\"repo\":\"$R\",\"number\":$n}" && forge_ok &&
+		jq -e ".title == \"seen from host $to, $i\"" out.json || return 1
+	done
+'
+
+# client K H: 50 create_issue calls through host H, one connection
+client () {
+	local k=$1 h=$2 i
+	for i in $(seq 1 50); do
+		printf "create_issue\t%s\tanswers/%s-%s.json\n" \
+			"{\"repo\":\"$R\",\"title\":\"client $k issue $i\"}" "$k" "$i"
+	done >requests-$k &&
+	on "$h" tool_stream "$ALICE_TOKEN" requests-$k >statuses-$k &&
+	test "$(grep -c "^200 " statuses-$k)" = 50
+}
+
+test_expect_success '200 create_issue from four clients, two on each host: numbers 11..210, none twice' '
+	mkdir -p answers && pids= &&
+	for k in 0 1 2 3; do
+		client $k $(( k % 2 + 1 )) >client-$k.log 2>&1 &
+		pids="$pids $!"
+	done &&
+	status=0 && for p in $pids; do wait $p || status=1; done &&
+	test $status = 0 &&
+	jq -s -e "all(.[]; .result.isError != true)" answers/*.json &&
+	jq -r ".result.structuredContent.number" answers/*.json | sort -n >got &&
+	seq 11 210 >expect && test_cmp expect got
+'
+
+test_expect_success 'every node holds the same 210 issues' '
+	for n in 1 2 3; do
+		galera_sql $n "SELECT i.number, i.title FROM issues i JOIN repositories r ON r.id = i.repo_id
+			WHERE r.name = \"cluster\" ORDER BY i.number" >issues-$n || return 1
+	done &&
+	test "$(wc -l <issues-1)" = 210 &&
+	test_cmp issues-1 issues-2 && test_cmp issues-1 issues-3
+'
+
+test_expect_success 'a token revoked through host 1 is refused by host 2' '
+	tok=$(make_token alice read --name revoke-me) &&
+	on 2 tool_call get_issue "{\"repo\":\"$R\",\"number\":1}" --token "$tok" && forge_ok &&
+	id=$(fm token list --user alice | awk -F "\t" "\$3 == \"revoke-me\" { print \$1 }") &&
+	test -n "$id" &&
+	FORGEMCP_CONFIG=$TRASH/host1/forgemcp.conf fm token revoke "$id" >/dev/null &&
+	on 2 tool_call get_issue "{\"repo\":\"$R\",\"number\":1}" --token "$tok" &&
+	test_status 401
+'
+
+# size N / status N: the cluster's size and state (Primary, non-Primary) node N sees
+size () { galera_sql "$1" "SHOW STATUS LIKE 'wsrep_cluster_size'" | cut -f2; }
+status () { galera_sql "$1" "SHOW STATUS LIKE 'wsrep_cluster_status'" | cut -f2; }
+is_size () { test "$(size "$1")" = "$2"; }
+is_status () { test "$(status "$1")" = "$2"; }
+all_synced () { is_size 2 3 && galera_synced 1 && galera_synced 2 && galera_synced 3; }
+count () { galera_sql "$1" "SELECT COUNT(*) FROM issues${2:+ WHERE title LIKE '$2'}"; }
+# host_reads H: host H answers a read
+host_reads () {
+	on "$1" tool_call get_issue "{\"repo\":\"$R\",\"number\":1}" && test "$(cat "$RESP.status")" = 200
+}
+
+test_expect_success 'node 2 killed: its host answers 503 with Retry-After, host 1 goes on' '
+	galera_node_kill 2 &&
+	wait_for 30 is_size 1 2 &&
+	on 2 tool_call create_issue "{\"repo\":\"$R\",\"title\":\"while node 2 is down, lost\"}" &&
+	test_status 503 && test -n "$(header_value Retry-After)" &&
+	for i in 1 2 3; do
+		on 1 tool_call create_issue "{\"repo\":\"$R\",\"title\":\"while node 2 is down, $i\"}" &&
+		forge_ok || return 1
+	done
+'
+
+test_expect_success 'node 2 back: it rejoins by IST with every row; its host serves again' '
+	galera_node_restart 2 &&
+	test "$(count 2 "while node 2 is down%")" = 3 &&
+	grep "IST received" "$GALERA_DIR/n2/err.log" &&
+	wait_for 20 host_reads 2 &&
+	on 2 tool_call create_issue "{\"repo\":\"$R\",\"title\":\"while node 2 is back\"}" && forge_ok
+'
+
+test_expect_success 'nodes 1 and 3 cut off (stopped): node 2 alone refuses writes, nothing is split' '
+	n=$(count 2) &&
+	kill -STOP "${GALERA_PID[1]}" "${GALERA_PID[3]}" &&
+	test_when_finished "kill -CONT ${GALERA_PID[1]} ${GALERA_PID[3]}" &&
+	wait_for 60 is_status 2 non-Primary &&
+	on 2 tool_call create_issue "{\"repo\":\"$R\",\"title\":\"split brain\"}" &&
+	test_status 503 && test -n "$(header_value Retry-After)" &&
+	kill -CONT "${GALERA_PID[1]}" "${GALERA_PID[3]}" &&
+	wait_for 90 all_synced &&
+	for k in 1 2 3; do
+		test "$(count $k "split brain")" = 0 && test "$(count $k)" = "$n" || return 1
+	done &&
+	wait_for 20 host_reads 2
+'
+
+galera_stop
+test_done
