@@ -8,8 +8,8 @@
  * a revoked or expired token is refused at most that long after the fact.
  *
  * The count lives in the shared rate_limits table so the limit holds across
- * workers and the hosts of one MariaDB server (a MEMORY table: a Galera
- * cluster counts per node, doc/galera.md).  A worker reserves the account's requests there in
+ * workers and hosts (a MEMORY table; on a Galera cluster forgemcp migrate
+ * makes it InnoDB, which the cluster replicates: doc/galera.md).  A worker reserves the account's requests there in
  * blocks: one at first, doubling (up to ADMIT_BLOCK_MAX) while each block
  * is used up within a second, and never more than an eighth of what is
  * left under the limit.  It admits the block's requests whose numbers are

@@ -9,9 +9,14 @@
 . "$TEST_DIRECTORY/lib/lib-galera.sh"
 
 galera_start
+# an account's limit, met by one test only (the others stay well under it)
+config_set rate_limit 1000
+config_set rate_window 3600
+fm migrate >migrate.out || { echo "Bail out! forgemcp migrate on the cluster"; exit 1; }
 galera_host_start 1 1
 galera_host_start 2 2
 setup_forge_fixtures || { echo "Bail out! fixtures"; exit 1; }
+BOB_ID=$(db_sql "SELECT id FROM users WHERE login = 'bob'")
 
 R=alice/cluster
 
@@ -76,6 +81,44 @@ test_expect_success 'every node holds the same 210 issues' '
 	done &&
 	test "$(wc -l <issues-1)" = 210 &&
 	test_cmp issues-1 issues-2 && test_cmp issues-1 issues-3
+'
+
+test_expect_success 'forgemcp migrate moved the rate-limit counts to InnoDB, on every node' '
+	grep -x "a Galera cluster: the rate-limit counts moved to InnoDB, shared by every node" migrate.out &&
+	for n in 1 2 3; do
+		test "$(galera_sql $n "SELECT ENGINE FROM information_schema.TABLES
+			WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = \"rate_limits\"")" = InnoDB || return 1
+	done &&
+	fm migrate >again.out && ! grep Galera again.out
+'
+
+# limited K H: 325 get_issue calls of bob through host H, one connection
+limited () {
+	local k=$1 h=$2 i
+	for i in $(seq 1 325); do
+		printf "get_issue\t%s\tlimited/%s-%s.json\n" "{\"repo\":\"$R\",\"number\":1}" "$k" "$i"
+	done >limited-$k &&
+	on "$h" tool_stream "$BOB_TOKEN" limited-$k >limited-statuses-$k
+}
+
+test_expect_success 'one account, 1,300 requests over both hosts in one window: the limit of 1,000 holds' '
+	while test $((3600 - $(date +%s) % 3600)) -lt 60; do sleep 1; done &&
+	mkdir -p limited && pids= &&
+	for k in 0 1 2 3; do
+		limited $k $(( k % 2 + 1 )) &
+		pids="$pids $!"
+	done &&
+	for p in $pids; do wait $p || return 1; done &&
+	cat limited-statuses-* | cut -d" " -f1 | sort | uniq -c >limited-counts &&
+	cat limited-counts &&
+	ok=$(cat limited-statuses-* | grep -c "^200 ") &&
+	refused=$(cat limited-statuses-* | grep -c "^429 ") &&
+	test $((ok + refused)) = 1300 &&
+	# blocks a worker reserved and did not use count against the account
+	test "$ok" -le 1000 && test "$ok" -ge 990 &&
+	n1=$(galera_sql 1 "SELECT n FROM rate_limits WHERE kind = \"u\" AND principal = \"$BOB_ID\"") &&
+	test "$n1" -ge "$ok" &&
+	test "$(galera_sql 2 "SELECT n FROM rate_limits WHERE kind = \"u\" AND principal = \"$BOB_ID\"")" = "$n1"
 '
 
 test_expect_success 'a token revoked through host 1 is refused by host 2' '

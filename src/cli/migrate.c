@@ -13,6 +13,8 @@ static const char usage[] =
     "\n"
     "Applies every schema migration this forgemcp knows that the database lacks,\n"
     "in order, recording each one.  A database newer than this binary is refused.\n"
+    "On a MariaDB Galera cluster it also moves the rate-limit counts to InnoDB,\n"
+    "which the cluster replicates (see doc/galera.md).\n"
     "\n"
     "  --status   print the current and latest schema versions; change nothing\n"
     "  --help     print this help\n";
@@ -27,7 +29,7 @@ cli_migrate(struct cli *cli, int argc, char **argv)
 	};
 	struct db	*db = NULL;
 	struct err	 e;
-	int		 status = 0, ch, have = 0, applied = 0, rc = 1;
+	int		 status = 0, ch, have = 0, applied = 0, moved = 0, rc = 1;
 
 	err_clear(&e);
 	optind = 0;
@@ -65,10 +67,13 @@ cli_migrate(struct cli *cli, int argc, char **argv)
 		rc = cli_fail("%s", e.msg);
 		goto done;
 	}
-	if (db_schema_version(db, &have, &e) != 0) {
+	if (db_schema_version(db, &have, &e) != 0 || db_galera_counts(db, &moved, &e) != 0) {
 		rc = cli_fail("%s", e.msg);
 		goto done;
 	}
+	if (moved)
+		printf("a Galera cluster: the rate-limit counts moved to InnoDB, "
+		    "shared by every node\n");
 	if (applied == 0)
 		printf("schema at version %d, nothing to do\n", have);
 	else

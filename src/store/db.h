@@ -38,6 +38,11 @@ int	db_schema_version(struct db *db, int *out, struct err *e);
  * receives how many ran (0 on a rerun).
  */
 int	db_migrate(struct db *db, int *applied, struct err *e);
+/*
+ * On a Galera cluster, moves the rate-limit counts to InnoDB (replicated)
+ * once; *moved is 1 when it did now.
+ */
+int	db_galera_counts(struct db *db, int *moved, struct err *e);
 /* Refuses to serve a database that is not exactly at db_schema_latest(). */
 int	db_schema_check(struct db *db, struct err *e);
 

@@ -41,6 +41,28 @@ static const char SQL_RL_EXPIRE[] =
 static const char SQL_RL_EVICT[] =
     "DELETE FROM rate_limits WHERE kind = 'a' ORDER BY touched LIMIT 1";
 
+/*
+ * On a Galera cluster two nodes bumping one bucket at once collide at
+ * commit (certification: ERR_CONFLICT); the bump is retried after a pause
+ * of 0 to 2^attempt milliseconds, RL_ATTEMPTS times at most.
+ */
+#define RL_ATTEMPTS	10
+
+static int
+rl_again(int rc, int *attempt, struct err *e)
+{
+	struct timespec	 ts;
+
+	if (rc != ERR_CONFLICT || ++*attempt >= RL_ATTEMPTS)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_nsec = (ts.tv_nsec % (1L << (*attempt < 6 ? *attempt : 6))) * 1000000L;
+	ts.tv_sec = 0;
+	nanosleep(&ts, NULL);
+	err_clear(e);
+	return 1;
+}
+
 static int64_t
 rl_now_ms(void)
 {
@@ -123,17 +145,13 @@ rl_new_bucket(struct db *db, char kind, const char *principal, int64_t window_st
 	return 0;
 }
 
-int
-db_ratelimit_hit(struct db *db, char kind, const char *principal, int64_t window_start,
+static int
+rl_hit(struct db *db, const char *k, const char *p, int64_t window_start,
     unsigned buckets, uint64_t *count, struct err *e)
 {
-	char		 k[2] = { kind, '\0' };
-	char		 p[65];
 	uint64_t	 affected = 0, n = 0;
 	int		 rc;
 
-	*count = 0;
-	db_copy_str(p, sizeof(p), principal != NULL ? principal : "");
 	if ((rc = db_run(db, DB_ONCE, SQL_RL_BUMP, NULL, &affected, &n, e, "iuuiiss",
 	    window_start, (uint64_t)1, (uint64_t)1, window_start, rl_now_ms(), k, p)) != 0)
 		return rc;
@@ -141,7 +159,23 @@ db_ratelimit_hit(struct db *db, char kind, const char *principal, int64_t window
 		*count = n;
 		return 0;
 	}
-	return rl_new_bucket(db, kind, p, window_start, 1, buckets, count, e);
+	return rl_new_bucket(db, k[0], p, window_start, 1, buckets, count, e);
+}
+
+int
+db_ratelimit_hit(struct db *db, char kind, const char *principal, int64_t window_start,
+    unsigned buckets, uint64_t *count, struct err *e)
+{
+	char		 k[2] = { kind, '\0' };
+	char		 p[65];
+	int		 attempt = 0, rc;
+
+	*count = 0;
+	db_copy_str(p, sizeof(p), principal != NULL ? principal : "");
+	while ((rc = rl_hit(db, k, p, window_start, buckets, count, e)) != 0 &&
+	    rl_again(rc, &attempt, e))
+		;
+	return rc;
 }
 
 /*
@@ -222,7 +256,7 @@ db_token_admit(struct db *db, struct db_token *out, const char *hash_hex, int64_
 	char		 user[24];
 	const char	*cp[TOKEN_COLS];
 	struct admit	 a;
-	int		 attempt, i, n, rc = 0;
+	int		 attempt, again, i, n, rc = 0;
 
 	memset(out, 0, sizeof *out);
 	*count = 0;
@@ -235,7 +269,7 @@ db_token_admit(struct db *db, struct db_token *out, const char *hash_hex, int64_
 	    (long long)rl_now_ms());
 	if (n < 0 || (size_t)n >= sizeof(q))
 		return err_set(e, ERR_INTERNAL, "internal error: admission query too long");
-	for (attempt = 0; attempt < 2; attempt++) {
+	for (attempt = 0, again = 0; attempt < 2; attempt++) {
 		memset(&a, 0, sizeof(a));
 		if ((rc = db_connect(db, e)) != 0)
 			return rc;
@@ -245,6 +279,10 @@ db_token_admit(struct db *db, struct db_token *out, const char *hash_hex, int64_
 			rc = admit_results(db, &a, e);
 		if (rc == ERR_UNAVAILABLE && attempt == 0)
 			continue;	/* a lost connection: once more on a new one */
+		if (rl_again(rc, &again, e)) {
+			attempt--;	/* a collision on a cluster: the whole batch again */
+			continue;
+		}
 		break;
 	}
 	if (rc != 0 && !a.found)
@@ -265,5 +303,9 @@ db_token_admit(struct db *db, struct db_token *out, const char *hash_hex, int64_
 		return 0;
 	}
 	snprintf(user, sizeof(user), "%llu", (unsigned long long)out->user_id);
-	return rl_new_bucket(db, 'u', user, window_start, block, buckets, count, e);
+	again = 0;
+	while ((rc = rl_new_bucket(db, 'u', user, window_start, block, buckets, count, e)) != 0 &&
+	    rl_again(rc, &again, e))
+		;
+	return rc;
 }

@@ -118,3 +118,38 @@ db_schema_check(struct db *db, struct err *e)
 		    have, db_schema_latest());
 	return 0;
 }
+
+/*
+ * On a Galera cluster (wsrep_on), which replicates InnoDB tables only, the
+ * rate-limit counts (a MEMORY table, schema/007) move to InnoDB, so that
+ * every node counts every host's requests; a single server keeps MEMORY,
+ * which costs a request less.  *moved is 1 when the table was moved now.
+ */
+static const char SQL_GALERA_COUNTS[] =
+    "SELECT (SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_VARIABLES"
+    " WHERE VARIABLE_NAME = 'WSREP_ON'),"
+    " (SELECT ENGINE FROM information_schema.TABLES"
+    " WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'rate_limits')";
+static const char SQL_COUNTS_INNODB[] = "ALTER TABLE rate_limits ENGINE=InnoDB";
+
+int
+db_galera_counts(struct db *db, int *moved, struct err *e)
+{
+	struct db_rows	 r = { 0 };
+	const char	*on, *engine;
+	int		 rc;
+
+	*moved = 0;
+	if ((rc = db_run(db, DB_ONCE, SQL_GALERA_COUNTS, &r, NULL, NULL, e, "")) != 0)
+		goto done;
+	on = r.n > 0 ? db_rows_get(&r, 0, 0) : NULL;
+	engine = r.n > 0 ? db_rows_get(&r, 0, 1) : NULL;
+	if (on == NULL || strcmp(on, "ON") != 0 || engine == NULL ||
+	    strcmp(engine, "MEMORY") != 0)
+		goto done;
+	if ((rc = db_plain(db, SQL_COUNTS_INNODB, sizeof SQL_COUNTS_INNODB - 1, e)) == 0)
+		*moved = 1;
+done:
+	db_rows_release(&r);
+	return rc;
+}
