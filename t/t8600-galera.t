@@ -1,7 +1,9 @@
 #!/bin/bash
 # t8600: two forgemcp hosts on a three-node MariaDB Galera cluster: what one
 # host writes the other reads at once, numbers stay unique and gapless across
-# hosts, a revoked token is refused everywhere, a node lost and rejoined.
+# hosts, one account's rate limit holds across them, merges queued through
+# both land in order, a revoked token is refused everywhere, a node lost and
+# rejoined, a partition.
 # (About 70 s alone: most of it is the cluster forming, with two state
 # transfers, and a node rejoining twice.)
 . ./test-lib.sh
@@ -129,6 +131,45 @@ test_expect_success 'a token revoked through host 1 is refused by host 2' '
 	FORGEMCP_CONFIG=$TRASH/host1/forgemcp.conf fm token revoke "$id" >/dev/null &&
 	on 2 tool_call get_issue "{\"repo\":\"$R\",\"number\":1}" --token "$tok" &&
 	test_status 401
+'
+
+P=alice/project
+G="git --git-dir=$PROJECT_GIT"
+# branch NAME FILE: a branch off main with one commit adding FILE
+branch () {
+	local idx=$TRASH/merge-index blob tree c
+	rm -f "$idx" && test_tick &&
+	GIT_INDEX_FILE=$idx $G read-tree main &&
+	blob=$(echo "$2" | $G hash-object -w --stdin) &&
+	GIT_INDEX_FILE=$idx $G update-index --add --cacheinfo "100644,$blob,$2" &&
+	tree=$(GIT_INDEX_FILE=$idx $G write-tree) &&
+	c=$($G commit-tree -p main -m "$1: $2" "$tree") &&
+	$G update-ref "refs/heads/$1" "$c" && rm -f "$idx"
+}
+# worker H: one forgemcp worker --once on host H's node
+worker () { FORGEMCP_CONFIG=$TRASH/host$1/forgemcp.conf fm worker --once 2>>worker-$1.log; }
+
+test_expect_success 'two merges into one branch queued through the two hosts, a worker on each: both land, in order' '
+	make_user mona && fm collaborator add $P mona manager >/dev/null &&
+	MONA_M=$(make_token mona read,write,merge) &&
+	branch g1 g1.txt && branch g2 g2.txt && before=$($G rev-parse main) &&
+	on 1 tool_call create_pull_request "{\"repo\":\"$P\",\"head\":\"g1\",\"base\":\"main\",\"title\":\"g1\"}" --token "$DAVE_TOKEN" &&
+	forge_ok && n1=$(jq .number out.json) &&
+	on 2 tool_call create_pull_request "{\"repo\":\"$P\",\"head\":\"g2\",\"base\":\"main\",\"title\":\"g2\"}" --token "$DAVE_TOKEN" &&
+	forge_ok && n2=$(jq .number out.json) &&
+	on 1 tool_call merge_pull_request "{\"repo\":\"$P\",\"number\":$n1,\"version\":1}" --token "$MONA_M" && forge_ok &&
+	on 2 tool_call merge_pull_request "{\"repo\":\"$P\",\"number\":$n2,\"version\":1}" --token "$MONA_M" && forge_ok &&
+	{ worker 1 & p1=$!; worker 2 & p2=$!; wait $p1 && wait $p2; } &&
+	{ worker 1 & p1=$!; worker 2 & p2=$!; wait $p1 && wait $p2; } &&
+	for n in $n1 $n2; do
+		on 2 tool_call get_pull_request "{\"repo\":\"$P\",\"number\":$n}" --token "$MONA_M" &&
+		forge_ok && jq -e ".state == \"merged\"" out.json || return 1
+	done &&
+	c2=$($G rev-parse main) && c1=$($G rev-parse "$c2^1") &&
+	test "$($G rev-parse "$c1^1")" = "$before" &&
+	$G log --format=%s -2 main >subjects &&
+	grep -q "#$n2" subjects && test "$(sed -n 2p subjects | grep -c "#$n1")" = 1 &&
+	test "$(galera_sql 3 "SELECT COUNT(*) FROM merge_locks")" = 0
 '
 
 # size N / status N: the cluster's size and state (Primary, non-Primary) node N sees

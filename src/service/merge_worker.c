@@ -308,7 +308,7 @@ merge_process(struct merge_worker *w, struct forge_merge *m, struct err *e)
 	struct repo_merge_req	 req;
 	struct err		 local;
 	char			 base[41], result[41], why[600];
-	int			 rc, attempt;
+	int			 rc, attempt, got;
 
 	memset(&j, 0, sizeof j);
 	j.m = m;
@@ -357,6 +357,10 @@ merge_process(struct merge_worker *w, struct forge_merge *m, struct err *e)
 		}
 		if ((rc = forge_merge_set_result(w->db, m->id, base, result, e)) != 0)
 			goto done;
+		/* the lock's beat with the merge's: neither looks stale while it is built */
+		err_clear(&local);
+		(void)forge_merge_lock(w->db, &got, m->repo_id, w->claimed_by, NULL,
+		    w->stale_seconds, 0, &local);
 		fault("after-result");
 		pause_at("after-result");
 		snprintf(why, sizeof why, "forgemcp: merge pull request #%lld (%s)",
@@ -393,10 +397,18 @@ merge_worker_run_one(struct merge_worker *w, int *did, struct err *e)
 	int			 rc, found = 0, got = 0;
 
 	*did = 0;
-	if ((rc = forge_merge_claim(w->db, &m, &found, w->claimed_by, e)) != 0 || !found)
+	rc = forge_merge_claim(w->db, &m, &found, w->claimed_by, e);
+	if (rc == ERR_CONFLICT) {
+		/* a worker on another node of a cluster claimed it at the same moment */
+		log_info("the next merge was claimed by another worker");
+		err_clear(e);
+		return 0;
+	}
+	if (rc != 0 || !found)
 		return rc;
 	*did = 1;
-	if ((rc = forge_merge_lock(w->db, &got, m.repo_id, MERGE_LOCK_WAIT, e)) != 0)
+	if ((rc = forge_merge_lock(w->db, &got, m.repo_id, w->claimed_by, NULL, w->stale_seconds,
+	    MERGE_LOCK_WAIT, e)) != 0)
 		return rc;
 	if (!got) {
 		/* Another worker is merging into this repository; recovery takes it up later. */
@@ -406,7 +418,7 @@ merge_worker_run_one(struct merge_worker *w, int *did, struct err *e)
 	}
 	rc = merge_process(w, &m, e);
 	err_clear(&ignore);
-	forge_merge_unlock(w->db, m.repo_id, &ignore);
+	forge_merge_unlock(w->db, m.repo_id, w->claimed_by, &ignore);
 	return rc;
 }
 
@@ -475,11 +487,13 @@ merge_worker_recover(struct merge_worker *w, size_t *recovered, struct err *e)
 		    v[i].heartbeat_age < w->stale_seconds)
 			continue;
 		got = 0;
-		if ((rc = forge_merge_lock(w->db, &got, v[i].repo_id, 0, e)) != 0 || !got)
+		if ((rc = forge_merge_lock(w->db, &got, v[i].repo_id, w->claimed_by,
+		    claimer_dead(w, v[i].claimed_by) ? v[i].claimed_by : NULL, w->stale_seconds, 0,
+		    e)) != 0 || !got)
 			continue;
 		rc = recover_one(w, &v[i], e);
 		err_clear(&ignore);
-		forge_merge_unlock(w->db, v[i].repo_id, &ignore);
+		forge_merge_unlock(w->db, v[i].repo_id, w->claimed_by, &ignore);
 		if (rc == 0)
 			(*recovered)++;
 	}

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "err.h"
 #include "store/db-internal.h"
@@ -71,8 +72,19 @@ static const char SQL_WORKER_SEEN[] =
     "SELECT IFNULL(MIN(TIMESTAMPDIFF(SECOND, seen_at, UTC_TIMESTAMP(3))), -1),"
     " IFNULL(MAX(running <> 0 AND TIMESTAMPDIFF(MICROSECOND, seen_at, UTC_TIMESTAMP(3))"
     " <= GREATEST(interval_ms * ?, ?) * 1000), 0) FROM merge_workers";
-static const char SQL_LOCK[] = "SELECT GET_LOCK(?, ?)";
-static const char SQL_UNLOCK[] = "SELECT RELEASE_LOCK(?)";
+/*
+ * The merge lock (schema/019): taken when free, renewed by its holder.
+ * MariaDB applies the assignments of ON DUPLICATE KEY UPDATE in order, so
+ * beat_at sees the holder just set.  Two workers taking it at once wait
+ * on the row (one server) or collide at commit (a Galera cluster).
+ */
+static const char SQL_LOCK[] =
+    "INSERT INTO merge_locks (repo_id, holder, beat_at) VALUES (?, ?, UTC_TIMESTAMP(3))"
+    " ON DUPLICATE KEY UPDATE holder = IF(holder = VALUES(holder) OR holder <=> ?"
+    " OR beat_at < UTC_TIMESTAMP(3) - INTERVAL ? SECOND, VALUES(holder), holder),"
+    " beat_at = IF(holder = VALUES(holder), UTC_TIMESTAMP(3), beat_at)";
+static const char SQL_LOCK_HOLDER[] = "SELECT holder FROM merge_locks WHERE repo_id = ?";
+static const char SQL_UNLOCK[] = "DELETE FROM merge_locks WHERE repo_id = ? AND holder = ?";
 
 int
 forge_merge_queue(struct db *db, uint64_t *id, uint64_t repo_id, uint64_t pull_request_id,
@@ -325,42 +337,52 @@ done:
 	return rc;
 }
 
-/* The lock's name: one per repository, shared by every worker of one database. */
-static void
-lock_name(char *buf, size_t len, uint64_t repo_id)
-{
-	snprintf(buf, len, "forgemcp-merge-%llu", (unsigned long long)repo_id);
-}
-
-int
-forge_merge_lock(struct db *db, int *got, uint64_t repo_id, int wait, struct err *e)
+/* One attempt at the lock: *got when holder holds it now. */
+static int
+lock_try(struct db *db, int *got, uint64_t repo_id, const char *holder, const char *dead,
+    int stale, struct err *e)
 {
 	struct db_rows	 r = { 0 };
-	char		 name[64];
 	const char	*s;
 	int		 rc;
 
 	*got = 0;
-	lock_name(name, sizeof name, repo_id);
-	if ((rc = db_run(db, DB_ONCE, SQL_LOCK, &r, NULL, NULL, e, "si", name,
-	    (int64_t)wait)) != 0)
+	rc = db_run(db, DB_ONCE, SQL_LOCK, NULL, NULL, NULL, e, "ussi", repo_id, holder, dead,
+	    (int64_t)stale);
+	if (rc == ERR_CONFLICT) {	/* another node took it at the same moment */
+		err_clear(e);
+		return 0;
+	}
+	if (rc != 0 || (rc = db_run(db, DB_ONCE, SQL_LOCK_HOLDER, &r, NULL, NULL, e, "u",
+	    repo_id)) != 0)
 		goto done;
 	s = r.n > 0 ? db_rows_get(&r, 0, 0) : NULL;
-	*got = s != NULL && strcmp(s, "1") == 0;
+	*got = s != NULL && strcmp(s, holder) == 0;
 done:
 	db_rows_release(&r);
 	return rc;
 }
 
 int
-forge_merge_unlock(struct db *db, uint64_t repo_id, struct err *e)
+forge_merge_lock(struct db *db, int *got, uint64_t repo_id, const char *holder,
+    const char *dead, int stale, int wait, struct err *e)
 {
-	struct db_rows	 r = { 0 };
-	char		 name[64];
+	struct timespec	 t0, now, nap = { 0, 100 * 1000 * 1000 };
 	int		 rc;
 
-	lock_name(name, sizeof name, repo_id);
-	rc = db_run(db, DB_ONCE, SQL_UNLOCK, &r, NULL, NULL, e, "s", name);
-	db_rows_release(&r);
-	return rc;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		if ((rc = lock_try(db, got, repo_id, holder, dead, stale, e)) != 0 || *got)
+			return rc;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec >= wait)
+			return 0;
+		nanosleep(&nap, NULL);
+	}
+}
+
+int
+forge_merge_unlock(struct db *db, uint64_t repo_id, const char *holder, struct err *e)
+{
+	return db_run(db, DB_ONCE, SQL_UNLOCK, NULL, NULL, NULL, e, "us", repo_id, holder);
 }

@@ -107,11 +107,15 @@ int	forge_merge_worker_stop(struct db *db, const char *worker, struct err *e);
 int	forge_merge_workers_seen(struct db *db, int64_t *age, int *alive, int64_t polls,
 	    int64_t min_ms, struct err *e);
 /*
- * Takes (GET_LOCK, waiting at most wait seconds) or releases the named
- * lock that serialises merges into repository repo_id; it belongs to this
- * connection.  *got is 0 when another connection holds it.
+ * Takes for holder (a worker's "host:pid"), waiting at most wait seconds,
+ * or releases the lock that serialises merges into repository repo_id: a
+ * row of merge_locks, shared by every host and every node of a cluster.
+ * It is free when nobody holds it, when its holder's beat is older than
+ * stale seconds, or when its holder is dead (NULL: none known).  Taking it
+ * again renews the beat.  *got is 0 when another worker holds it.
  */
-int	forge_merge_lock(struct db *db, int *got, uint64_t repo_id, int wait, struct err *e);
-int	forge_merge_unlock(struct db *db, uint64_t repo_id, struct err *e);
+int	forge_merge_lock(struct db *db, int *got, uint64_t repo_id, const char *holder,
+	    const char *dead, int stale, int wait, struct err *e);
+int	forge_merge_unlock(struct db *db, uint64_t repo_id, const char *holder, struct err *e);
 
 #endif
