@@ -41,6 +41,7 @@ test_expect_success 'three nodes in one primary component, the schema on each' '
 	test_cmp migrations-1 migrations-3 && test_cmp migrations-2 migrations-3 &&
 	fm repo import $R --from "$TRASH/project.git" >/dev/null
 '
+REPO_ID=$(db_sql "SELECT id FROM repositories WHERE name = 'cluster'")
 
 test_expect_success 'an issue made through one host is read through the other at once' '
 	for i in 1 2 3 4 5 6 7 8 9 10; do
@@ -83,6 +84,50 @@ test_expect_success 'every node holds the same 210 issues' '
 	done &&
 	test "$(wc -l <issues-1)" = 210 &&
 	test_cmp issues-1 issues-2 && test_cmp issues-1 issues-3
+'
+
+# varset ROUND K H: 3 set_repository_variable calls through host H, one
+# connection, when the pipe go-ROUND is closed (a get_issue opens it first)
+varset () {
+	local r=$1 k=$2 h=$3 i
+	printf "get_issue\t%s\tvars-%s/ready-%s.json\n@wait\tgo-%s\n" \
+		"{\"repo\":\"$R\",\"number\":1}" "$r" "$k" "$r" >varset-$r-$k &&
+	for i in 1 2 3; do
+		printf "set_repository_variable\t%s\tvars-%s/%s-%s.json\n" \
+			"{\"repo\":\"$R\",\"name\":\"RACE_${k}_$i\",\"value\":\"v\"}" "$r" "$k" "$i"
+	done >>varset-$r-$k &&
+	on "$h" tool_stream "$ALICE_TOKEN" varset-$r-$k >varset-statuses-$r-$k
+}
+
+# A cap checked under a row lock holds across nodes only if the locking
+# transaction writes that row (Galera certifies written rows only).  The
+# race is for the last place, as many clients as the hosts have workers,
+# let go at once, and it is run five times.
+test_expect_success 'the cap of 100 variables holds: 12 creates through both hosts for the last place, five times' '
+	for i in $(seq 1 99); do echo "($REPO_ID, \"FILL_$i\", \"v\")"; done | paste -sd, >fill &&
+	galera_sql 1 "INSERT INTO repository_variables (repo_id, name, value) VALUES $(cat fill)" &&
+	for r in 1 2 3 4 5; do
+		mkdir -p vars-$r && mkfifo go-$r && pids= &&
+		for k in 0 1 2 3; do
+			varset $r $k $(( k % 2 + 1 )) &
+			pids="$pids $!"
+		done &&
+		wait_for 30 test -s vars-$r/ready-0.json -a -s vars-$r/ready-1.json \
+			-a -s vars-$r/ready-2.json -a -s vars-$r/ready-3.json &&
+		# all four wait in the pipe now; closing it lets them go at once
+		exec 9>go-$r && sleep 0.2 && exec 9>&- &&
+		for p in $pids; do wait $p || return 1; done &&
+		rm vars-$r/ready-* &&
+		test "$(cat varset-statuses-$r-* | grep -c "^200 ")" = 16 &&
+		test "$(jq -s "[.[] | select(.result.isError != true)] | length" vars-$r/*.json)" = 1 &&
+		jq -r "select(.result.isError == true) | .result.content[0].text" vars-$r/*.json >refusals &&
+		test "$(grep -c "the most a repository may have (100)" refusals)" = 11 &&
+		for n in 1 2 3; do
+			test "$(galera_sql $n "SELECT COUNT(*) FROM repository_variables
+				WHERE repo_id = $REPO_ID")" = 100 || return 1
+		done &&
+		galera_sql 1 "DELETE FROM repository_variables WHERE name LIKE \"RACE%\"" || return 1
+	done
 '
 
 test_expect_success 'forgemcp migrate moved the rate-limit counts to InnoDB, on every node' '

@@ -53,6 +53,13 @@ hub_failed(struct core_response *resp, int rc, const struct err *e)
 		hub_refuse(resp, 503, HT_HUB_ERROR);
 		return;
 	}
+	if (rc == ERR_CONFLICT) {
+		/* db_tx already ran it again and again: nothing of it was written */
+		log_warn("hub: %s", e->msg);
+		core_response_header(resp, "Retry-After", "1");
+		hub_refuse(resp, 503, HT_HUB_BUSY);
+		return;
+	}
 	log_error("hub: %s", e->msg[0] != '\0' ? e->msg : err_name(rc));
 	hub_refuse(resp, 500, HT_HUB_ERROR);
 }

@@ -30,6 +30,7 @@ enum hub_text {
 	HT_HUB_BAD_BODY,	/* 400: the parser's reason */
 	HT_HUB_SCOPE,		/* 403: the scope needed */
 	HT_HUB_ERROR,		/* 500 */
+	HT_HUB_BUSY,		/* 503: a change that kept colliding with concurrent ones */
 	HT_HUB_ANSWER,		/* the hub's answer cannot be read: HTTP status */
 	HT_NO_BATCH,		/* 404 of GET /batches/{id}: id */
 	HT_AT_AGENT,		/* a claimed command: its id twice */

@@ -1,25 +1,11 @@
 /* service: what the issue, pull request and comment services share (blanks, transactions). */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "err.h"
-#include "log.h"
 #include "service/service.h"
 #include "store/db.h"
 #include "store/forge.h"
-
-/*
- * A transaction that collided with a concurrent one (a deadlock, a lock
- * wait timeout, or on a Galera cluster a write set of another node that
- * certified first) is run again, up to SERVICE_TX_ATTEMPTS times, after a
- * random pause that doubles with each attempt (at most SERVICE_TX_PAUSE_MS):
- * two hosts bumping one repository's issue counter through two nodes
- * collide most of the time, and retrying at once collides again.
- */
-#define SERVICE_TX_ATTEMPTS	24
-#define SERVICE_TX_PAUSE_MS	128
 
 static int
 is_blank_char(char c)
@@ -56,50 +42,14 @@ service_trim(const char *s)
 	return t;
 }
 
-/* Sleeps a random 0 to min(2^attempt, SERVICE_TX_PAUSE_MS) milliseconds. */
-static void
-tx_pause(int attempt)
-{
-	static unsigned int	 seed;
-	struct timespec		 ts;
-	long			 ms = 1L << (attempt < 7 ? attempt : 7);
-
-	if (seed == 0) {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		seed = (unsigned int)ts.tv_nsec ^ (unsigned int)getpid();
-	}
-	if (ms > SERVICE_TX_PAUSE_MS)
-		ms = SERVICE_TX_PAUSE_MS;
-	ms = rand_r(&seed) % (ms + 1);
-	ts.tv_sec = 0;
-	ts.tv_nsec = ms * 1000000L;
-	nanosleep(&ts, NULL);
-}
-
 int
 service_transaction(struct db *db, service_tx_fn fn, void *arg, struct err *e)
 {
-	struct err	 local;
-	int		 attempt, rc = 0;
+	int	rc;
 
-	for (attempt = 1; attempt <= SERVICE_TX_ATTEMPTS; attempt++) {
-		err_clear(&local);
-		if ((rc = forge_begin(db, &local)) != 0)
-			break;
-		if ((rc = fn(db, arg, &local)) == 0 && (rc = forge_commit(db, &local)) == 0)
-			return 0;
-		forge_rollback(db);
-		if (rc != ERR_CONFLICT)
-			break;
-		if (attempt == SERVICE_TX_ATTEMPTS)
-			break;
-		log_warn("transaction conflict, retrying (attempt %d of %d)", attempt,
-		    SERVICE_TX_ATTEMPTS);
-		tx_pause(attempt);
-	}
-	if (local.msg[0] != '\0')
-		return err_set(e, rc, "%s", local.msg);
-	return err_set(e, rc, "database error");
+	if ((rc = db_tx(db, fn, arg, e)) != 0)
+		return err_set(e, rc, "database error");
+	return 0;
 }
 
 int

@@ -582,9 +582,9 @@ char	*service_trim(const char *s);
 typedef int (*service_tx_fn)(struct db *db, void *arg, struct err *e);
 /*
  * Runs fn between db_begin and db_commit, rolling back on any failure, and
- * runs it again (up to three times in all) when the database aborted it
- * (ERR_DB: deadlock, lock wait timeout, certification failure).  fn must
- * be safe to re-run after a rollback.
+ * runs it again when the database aborted it as colliding with a concurrent
+ * transaction (db_tx in store/db.h).  fn must be safe to re-run after a
+ * rollback.
  */
 int	service_transaction(struct db *db, service_tx_fn fn, void *arg, struct err *e);
 

@@ -26,6 +26,7 @@ struct db {
 	struct db_cached	*cache;
 	size_t			 n_cache, cap_cache;
 	int			 in_tx;		/* inside db_begin..db_commit/db_rollback */
+	int			 collided;	/* the database aborted a statement as colliding (db_tx) */
 	int			 refused;	/* the last connection attempt was refused a login */
 };
 

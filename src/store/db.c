@@ -104,9 +104,11 @@ db_fail(struct db *db, unsigned no, const char *what, const char *msg, struct er
 		    ERR_UNAVAILABLE;
 	}
 	/* Deadlocks, lock waits and Galera certification failures are worth a retry. */
-	if (no == ER_LOCK_DEADLOCK || no == ER_LOCK_WAIT_TIMEOUT || no == ER_CHECKREAD)
+	if (no == ER_LOCK_DEADLOCK || no == ER_LOCK_WAIT_TIMEOUT || no == ER_CHECKREAD) {
+		db->collided = 1;
 		return e != NULL ? err_set(e, ERR_CONFLICT, "the change collided with a "
 		    "concurrent one and was not made; try again") : ERR_CONFLICT;
+	}
 	/* A full table or disk: the statement changed nothing; say so, it is no bug. */
 	if (no == ER_RECORD_FILE_FULL || no == ER_DISK_FULL)
 		return e != NULL ? err_set(e, ERR_TOOBIG, "the forge's database is out of space: "

@@ -46,6 +46,17 @@ int	db_galera_counts(struct db *db, int *moved, struct err *e);
 /* Refuses to serve a database that is not exactly at db_schema_latest(). */
 int	db_schema_check(struct db *db, struct err *e);
 
+typedef int (*db_tx_fn)(struct db *db, void *arg, struct err *e);
+/*
+ * Runs fn inside one transaction and commits it, rolling back on any
+ * failure; when the database aborted it as colliding with a concurrent
+ * transaction (ERR_CONFLICT: a deadlock, a lock wait timeout, a Galera
+ * certification failure), runs it again after a random pause, up to 24
+ * times.  fn must be safe to run again after a rollback (keep what it
+ * fills in arg until it returns 0).
+ */
+int	db_tx(struct db *db, db_tx_fn fn, void *arg, struct err *e);
+
 /* A token cache row, as looked up by hash. */
 struct db_token {
 	uint64_t	id;

@@ -84,38 +84,47 @@ tracker_is_own(struct db *db, const char *label, const char *key, int *own, stru
 	return rc;
 }
 
-int
-tracker_batch_add(struct db *db, uint64_t *id, uint64_t project_id, const char *title,
-    const char *author, struct json_object *commands, struct err *e)
+struct batch_add_args {
+	uint64_t		*id, project_id;
+	const char		*title, *author;
+	struct json_object	*commands;
+};
+
+static int
+batch_add_tx(struct db *db, void *arg, struct err *e)
 {
+	struct batch_add_args	*a = arg;
 	struct json_object	*c, *params;
 	size_t			 i;
 	int			 rc;
 
-	*id = 0;
-	if ((rc = db_begin(db, e)) != 0)
-		return rc;
-	rc = db_run(db, DB_ONCE, SQL_BATCH_ADD, NULL, NULL, id, e, "uss", project_id, title,
-	    author);
-	for (i = 0; rc == 0 && i < json_object_array_length(commands); i++) {
-		c = json_object_array_get_idx(commands, i);
+	rc = db_run(db, DB_ONCE, SQL_BATCH_ADD, NULL, NULL, a->id, e, "uss", a->project_id,
+	    a->title, a->author);
+	for (i = 0; rc == 0 && i < json_object_array_length(a->commands); i++) {
+		c = json_object_array_get_idx(a->commands, i);
 		/* the parameters without the type, which has its column */
 		params = NULL;
-		if (json_object_deep_copy(c, &params, NULL) != 0) {
-			rc = err_set(e, ERR_NOMEM, "out of memory");
-			break;
-		}
+		if (json_object_deep_copy(c, &params, NULL) != 0)
+			return err_set(e, ERR_NOMEM, "out of memory");
 		json_object_object_del(params, "type");
-		rc = db_run(db, DB_ONCE, SQL_COMMAND_ADD, NULL, NULL, NULL, e, "uiss", *id,
+		rc = db_run(db, DB_ONCE, SQL_COMMAND_ADD, NULL, NULL, NULL, e, "uiss", *a->id,
 		    (int64_t)i + 1, json_object_get_string(json_object_object_get(c, "type")),
 		    json_object_to_json_string_ext(params, JSON_C_TO_STRING_PLAIN |
 		    JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(params);
 	}
-	if (rc == 0)
-		rc = db_commit(db, e);
-	if (rc != 0)
-		db_rollback(db);
+	return rc;
+}
+
+int
+tracker_batch_add(struct db *db, uint64_t *id, uint64_t project_id, const char *title,
+    const char *author, struct json_object *commands, struct err *e)
+{
+	struct batch_add_args	 a = { id, project_id, title, author, commands };
+	int			 rc;
+
+	if ((rc = db_tx(db, batch_add_tx, &a, e)) != 0)
+		*id = 0;
 	return rc;
 }
 
@@ -270,21 +279,62 @@ static const char SQL_COMMAND_CANCEL[] =
     "UPDATE tracker_commands SET state = 'cancelled', error = ?, updated_at = UTC_TIMESTAMP(3)"
     " WHERE id = ?";
 
+struct cancel_args {
+	uint64_t	 id, *cancelled;
+	int		 force;
+	char		*state;
+	size_t		 len;
+};
+
+static int
+batch_cancel_tx(struct db *db, void *arg, struct err *e)
+{
+	struct cancel_args	*a = arg;
+	struct db_rows		 r = { 0 };
+	int			 rc;
+
+	if ((rc = db_run(db, DB_ONCE, SQL_BATCH_EXISTS, &r, NULL, NULL, e, "u", a->id)) == 0 &&
+	    r.n == 0)
+		rc = ERR_NOTFOUND;
+	if (rc == 0)
+		rc = db_run(db, DB_ONCE, SQL_BATCH_CANCEL, NULL, a->cancelled, NULL, e, "su",
+		    "отменена: batch_cancel", a->id);
+	db_rows_release(&r);
+	return rc;
+}
+
 int
 tracker_batch_cancel(struct db *db, uint64_t id, uint64_t *cancelled, struct err *e)
 {
-	struct db_rows	 r = { 0 };
-	int		 rc;
+	struct cancel_args	 a = { id, cancelled, 0, NULL, 0 };
 
 	*cancelled = 0;
-	if ((rc = db_begin(db, e)) != 0)
-		return rc;
-	if ((rc = db_run(db, DB_ONCE, SQL_BATCH_EXISTS, &r, NULL, NULL, e, "u", id)) == 0 &&
-	    r.n == 0)
+	return db_tx(db, batch_cancel_tx, &a, e);
+}
+
+static int
+command_cancel_tx(struct db *db, void *arg, struct err *e)
+{
+	struct cancel_args	*a = arg;
+	struct db_rows		 r = { 0 };
+	int			 rc;
+
+	a->state[0] = '\0';
+	if ((rc = db_run(db, DB_ONCE, SQL_COMMAND_LOCK, &r, NULL, NULL, e, "u", a->id)) != 0)
+		goto done;
+	if (r.n == 0) {
 		rc = ERR_NOTFOUND;
-	if (rc != 0 || (rc = db_run(db, DB_ONCE, SQL_BATCH_CANCEL, NULL, cancelled, NULL, e, "su",
-	    "отменена: batch_cancel", id)) != 0 || (rc = db_commit(db, e)) != 0)
-		db_rollback(db);
+		goto done;
+	}
+	snprintf(a->state, a->len, "%s", db_rows_get(&r, 0, 0));
+	if (strcmp(a->state, "queued") != 0 && !(a->force && strcmp(a->state, "claimed") == 0)) {
+		rc = ERR_INVALID;
+		goto done;
+	}
+	rc = db_run(db, DB_ONCE, SQL_COMMAND_CANCEL, NULL, NULL, NULL, e, "su",
+	    strcmp(a->state, "claimed") == 0 ? "остановлена: force, когда была у агента" :
+	    "отменена", a->id);
+done:
 	db_rows_release(&r);
 	return rc;
 }
@@ -293,33 +343,9 @@ int
 tracker_command_cancel(struct db *db, uint64_t id, int force, char *state, size_t len,
     struct err *e)
 {
-	struct db_rows	 r = { 0 };
-	int		 rc;
+	struct cancel_args	 a = { id, NULL, force, state, len };
 
-	state[0] = '\0';
-	if ((rc = db_begin(db, e)) != 0)
-		return rc;
-	if ((rc = db_run(db, DB_ONCE, SQL_COMMAND_LOCK, &r, NULL, NULL, e, "u", id)) != 0)
-		goto fail;
-	if (r.n == 0) {
-		rc = ERR_NOTFOUND;
-		goto fail;
-	}
-	snprintf(state, len, "%s", db_rows_get(&r, 0, 0));
-	if (strcmp(state, "queued") != 0 && !(force && strcmp(state, "claimed") == 0)) {
-		rc = ERR_INVALID;
-		goto fail;
-	}
-	if ((rc = db_run(db, DB_ONCE, SQL_COMMAND_CANCEL, NULL, NULL, NULL, e, "su",
-	    strcmp(state, "claimed") == 0 ? "остановлена: force, когда была у агента" :
-	    "отменена", id)) != 0 || (rc = db_commit(db, e)) != 0)
-		goto fail;
-	db_rows_release(&r);
-	return 0;
-fail:
-	db_rollback(db);
-	db_rows_release(&r);
-	return rc;
+	return db_tx(db, command_cancel_tx, &a, e);
 }
 
 int

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "err.h"
+#include "store/db.h"
 #include "store/db-internal.h"
 #include "store/db_merges.h"
 #include "store/db_forge.h"
@@ -140,44 +141,52 @@ done:
 	return rc;
 }
 
+struct claim_args {
+	struct forge_merge	*out;
+	int			*found;
+	const char		*claimed_by;
+};
+
+static int
+claim_tx(struct db *db, void *arg, struct err *e)
+{
+	struct claim_args	*a = arg;
+	struct db_rows		 r = { 0 };
+	uint64_t		 id, n = 0;
+	int			 rc;
+
+	*a->found = 0;
+	memset(a->out, 0, sizeof *a->out);
+	if ((rc = db_run(db, DB_ONCE, SQL_OLDEST, &r, NULL, NULL, e, "")) != 0 || r.n == 0)
+		goto done;
+	id = db_to_u64(db_rows_get(&r, 0, 0));
+	if ((rc = db_run(db, DB_ONCE, SQL_CLAIM, NULL, &n, NULL, e, "su", a->claimed_by,
+	    id)) != 0)
+		goto done;
+	if (n != 1) {
+		rc = err_set(e, ERR_DB, "merge %llu: claim lost", (unsigned long long)id);
+		goto done;
+	}
+	if ((rc = forge_merge_get(db, a->out, id, e)) != 0)
+		goto done;
+	if ((rc = db_run(db, DB_ONCE, SQL_PULL_STATE, NULL, NULL, NULL, e, "su", "running",
+	    a->out->pull_request_id)) != 0)
+		goto done;
+	*a->found = 1;
+done:
+	db_rows_release(&r);
+	return rc;
+}
+
 int
 forge_merge_claim(struct db *db, struct forge_merge *out, int *found, const char *claimed_by,
     struct err *e)
 {
-	struct db_rows	 r = { 0 };
-	uint64_t	 id = 0, n = 0;
-	int		 rc;
+	struct claim_args	 a = { out, found, claimed_by };
+	int			 rc;
 
-	*found = 0;
-	memset(out, 0, sizeof *out);
-	if ((rc = db_begin(db, e)) != 0)
-		return rc;
-	if ((rc = db_run(db, DB_ONCE, SQL_OLDEST, &r, NULL, NULL, e, "")) != 0)
-		goto fail;
-	if (r.n == 0) {
-		db_rows_release(&r);
-		return db_commit(db, e);
-	}
-	id = db_to_u64(db_rows_get(&r, 0, 0));
-	if ((rc = db_run(db, DB_ONCE, SQL_CLAIM, NULL, &n, NULL, e, "su", claimed_by, id)) != 0)
-		goto fail;
-	if (n != 1) {
-		rc = err_set(e, ERR_DB, "merge %llu: claim lost", (unsigned long long)id);
-		goto fail;
-	}
-	if ((rc = forge_merge_get(db, out, id, e)) != 0)
-		goto fail;
-	if ((rc = db_run(db, DB_ONCE, SQL_PULL_STATE, NULL, NULL, NULL, e, "su", "running",
-	    out->pull_request_id)) != 0)
-		goto fail;
-	if ((rc = db_commit(db, e)) != 0)
-		goto fail;
-	db_rows_release(&r);
-	*found = 1;
-	return 0;
-fail:
-	db_rows_release(&r);
-	db_rollback(db);
+	if ((rc = db_tx(db, claim_tx, &a, e)) != 0)
+		*found = 0;
 	return rc;
 }
 
@@ -254,27 +263,35 @@ forge_merge_mark_merged(struct db *db, int *done, uint64_t id, uint64_t pull_req
 	return 0;
 }
 
+struct failed_args {
+	uint64_t	 id, pull_request_id, actor_id;
+	const char	*error;
+};
+
+static int
+failed_tx(struct db *db, void *arg, struct err *e)
+{
+	struct failed_args	*a = arg;
+	uint64_t		 n = 0;
+	int			 rc;
+
+	if ((rc = db_run(db, DB_ONCE, SQL_FAILED, NULL, &n, NULL, e, "su", a->error,
+	    a->id)) != 0 || n != 1)
+		return rc;
+	if ((rc = db_run(db, DB_ONCE, SQL_PULL_STATE, NULL, NULL, NULL, e, "su", "failed",
+	    a->pull_request_id)) != 0)
+		return rc;
+	return db_run(db, DB_ONCE, SQL_FAILED_EVENT, NULL, NULL, NULL, e, "uus",
+	    a->pull_request_id, a->actor_id, a->error);
+}
+
 int
 forge_merge_mark_failed(struct db *db, uint64_t id, uint64_t pull_request_id,
     uint64_t actor_id, const char *error, struct err *e)
 {
-	uint64_t	 n = 0;
-	int		 rc;
+	struct failed_args	 a = { id, pull_request_id, actor_id, error };
 
-	if ((rc = db_begin(db, e)) != 0)
-		return rc;
-	if ((rc = db_run(db, DB_ONCE, SQL_FAILED, NULL, &n, NULL, e, "su", error, id)) != 0)
-		goto fail;
-	if (n == 1 && (rc = db_run(db, DB_ONCE, SQL_PULL_STATE, NULL, NULL, NULL, e, "su",
-	    "failed", pull_request_id)) != 0)
-		goto fail;
-	if (n == 1 && (rc = db_run(db, DB_ONCE, SQL_FAILED_EVENT, NULL, NULL, NULL, e, "uus",
-	    pull_request_id, actor_id, error)) != 0)
-		goto fail;
-	return db_commit(db, e);
-fail:
-	db_rollback(db);
-	return rc;
+	return db_tx(db, failed_tx, &a, e);
 }
 
 int

@@ -105,24 +105,36 @@ done:
 	return rc;
 }
 
+struct setting_args {
+	uint64_t	*version;
+	const char	*name, *value, *by;
+};
+
+static int
+setting_tx(struct db *db, void *arg, struct err *e)
+{
+	struct setting_args	*a = arg;
+	struct db_rows		 r = { 0 };
+	int			 rc;
+
+	if ((rc = db_run(db, DB_ONCE, SQL_SETTINGS_LOCK, &r, NULL, NULL, e, "")) == 0) {
+		*a->version = db_to_u64(db_rows_get(&r, 0, 0));
+		rc = db_run(db, DB_ONCE, SQL_SETTING_SET, NULL, NULL, NULL, e, "ssus", a->name,
+		    a->value, *a->version, a->by);
+	}
+	db_rows_release(&r);
+	return rc;
+}
+
 int
 tracker_setting_set(struct db *db, uint64_t *version, const char *name, const char *value,
     const char *by, struct err *e)
 {
-	struct db_rows	 r = { 0 };
-	int		 rc;
+	struct setting_args	 a = { version, name, value, by };
+	int			 rc;
 
-	*version = 0;
-	if ((rc = db_begin(db, e)) != 0)
-		return rc;
-	if ((rc = db_run(db, DB_ONCE, SQL_SETTINGS_LOCK, &r, NULL, NULL, e, "")) == 0) {
-		*version = db_to_u64(db_rows_get(&r, 0, 0));
-		rc = db_run(db, DB_ONCE, SQL_SETTING_SET, NULL, NULL, NULL, e, "ssus", name, value,
-		    *version, by);
-	}
-	if (rc != 0 || (rc = db_commit(db, e)) != 0)
-		db_rollback(db);
-	db_rows_release(&r);
+	if ((rc = db_tx(db, setting_tx, &a, e)) != 0)
+		*version = 0;
 	return rc;
 }
 

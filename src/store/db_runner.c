@@ -88,29 +88,6 @@ static const struct db_shape claim_shape = DB_SHAPE(struct runner_job, claim_col
  * a lock wait with another runner, cancel_run or a reader): a log chunk
  * or a job's end is not dropped for that.
  */
-#define RUNNER_TX_ATTEMPTS	5
-
-typedef int (*runner_tx_fn)(struct db *, void *, struct err *);
-
-/* Runs fn's statements in a transaction, again (up to RUNNER_TX_ATTEMPTS) after a conflict. */
-static int
-tx_run(struct db *db, runner_tx_fn fn, void *arg, struct err *e)
-{
-	int	 attempt, rc = 0;
-
-	for (attempt = 1; attempt <= RUNNER_TX_ATTEMPTS; attempt++) {
-		if ((rc = db_begin(db, e)) != 0)
-			return rc;
-		if ((rc = fn(db, arg, e)) == 0 && (rc = db_commit(db, e)) == 0)
-			return 0;
-		db_rollback(db);
-		if (rc != ERR_CONFLICT || attempt == RUNNER_TX_ATTEMPTS)
-			break;
-		err_clear(e);
-	}
-	return rc;
-}
-
 /* The claim's statements, inside the transaction db_begin opened. */
 static int
 claim_tx(struct db *db, const char *claimed_by, struct runner_job *out, int *got,
@@ -167,7 +144,7 @@ runner_claim(struct db *db, const char *claimed_by, struct runner_job *out, int 
 
 	*got = 0;
 	memset(out, 0, sizeof *out);
-	if ((rc = tx_run(db, claim_try, &a, e)) == 0)
+	if ((rc = db_tx(db, claim_try, &a, e)) == 0)
 		return 0;
 	runner_job_release(out);
 	*got = 0;
@@ -235,7 +212,7 @@ runner_log_append(struct db *db, uint64_t id, const char *p, size_t len, struct 
 {
 	struct log_arg	 a = { id, p, len };
 
-	return tx_run(db, log_try, &a, e);
+	return db_tx(db, log_try, &a, e);
 }
 
 int
@@ -318,7 +295,7 @@ runner_finish(struct db *db, uint64_t id, const char *claimed_by, const char *st
 {
 	struct finish_arg	 a = { id, claimed_by, state, tail, exit_code };
 
-	return tx_run(db, finish_try, &a, e);
+	return db_tx(db, finish_try, &a, e);
 }
 
 struct lost_arg {
@@ -353,7 +330,7 @@ recover_one(struct db *db, uint64_t id, int64_t lost_after, size_t *n, struct er
 	struct lost_arg	 a = { id, lost_after, 0 };
 	int		 rc;
 
-	if ((rc = tx_run(db, lost_try, &a, e)) == 0 && a.ended)
+	if ((rc = db_tx(db, lost_try, &a, e)) == 0 && a.ended)
 		(*n)++;
 	return rc;
 }

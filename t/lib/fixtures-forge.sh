@@ -132,16 +132,23 @@ fast_tool () {
 # request, without a curl process each, for a client of a parallel load
 # (run it in the background).  Each body goes to its OUTFILE (and to
 # $RESPONSES_LOG); prints "STATUS OUTFILE" for each, STATUS 000 when there
-# was no answer.
+# was no answer.  A line "@wait FIFO" holds the requests after it until a
+# writer of the named pipe FIFO closes it: a start line for clients that
+# race, all let go at once.
 tool_stream () {
 	local tok=$1 list=$2 name args out body status len
 	while IFS=$'\t' read -r name args out; do
+		if test "$name" = @wait; then
+			cat "$args" >/dev/null
+			continue
+		fi
 		body="{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"$MODERN_VERSION\",\"io.modelcontextprotocol/clientCapabilities\":{}},\"name\":\"$name\",\"arguments\":$args}}"
 		printf '=%d\tAuthorization: Bearer %s\tContent-Type: application/json\tAccept: application/json, text/event-stream\tMCP-Protocol-Version: %s\tMcp-Method: tools/call\tMcp-Name: %s\n%s' \
 			"${#body}" "$tok" "$MODERN_VERSION" "$name" "$body"
 	done <"$list" |
 	perl "$TEST_DIRECTORY/lib/http-client.pl" 127.0.0.1 "$HTTP_PORT" /mcp 2>>"$TRASH/http-client.stderr" |
 	while IFS=$'\t' read -r name args out <&3; do
+		test "$name" = @wait && continue
 		status=000 len=0 body=
 		read -r status len || :
 		if test "${len:-0}" -gt 0; then

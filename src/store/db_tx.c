@@ -1,0 +1,68 @@
+/* db_tx: a transaction run again when it collided with a concurrent one. */
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "log.h"
+#include "store/db.h"
+#include "store/db-internal.h"
+
+/*
+ * A transaction that collided with a concurrent one (a deadlock, a lock
+ * wait timeout, or on a Galera cluster a write set of another node that
+ * certified first) is run again, up to DB_TX_ATTEMPTS times, after a random
+ * pause that doubles with each attempt (at most DB_TX_PAUSE_MS): two hosts
+ * bumping one counter through two nodes collide most of the time, and
+ * retrying at once collides again.  24 attempts with pauses of at most
+ * 128 ms give up after about 2.5 s of collisions.
+ */
+#define DB_TX_ATTEMPTS	24
+#define DB_TX_PAUSE_MS	128
+
+/* Sleeps a random 0 to min(2^attempt, DB_TX_PAUSE_MS) milliseconds. */
+static void
+tx_pause(int attempt)
+{
+	static unsigned int	 seed;
+	struct timespec		 ts;
+	long			 ms = 1L << (attempt < 7 ? attempt : 7);
+
+	if (seed == 0) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		seed = (unsigned int)ts.tv_nsec ^ (unsigned int)getpid();
+	}
+	if (ms > DB_TX_PAUSE_MS)
+		ms = DB_TX_PAUSE_MS;
+	ms = rand_r(&seed) % (ms + 1);
+	ts.tv_sec = 0;
+	ts.tv_nsec = ms * 1000000L;
+	nanosleep(&ts, NULL);
+}
+
+int
+db_tx(struct db *db, db_tx_fn fn, void *arg, struct err *e)
+{
+	struct err	 local;
+	int		 attempt, rc = 0;
+
+	for (attempt = 1; attempt <= DB_TX_ATTEMPTS; attempt++) {
+		err_clear(&local);
+		db->collided = 0;
+		if ((rc = db_begin(db, &local)) != 0)
+			break;
+		if ((rc = fn(db, arg, &local)) == 0 && (rc = db_commit(db, &local)) == 0)
+			return 0;
+		db_rollback(db);
+		/* a conflict fn found itself (a stale version) is the caller's to report */
+		if (rc != ERR_CONFLICT || !db->collided || attempt == DB_TX_ATTEMPTS)
+			break;
+		log_warn("transaction conflict, retrying (attempt %d of %d)", attempt,
+		    DB_TX_ATTEMPTS);
+		tx_pause(attempt);
+	}
+	/* a code fn returned without a message leaves e as it was, for the caller to word */
+	if (local.msg[0] != '\0')
+		return err_set(e, rc, "%s", local.msg);
+	return rc;
+}
