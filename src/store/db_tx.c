@@ -1,5 +1,6 @@
 /* db_tx: a transaction run again when it collided with a concurrent one. */
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,6 +41,26 @@ tx_pause(int attempt)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * Whether the open transaction was aborted for colliding.  A Galera node
+ * aborts a local transaction for another node's write set at any moment;
+ * while a prepared statement's rows are being fetched the abort is not
+ * reported (the fetch may not fail), only at the next statement.  The rows
+ * then lack the transaction's own writes, and fn may fail on them ("the
+ * row it just wrote is not there"): one statement more tells a collision
+ * from a real failure.
+ */
+static int
+tx_collided(struct db *db)
+{
+	struct err	ignore;
+
+	err_clear(&ignore);
+	if (!db->collided && db->in_tx && db->my != NULL)
+		(void)db_plain(db, "DO 0", strlen("DO 0"), &ignore);
+	return db->collided;
+}
+
 int
 db_tx(struct db *db, db_tx_fn fn, void *arg, struct err *e)
 {
@@ -53,6 +74,8 @@ db_tx(struct db *db, db_tx_fn fn, void *arg, struct err *e)
 			break;
 		if ((rc = fn(db, arg, &local)) == 0 && (rc = db_commit(db, &local)) == 0)
 			return 0;
+		if (rc != ERR_CONFLICT && rc != ERR_UNAVAILABLE && tx_collided(db))
+			rc = ERR_CONFLICT;
 		db_rollback(db);
 		/* a conflict fn found itself (a stale version) is the caller's to report */
 		if (rc != ERR_CONFLICT || !db->collided || attempt == DB_TX_ATTEMPTS)
