@@ -39,7 +39,8 @@ static const char SQL_TEMPS[] =
     " FROM tracker_commands WHERE batch_id = ? AND type = 'ensure_issue' AND seq < ?";
 static const char SQL_HAND_OUT[] =
     "UPDATE tracker_commands SET state = 'claimed', handouts = handouts + 1,"
-    " claimed_at = UTC_TIMESTAMP(3), updated_at = UTC_TIMESTAMP(3) WHERE id = ?";
+    " claimed_at = UTC_TIMESTAMP(3), updated_at = UTC_TIMESTAMP(3)"
+    " WHERE id = ? AND state = ? AND handouts = ?";
 static const char SQL_END[] =
     "UPDATE tracker_commands SET state = ?, error = ?, result = ?,"
     " updated_at = UTC_TIMESTAMP(3) WHERE id = ?";
@@ -131,7 +132,7 @@ agent_try(struct db *db, struct json_object **out, uint64_t id, uint64_t batch,
 	struct json_object	*params = NULL, *temps = NULL;
 	const char		*missing;
 	char			 why[200];
-	uint64_t		 seq, handouts;
+	uint64_t		 seq, handouts, n = 0;
 	int			 rc;
 
 	*out = NULL;
@@ -155,7 +156,13 @@ agent_try(struct db *db, struct json_object **out, uint64_t id, uint64_t batch,
 		rc = db_run(db, DB_ONCE, SQL_END, NULL, NULL, NULL, e, "sssu", "skipped", why, NULL, id);
 		goto done;
 	}
-	if ((rc = db_run(db, DB_ONCE, SQL_HAND_OUT, NULL, NULL, NULL, e, "u", id)) != 0)
+	/*
+	 * A compare-and-swap on what was read: on a Galera cluster the read may
+	 * be of a command another node handed out a moment ago (certification
+	 * does not catch a write on a row read before the other's was applied).
+	 */
+	if ((rc = db_run(db, DB_ONCE, SQL_HAND_OUT, NULL, &n, NULL, e, "usu", id,
+	    db_rows_get(&r, 0, 3), handouts)) != 0 || n == 0)
 		goto done;
 	*out = json_object_new_object();
 	json_object_object_add(*out, "id", json_object_new_uint64(id));

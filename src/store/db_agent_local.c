@@ -20,7 +20,7 @@ static const char SQL_NEXT_ID[] =
     "SELECT COALESCE(MAX(id), 0) + 1 FROM tracker_issues FOR UPDATE";
 static const char SQL_NEXT_NUMBER[] =
     "SELECT COALESCE(MAX(CAST(SUBSTRING(issue_key, CHAR_LENGTH(?) + 2) AS UNSIGNED)), 0) + 1"
-    " FROM tracker_issues WHERE issue_key LIKE CONCAT(?, '-%')";
+    " FROM tracker_issues WHERE issue_key LIKE CONCAT(?, '-%') FOR UPDATE";
 static const char SQL_NEW_ISSUE[] =
     "INSERT INTO tracker_issues (id, issue_key, issue_type, summary, description, status,"
     " priority, assignee, due_date, created_at, updated_at)"

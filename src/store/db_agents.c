@@ -52,28 +52,43 @@ agents_str(struct json_object *o, const char *name)
 	    json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
-int
-tracker_agent_seen(struct db *db, const char *module, struct json_object *said, struct err *e)
+struct seen_args {
+	const char		*module;
+	struct json_object	*said;
+};
+
+static int
+seen_tx(struct db *db, void *arg, struct err *e)
 {
+	struct seen_args	*a = arg;
 	struct json_object	*v;
 	const char		*sv = NULL;
 	int64_t			 n429 = 0;
 	int			 rc;
 
-	if (said != NULL && json_object_object_get_ex(said, "settings_version", &v) &&
+	if (a->said != NULL && json_object_object_get_ex(a->said, "settings_version", &v) &&
 	    json_object_is_type(v, json_type_int))
 		sv = json_object_get_string(v);
-	if (said != NULL && json_object_object_get_ex(said, "rate_limited", &v) &&
+	if (a->said != NULL && json_object_object_get_ex(a->said, "rate_limited", &v) &&
 	    json_object_is_type(v, json_type_int))
 		n429 = json_object_get_int64(v);
-	if ((rc = db_run(db, DB_RETRY, SQL_SEEN, NULL, NULL, NULL, e, "ssssssss", module,
-	    agents_str(said, "version"), agents_str(said, "launcher"),
-	    agents_str(said, "update_state"), agents_str(said, "update_target"),
-	    agents_str(said, "update_error"), agents_str(said, "update_hint"), sv)) != 0)
+	if ((rc = db_run(db, DB_ONCE, SQL_SEEN, NULL, NULL, NULL, e, "ssssssss", a->module,
+	    agents_str(a->said, "version"), agents_str(a->said, "launcher"),
+	    agents_str(a->said, "update_state"), agents_str(a->said, "update_target"),
+	    agents_str(a->said, "update_error"), agents_str(a->said, "update_hint"), sv)) != 0)
 		return rc;
 	if (n429 > 0)
-		rc = db_run(db, DB_ONCE, SQL_429, NULL, NULL, NULL, e, "si", module, n429);
+		rc = db_run(db, DB_ONCE, SQL_429, NULL, NULL, NULL, e, "si", a->module, n429);
 	return rc;
+}
+
+/* One row per module, written at every claim of every agent: a hot row, run again on a collision. */
+int
+tracker_agent_seen(struct db *db, const char *module, struct json_object *said, struct err *e)
+{
+	struct seen_args	 a = { module, said };
+
+	return db_tx(db, seen_tx, &a, e);
 }
 
 static void

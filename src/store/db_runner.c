@@ -16,7 +16,7 @@ static const char SQL_CLAIM_PICK[] =
     " ORDER BY j.id LIMIT 1 FOR UPDATE SKIP LOCKED";
 static const char SQL_CLAIM_JOB[] =
     "UPDATE ci_jobs SET state = 'running', claimed_by = ?, heartbeat_at = UTC_TIMESTAMP(3),"
-    " started_at = UTC_TIMESTAMP(3) WHERE id = ?";
+    " started_at = UTC_TIMESTAMP(3) WHERE id = ? AND state = 'queued'";
 static const char SQL_CLAIM_RUN[] =
     "UPDATE ci_runs SET state = 'running', started_at = COALESCE(started_at, UTC_TIMESTAMP(3))"
     " WHERE id = ? AND state = 'queued'";
@@ -52,6 +52,9 @@ static const char SQL_LOST[] =
 static const char SQL_LOST_LOCK[] =
     "SELECT run_id FROM ci_jobs WHERE id = ? AND state = 'running' AND (heartbeat_at IS NULL"
     " OR heartbeat_at < UTC_TIMESTAMP(3) - INTERVAL ? SECOND) FOR UPDATE";
+/* written, not only locked: on Galera two nodes then collide (020-written-locks.sql) */
+static const char SQL_RUN_TOUCH[] =
+    "UPDATE ci_runs SET lock_count = lock_count + 1 WHERE id = ?";
 static const char SQL_RUN_LOCK[] =
     "SELECT state FROM ci_runs WHERE id = ? FOR UPDATE";
 static const char SQL_RUN_JOBS[] =
@@ -94,17 +97,29 @@ claim_tx(struct db *db, const char *claimed_by, struct runner_job *out, int *got
     struct err *e)
 {
 	struct db_rows	 r = { 0 };
-	uint64_t	 id, run_id;
-	int		 rc;
+	uint64_t	 id = 0, run_id = 0, n = 0;
+	int		 rc, tries;
 
-	if ((rc = db_run(db, DB_ONCE, SQL_CLAIM_PICK, &r, NULL, NULL, e, "")) != 0 || r.n == 0)
+	/*
+	 * The claim is a compare-and-swap on the job's state: on a Galera
+	 * cluster the pick may see a job another node claimed a moment ago
+	 * (certification does not catch a write made on a row read before the
+	 * other node's write was applied), and then the next is tried.
+	 */
+	for (tries = 0; tries < 4 && n == 0; tries++) {
+		if ((rc = db_run(db, DB_ONCE, SQL_CLAIM_PICK, &r, NULL, NULL, e, "")) != 0 ||
+		    r.n == 0)
+			goto done;
+		id = db_to_u64(db_rows_get(&r, 0, 0));
+		run_id = db_to_u64(db_rows_get(&r, 0, 1));
+		db_rows_release(&r);
+		if ((rc = db_run(db, DB_ONCE, SQL_CLAIM_JOB, NULL, &n, NULL, e, "su", claimed_by,
+		    id)) != 0)
+			goto done;
+	}
+	if (n == 0)
 		goto done;
-	id = db_to_u64(db_rows_get(&r, 0, 0));
-	run_id = db_to_u64(db_rows_get(&r, 0, 1));
-	db_rows_release(&r);
-	if ((rc = db_run(db, DB_ONCE, SQL_CLAIM_JOB, NULL, NULL, NULL, e, "su", claimed_by,
-	    id)) != 0 ||
-	    (rc = db_run(db, DB_ONCE, SQL_CLAIM_RUN, NULL, NULL, NULL, e, "u", run_id)) != 0 ||
+	if ((rc = db_run(db, DB_ONCE, SQL_CLAIM_RUN, NULL, NULL, NULL, e, "u", run_id)) != 0 ||
 	    (rc = db_run(db, DB_ONCE, SQL_CLAIM_GET, &r, NULL, NULL, e, "u", id)) != 0)
 		goto done;
 	if (r.n == 0) {
@@ -232,6 +247,21 @@ runner_cancel_asked(struct db *db, uint64_t id, int *asked, char login[65], stru
 }
 
 /*
+ * Locks run id (its state in r) for a change that depends on its jobs'
+ * states: two jobs of one run ending at once on two Galera nodes must not
+ * both miss the other's end (neither would start what needs them both).
+ */
+static int
+run_lock(struct db *db, uint64_t id, struct db_rows *r, struct err *e)
+{
+	int	rc;
+
+	if ((rc = db_run(db, DB_ONCE, SQL_RUN_TOUCH, NULL, NULL, NULL, e, "u", id)) != 0)
+		return rc;
+	return db_run(db, DB_ONCE, SQL_RUN_LOCK, r, NULL, NULL, e, "u", id);
+}
+
+/*
  * Locks the run of job id before the job itself: every transaction that
  * writes a job's end and its run's jobs takes the run first, so two jobs
  * of one run ending at once wait for each other instead of deadlocking.
@@ -243,8 +273,7 @@ lock_run_of(struct db *db, uint64_t id, struct err *e)
 	int		 rc;
 
 	if ((rc = db_run(db, DB_ONCE, SQL_RUN_OF, &r, NULL, NULL, e, "u", id)) == 0 && r.n > 0)
-		rc = db_run(db, DB_ONCE, SQL_RUN_LOCK, &lock, NULL, NULL, e, "u",
-		    db_to_u64(db_rows_get(&r, 0, 0)));
+		rc = run_lock(db, db_to_u64(db_rows_get(&r, 0, 0)), &lock, e);
 	db_rows_release(&lock);
 	db_rows_release(&r);
 	return rc;
@@ -432,7 +461,7 @@ ci_run_advance(struct db *db, uint64_t run_id, struct err *e)
 	size_t		 i, n = 0, final = 0, ok = 0;
 	int		 rc;
 
-	if ((rc = db_run(db, DB_ONCE, SQL_RUN_LOCK, &r, NULL, NULL, e, "u", run_id)) != 0)
+	if ((rc = run_lock(db, run_id, &r, e)) != 0)
 		goto done;
 	st = r.n > 0 ? db_rows_get(&r, 0, 0) : NULL;
 	if (st == NULL || (strcmp(st, "queued") != 0 && strcmp(st, "running") != 0))

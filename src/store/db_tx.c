@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <mysql.h>
 
 #include "err.h"
 #include "log.h"
@@ -20,6 +21,8 @@
  */
 #define DB_TX_ATTEMPTS	24
 #define DB_TX_PAUSE_MS	128
+
+static const char SQL_IN_TX[] = "SELECT @@in_transaction";
 
 /* Sleeps a random 0 to min(2^attempt, DB_TX_PAUSE_MS) milliseconds. */
 static void
@@ -43,21 +46,37 @@ tx_pause(int attempt)
 
 /*
  * Whether the open transaction was aborted for colliding.  A Galera node
- * aborts a local transaction for another node's write set at any moment;
- * while a prepared statement's rows are being fetched the abort is not
- * reported (the fetch may not fail), only at the next statement.  The rows
- * then lack the transaction's own writes, and fn may fail on them ("the
- * row it just wrote is not there"): one statement more tells a collision
- * from a real failure.
+ * aborts a local transaction for another node's write set at any moment,
+ * and while a prepared statement's rows are being fetched the abort is not
+ * always reported: the rows then lack the transaction's own writes, and fn
+ * fails on them ("the row it just wrote is not there").  So after a
+ * failure of fn the server is asked whether the transaction is still open
+ * (an error there is the deferred abort, and no transaction is an abort
+ * that was not reported).
  */
 static int
 tx_collided(struct db *db)
 {
-	struct err	ignore;
+	MYSQL_RES	*res;
+	MYSQL_ROW	 row;
+	int		 open = 1;
 
-	err_clear(&ignore);
-	if (!db->collided && db->in_tx && db->my != NULL)
-		(void)db_plain(db, "DO 0", strlen("DO 0"), &ignore);
+	if (db->collided || !db->in_tx || db->my == NULL)
+		return db->collided;
+	if (mysql_real_query(db->my, SQL_IN_TX, strlen(SQL_IN_TX)) != 0) {
+		(void)db_fail(db, mysql_errno(db->my), "query", mysql_error(db->my), NULL);
+		return db->collided;
+	}
+	if ((res = mysql_store_result(db->my)) != NULL) {
+		if ((row = mysql_fetch_row(res)) != NULL && row[0] != NULL)
+			open = strcmp(row[0], "0") != 0;
+		mysql_free_result(res);
+	}
+	if (!open) {
+		log_warn("the database ended the transaction under it, unreported (a Galera "
+		    "abort): it is run again");
+		db->collided = 1;
+	}
 	return db->collided;
 }
 

@@ -3,11 +3,15 @@
 #
 #   . "$TEST_DIRECTORY/lib/lib-galera.sh"
 #   galera_start                  three nodes, the schema migrated, all Synced
-#   galera_sql N 'SQL'            SQL on node N (1-3), tab-separated, no headers
+#   galera_sql N 'SQL'            SQL on node N (1-3), tab-separated, no headers, UTF-8
 #   galera_host_start H N         host H (1, 2, ...): its own forgemcp.conf (db_socket
 #                                 of node N, the shared repo_root), workers, nginx;
 #                                 HOST_URL[H] its base URL, HOST_PORT[H] its port
-#   galera_stop                   the hosts, then the nodes (also at the script's end)
+#   galera_runner_start H [ARGS]  forgemcp runner of host H (its config, so its node)
+#   galera_agent_start H TOKEN [ARGS]  forgemcp agent --module jira --backend local
+#                                 of host H, a client of host H's hub
+#   galera_stop                   the runners and agents, the hosts, then the nodes
+#                                 (also at the script's end)
 #
 # The nodes run as the mysql user (as root, rsync's state transfer cannot
 # write the joiner's datadir), each with its own datadir, socket, and
@@ -15,12 +19,14 @@
 # Node 1 starts from the migrated template datadir and bootstraps the
 # cluster; nodes 2 and 3 join with empty datadirs and get it by rsync.
 # Every node reads with wsrep_sync_wait = 1, as doc/galera.md asks: a read
-# through one node sees what another node committed before it.
+# through one node sees what another node committed before it.  Each node
+# logs the transactions it aborts for a conflict (wsrep_log_conflicts) in
+# its err.log, the evidence when a script finds a collision mishandled.
 # Licensed under the ISC license, see LICENSE.
 
 GALERA_PROVIDER=/usr/lib/galera/libgalera_smm.so
 GALERA_DIR=$TRASH/galera
-declare -a GALERA_PID HOST_URL HOST_PORT HOST_FCGI_PID HOST_NGINX_PID
+declare -a GALERA_PID HOST_URL HOST_PORT HOST_FCGI_PID HOST_NGINX_PID HOST_RUNNER_PID HOST_AGENT_PID
 
 # skip the script where the cluster cannot run (etc/check installs galera-4)
 galera_check_ () {
@@ -33,7 +39,8 @@ galera_check_ () {
 galera_sock () { echo "$GALERA_DIR/n$1/s"; }
 
 galera_sql () {
-	"$MARIADB_CLIENT_" --no-defaults -S "$(galera_sock "$1")" -u root -N -B "$DB_NAME" -e "$2"
+	"$MARIADB_CLIENT_" --no-defaults --default-character-set=utf8mb4 -S "$(galera_sock "$1")" \
+		-u root -N -B "$DB_NAME" -e "$2"
 }
 
 # galera_state N: wsrep_local_state_comment of node N (Synced, Joining, ...)
@@ -108,6 +115,7 @@ galera_start () {
 		wsrep_sst_method = rsync
 		wsrep_sst_receive_address = 127.0.0.1:${sst[$i]}
 		wsrep_sync_wait = 1
+		wsrep_log_conflicts = ON
 		EOF
 	done
 	rm -rf "$GALERA_DIR/n1/data" && cp -a "$TRASH/db" "$GALERA_DIR/n1/data" || exit 1
@@ -157,8 +165,40 @@ galera_host_start () {
 	BASE_URL=${HOST_URL[1]}
 }
 
+# galera_runner_start H [ARGS...]: `forgemcp runner --interval 0.1 ARGS` of
+# host H in the background, as a child of this shell: host H's
+# forgemcp.conf (its node), runner_dir $TRASH/hostH/runner, its messages
+# in $TRASH/hostH/runner.log; its pid in HOST_RUNNER_PID[H]
+galera_runner_start () {
+	local h=$1 dir=$TRASH/host$1
+	shift
+	mkdir -p "$dir/runner" || return 1
+	FORGEMCP_CONFIG=$dir/forgemcp.conf FORGEMCP_RUNNER_DIR=$dir/runner \
+		"$FORGEMCP" runner --interval 0.1 "$@" >>"$dir/runner.log" 2>&1 </dev/null &
+	HOST_RUNNER_PID[$h]=$!
+	test_register_pid "${HOST_RUNNER_PID[$h]}"
+}
+
+# galera_agent_start H TOKEN [ARGS...]: `forgemcp agent --module jira
+# --backend local --interval 0.1 ARGS` of host H in the background, as a
+# child of this shell: host H's forgemcp.conf, the hub of host H
+# (HOST_URL[H]/hub) with TOKEN, its messages in $TRASH/hostH/agent.log;
+# its pid in HOST_AGENT_PID[H]
+galera_agent_start () {
+	local h=$1 tok=$2 dir=$TRASH/host$1
+	shift 2
+	FORGEMCP_CONFIG=$dir/forgemcp.conf FORGEMCP_HUB_URL=${HOST_URL[$h]}/hub \
+	FORGEMCP_HUB_TOKEN=$tok "$FORGEMCP" agent --module jira --backend local --interval 0.1 "$@" \
+		>>"$dir/agent.log" 2>&1 </dev/null &
+	HOST_AGENT_PID[$h]=$!
+	test_register_pid "${HOST_AGENT_PID[$h]}"
+}
+
 galera_stop () {
 	local i
+	for i in "${!HOST_RUNNER_PID[@]}"; do stop_pid "${HOST_RUNNER_PID[$i]}" 40; done
+	for i in "${!HOST_AGENT_PID[@]}"; do stop_pid "${HOST_AGENT_PID[$i]}" 10; done
+	HOST_RUNNER_PID=() HOST_AGENT_PID=()
 	for i in "${!HOST_FCGI_PID[@]}"; do stop_pid "${HOST_FCGI_PID[$i]}" 15; done
 	for i in "${!HOST_NGINX_PID[@]}"; do stop_pid "${HOST_NGINX_PID[$i]}" 10; done
 	HOST_FCGI_PID=() HOST_NGINX_PID=()
