@@ -23,16 +23,6 @@ BOB_ID=$(db_sql "SELECT id FROM users WHERE login = 'bob'")
 
 R=alice/cluster
 
-# on H CMD...: CMD with host H as the one the usual helpers reach
-on () {
-	local h=$1 save_url=$BASE_URL save_port=$HTTP_PORT rc=0
-	shift
-	BASE_URL=${HOST_URL[$h]} HTTP_PORT=${HOST_PORT[$h]}
-	"$@" || rc=$?
-	BASE_URL=$save_url HTTP_PORT=$save_port
-	return $rc
-}
-
 test_expect_success 'three nodes in one primary component, the schema on each' '
 	for n in 1 2 3; do
 		test "$(galera_sql $n "SHOW STATUS LIKE \"wsrep_cluster_size\"" | cut -f2)" = 3 &&

@@ -29,15 +29,6 @@ sdlc_fixture aurora.json && fm tracker import aurora.json >/dev/null ||
 P=alice/project
 W=.forgemcp/workflows
 
-# on H CMD...: CMD with host H as the one the usual helpers reach
-on () {
-	local h=$1 save_url=$BASE_URL save_port=$HTTP_PORT rc=0
-	shift
-	BASE_URL=${HOST_URL[$h]} HTTP_PORT=${HOST_PORT[$h]}
-	"$@" || rc=$?
-	BASE_URL=$save_url HTTP_PORT=$save_port
-	return $rc
-}
 # same FILE: FILE-1, FILE-2 and FILE-3 (one a node) are the same and not empty
 same () {
 	test -s "$1-1" && test_cmp "$1-1" "$1-2" && test_cmp "$1-1" "$1-3"

@@ -7,6 +7,7 @@
 #   galera_host_start H N         host H (1, 2, ...): its own forgemcp.conf (db_socket
 #                                 of node N, the shared repo_root), workers, nginx;
 #                                 HOST_URL[H] its base URL, HOST_PORT[H] its port
+#   on H CMD...                   CMD against host H (BASE_URL, HTTP_PORT)
 #   galera_runner_start H [ARGS]  forgemcp runner of host H (its config, so its node)
 #   galera_agent_start H TOKEN [ARGS]  forgemcp agent --module jira --backend local
 #                                 of host H, a client of host H's hub
@@ -163,6 +164,17 @@ galera_host_start () {
 	test_register_pid "$NGINX_PID"
 	NGINX_PID= NGINX_DIR=$save_dir HTTP_PORT=$save_port
 	BASE_URL=${HOST_URL[1]}
+}
+
+# on H CMD...: CMD with host H as the one the usual helpers (tool_call,
+# tool_stream, ...) reach
+on () {
+	local h=$1 save_url=$BASE_URL save_port=$HTTP_PORT rc=0
+	shift
+	BASE_URL=${HOST_URL[$h]} HTTP_PORT=${HOST_PORT[$h]}
+	"$@" || rc=$?
+	BASE_URL=$save_url HTTP_PORT=$save_port
+	return $rc
 }
 
 # galera_runner_start H [ARGS...]: `forgemcp runner --interval 0.1 ARGS` of
