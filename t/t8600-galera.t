@@ -1,11 +1,13 @@
 #!/bin/bash
 # t8600: two forgemcp hosts on a three-node MariaDB Galera cluster: what one
 # host writes the other reads at once, numbers stay unique and gapless across
-# hosts, one account's rate limit holds across them, merges queued through
-# both land in order, a revoked token is refused everywhere, a node lost and
-# rejoined, a partition.
-# (About 70 s alone: most of it is the cluster forming, with two state
-# transfers, and a node rejoining twice.)
+# hosts, a cap holds across them, one account's rate limit holds across
+# them, merges queued through both land in order, a revoked token is
+# refused everywhere, a node killed under a mixed load (plain pass) and
+# rejoined with nothing acknowledged lost, a partition.
+# (About 130 s alone, over the 90 s budget: the cluster forms with two state
+# transfers, a node rejoins twice, and the load is 8,000 requests through
+# two hosts and three nodes on the same cores.)
 . ./test-lib.sh
 . "$TEST_DIRECTORY/lib/fixtures-forge.sh"
 . "$TEST_DIRECTORY/lib/lib-galera.sh"
@@ -263,13 +265,16 @@ fcgi_restart () {
 	wait_for 20 host_reads "$h"
 }
 
-# The load: LOAD_REQUESTS (default 20,000; 4,000 under the sanitizers, which
-# run the suite's second pass at a fraction of the speed) over 8 connections,
-# 4 through each host, one in three of them writes.
-LOAD=${LOAD_REQUESTS:-20000}
-asan_build && LOAD=${LOAD_REQUESTS:-4000}
+# The load: LOAD_REQUESTS (default 8,000; 20,000 was the size it was first
+# tried at) over 8 connections, 4 through each host, one in three of them
+# writes.  The plain pass runs it: under the sanitizers two hosts and three
+# nodes on the same cores are too slow for a load to mean anything.
+LOAD=${LOAD_REQUESTS:-8000}
+test_prereq_PLAIN_BUILD_ () { ! asan_build; }
+TEST_PREREQ_WHY_PLAIN_BUILD="the load runs in the plain pass"
 
-test_expect_success "$LOAD requests through both hosts, node 2 killed (SIGKILL) in the middle, then back" '
+test_expect_success PLAIN_BUILD "$LOAD requests through both hosts, node 2 killed (SIGKILL) in the middle, then back" '
+	test_when_finished "touch load1.stop load2.stop" &&
 	fcgi_restart 1 && fcgi_restart 2 &&
 	bodies load1 >load1.bodies && bodies load2 >load2.bodies &&
 	for h in 1 2; do
@@ -288,7 +293,7 @@ test_expect_success "$LOAD requests through both hosts, node 2 killed (SIGKILL) 
 	test "$(cat load1.all load2.all | wc -l)" = $(( LOAD / 8 * 8 ))
 '
 
-test_expect_success 'load: host 1 answered every request with a result; host 2 a result or a clean 503' '
+test_expect_success PLAIN_BUILD 'load: host 1 answered every request with a result; host 2 a result or a clean 503' '
 	awk -F "\t" "\$5 != 200 || \$8 != \"result\"" load1.all >bad1 &&
 	test_cmp /dev/null bad1 &&
 	note "host 1: slowest answer $(awk -F "\t" "{ d = \$4 - \$3; if (d > m) m = d } END { printf \"%.2f\", m }" load1.all) s" &&
@@ -301,7 +306,7 @@ test_expect_success 'load: host 1 answered every request with a result; host 2 a
 	test "$(awk -F "\t" -v t=$up "\$5 == 200 && \$3 > t" load2.all | wc -l)" -gt 0
 '
 
-test_expect_success 'load: every acknowledged issue is on all three nodes once, numbered without a gap' '
+test_expect_success PLAIN_BUILD 'load: every acknowledged issue is on all three nodes once, numbered without a gap' '
 	{ acked_issues load1 load1.all && acked_issues load2 load2.all; } | sort >acked &&
 	note "$(wc -l <acked) issues acknowledged" &&
 	test -s acked &&
@@ -315,7 +320,7 @@ test_expect_success 'load: every acknowledged issue is on all three nodes once, 
 	test_cmp rows-1 rows-2 && test_cmp rows-1 rows-3
 '
 
-test_expect_success 'load: node 2 rejoined by IST and its host serves again' '
+test_expect_success PLAIN_BUILD 'load: node 2 rejoined by IST and its host serves again' '
 	grep "IST received" "$GALERA_DIR/n2/err.log" &&
 	wait_for 20 host_reads 2 &&
 	on 2 tool_call create_issue "{\"repo\":\"$R\",\"title\":\"while node 2 is back\"}" && forge_ok
