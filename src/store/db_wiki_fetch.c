@@ -66,64 +66,73 @@ static const char SQL_CONTENT[] =
     " LEFT JOIN wiki_attachment_contents c ON c.attachment_id = a.id"
     " WHERE p.label = ? AND a.id = ?";
 
-int
-wiki_fetch_queue(struct db *db, struct json_object **out, const char *label, uint64_t id,
-    const char *author, struct err *e)
+/* The attachment a fetch is asked for, and whether a command was queued for it. */
+struct queue_args {
+	const char	*label, *author;
+	uint64_t	 id;
+	int		 queued;
+};
+
+/* Locks the attachment and, unless it is ready or on its way, queues its fetch. */
+static int
+queue_tx(struct db *db, void *arg, struct err *e)
 {
+	struct queue_args	*a = arg;
 	struct db_rows		 r = { 0 };
 	struct json_object	*params = NULL;
 	uint64_t		 batch = 0, command = 0;
 	const char		*state;
 	char			 title[96];
-	int			 rc, queued = 0;
+	int			 rc;
 
-	*out = NULL;
-	if ((rc = db_begin(db, e)) != 0)
-		return rc;
-	if ((rc = db_run(db, DB_ONCE, SQL_LOCK, &r, NULL, NULL, e, "su", label, id)) != 0)
-		goto fail;
-	if (r.n == 0) {
-		rc = ERR_NOTFOUND;
-		goto fail;
+	a->queued = 0;
+	if ((rc = db_run(db, DB_ONCE, SQL_LOCK, &r, NULL, NULL, e, "su", a->label, a->id)) != 0)
+		goto done;
+	if (r.n == 0 || db_to_u64(db_rows_get(&r, 0, 3)) > WIKI_FETCH_MAX) {
+		rc = r.n == 0 ? ERR_NOTFOUND : ERR_TOOBIG;
+		goto done;
 	}
 	state = db_rows_get(&r, 0, 5);
-	if (db_to_u64(db_rows_get(&r, 0, 3)) > WIKI_FETCH_MAX) {
-		rc = ERR_TOOBIG;
-		goto fail;
-	}
 	/* ready or on its way: nothing more is queued */
-	if (strcmp(state, "remote") == 0 || strcmp(state, "failed") == 0) {
-		if ((params = json_object_new_object()) == NULL) {
-			rc = err_set(e, ERR_NOMEM, "out of memory");
-			goto fail;
-		}
-		json_object_object_add(params, "project", json_object_new_string(label));
-		json_object_object_add(params, "attachment", json_object_new_uint64(id));
-		snprintf(title, sizeof title, "wiki attachment %llu", (unsigned long long)id);
-		if ((rc = db_run(db, DB_ONCE, SQL_BATCH_ADD, NULL, NULL, &batch, e, "uss",
-		    db_to_u64(db_rows_get(&r, 0, 8)), title, author)) != 0 ||
-		    (rc = db_run(db, DB_ONCE, SQL_COMMAND_ADD, NULL, NULL, &command, e, "us", batch,
-		    json_object_to_json_string_ext(params, JSON_C_TO_STRING_PLAIN))) != 0 ||
-		    (rc = db_run(db, DB_ONCE, SQL_FETCHING, NULL, NULL, NULL, e, "uu", command,
-		    id)) != 0)
-			goto fail;
-		queued = 1;
+	if (strcmp(state, "remote") != 0 && strcmp(state, "failed") != 0)
+		goto done;
+	if ((params = json_object_new_object()) == NULL) {
+		rc = err_set(e, ERR_NOMEM, "out of memory");
+		goto done;
 	}
-	if ((rc = db_commit(db, e)) != 0)
-		goto fail;
-	db_rows_release(&r);
-	json_object_put(params);
-	if ((rc = wiki_attachment(db, &params, label, id, e)) != 0)
-		return rc;
-	*out = json_object_new_object();
-	json_object_object_add(*out, "attachment", params);
-	json_object_object_add(*out, "queued", json_object_new_boolean(queued));
-	return 0;
-fail:
-	db_rollback(db);
+	json_object_object_add(params, "project", json_object_new_string(a->label));
+	json_object_object_add(params, "attachment", json_object_new_uint64(a->id));
+	snprintf(title, sizeof title, "wiki attachment %llu", (unsigned long long)a->id);
+	if ((rc = db_run(db, DB_ONCE, SQL_BATCH_ADD, NULL, NULL, &batch, e, "uss",
+	    db_to_u64(db_rows_get(&r, 0, 8)), title, a->author)) != 0 ||
+	    (rc = db_run(db, DB_ONCE, SQL_COMMAND_ADD, NULL, NULL, &command, e, "us", batch,
+	    json_object_to_json_string_ext(params, JSON_C_TO_STRING_PLAIN))) != 0 ||
+	    (rc = db_run(db, DB_ONCE, SQL_FETCHING, NULL, NULL, NULL, e, "uu", command,
+	    a->id)) != 0)
+		goto done;
+	a->queued = 1;
+done:
 	db_rows_release(&r);
 	json_object_put(params);
 	return rc;
+}
+
+int
+wiki_fetch_queue(struct db *db, struct json_object **out, const char *label, uint64_t id,
+    const char *author, struct err *e)
+{
+	struct queue_args	 a = { label, author, id, 0 };
+	struct json_object	*att = NULL;
+	int			 rc;
+
+	*out = NULL;
+	if ((rc = db_tx(db, queue_tx, &a, e)) != 0 ||
+	    (rc = wiki_attachment(db, &att, label, id, e)) != 0)
+		return rc;
+	*out = json_object_new_object();
+	json_object_object_add(*out, "attachment", att);
+	json_object_object_add(*out, "queued", json_object_new_boolean(a.queued));
+	return 0;
 }
 
 int
@@ -172,54 +181,65 @@ wiki_fetch_release(struct wiki_fetch *f)
 	memset(f, 0, sizeof *f);
 }
 
-int
-wiki_fetch_end(struct db *db, uint64_t command, uint64_t attachment, const char *bytes,
-    size_t len, const char *why, uint64_t cap, char *state, size_t state_len, struct err *e)
+/* A wiki_fetch command's end as wiki_fetch_end was given it. */
+struct end_args {
+	uint64_t	 command, attachment, cap;
+	const char	*bytes, *why;
+	size_t		 len, state_len;
+	char		*state;
+};
+
+static int
+end_tx(struct db *db, void *arg, struct err *e)
 {
 	static const char *const types[] = { "wiki_fetch", NULL };
+	struct end_args		*a = arg;
 	struct db_rows		 r = { 0 };
+	const char		*why = a->why;
 	char			 over[160];
 	int			 rc;
 
-	if ((rc = db_begin(db, e)) != 0)
+	if ((rc = wiki_command_lock(db, a->command, types, a->state, a->state_len, e)) != 0)
 		return rc;
-	if ((rc = wiki_command_lock(db, command, types, state, state_len, e)) != 0)
-		goto fail;
 	/* The attachment may have gone with a sync meanwhile: the command still ends. */
-	if ((rc = db_run(db, DB_ONCE, SQL_ATT_LOCK, &r, NULL, NULL, e, "uu", attachment,
-	    command)) != 0)
-		goto fail;
+	if ((rc = db_run(db, DB_ONCE, SQL_ATT_LOCK, &r, NULL, NULL, e, "uu", a->attachment,
+	    a->command)) != 0)
+		return rc;
 	if (r.n == 0 && why == NULL)
 		why = "вложения больше нет в копии вики (она пересинхронизирована): возьмите id "
 		    "из page";
 	if (r.n > 0 && why == NULL &&
-	    (rc = db_copies_room(db, &wiki_copies, db_to_u64(db_rows_get(&r, 0, 1)), len, cap,
-	    e)) != 0) {
+	    (rc = db_copies_room(db, &wiki_copies, db_to_u64(db_rows_get(&r, 0, 1)), a->len,
+	    a->cap, e)) != 0) {
 		if (rc != ERR_TOOBIG)
-			goto fail;
+			goto done;
 		snprintf(over, sizeof over, "файл больше, чем хаб хранит копий вложений проекта "
-		    "(wiki_copies_mb = %llu)", (unsigned long long)(cap >> 20));
+		    "(wiki_copies_mb = %llu)", (unsigned long long)(a->cap >> 20));
 		why = over;
 	}
 	if (r.n > 0 && why == NULL &&
-	    (rc = db_run(db, DB_ONCE, SQL_CONTENT_ADD, NULL, NULL, NULL, e, "ub", attachment,
-	    bytes, len)) != 0)
-		goto fail;
+	    (rc = db_run(db, DB_ONCE, SQL_CONTENT_ADD, NULL, NULL, NULL, e, "ub", a->attachment,
+	    a->bytes, a->len)) != 0)
+		goto done;
 	if (r.n > 0 && (rc = db_run(db, DB_ONCE, SQL_ATT_END, NULL, NULL, NULL, e, "ssu",
-	    why == NULL ? "ready" : "failed", why, attachment)) != 0)
-		goto fail;
+	    why == NULL ? "ready" : "failed", why, a->attachment)) != 0)
+		goto done;
 	if ((rc = db_run(db, DB_ONCE, SQL_COMMAND_END, NULL, NULL, NULL, e, "sssu",
 	    why == NULL ? "done" : "failed", why, why == NULL ? "{\"stored\":true}" : NULL,
-	    command)) != 0 ||
-	    (rc = db_run(db, DB_ONCE, SQL_PARTS_DROP, NULL, NULL, NULL, e, "u", command)) != 0 ||
-	    (rc = db_commit(db, e)) != 0)
-		goto fail;
-	db_rows_release(&r);
-	return 0;
-fail:
-	db_rollback(db);
+	    a->command)) == 0)
+		rc = db_run(db, DB_ONCE, SQL_PARTS_DROP, NULL, NULL, NULL, e, "u", a->command);
+done:
 	db_rows_release(&r);
 	return rc;
+}
+
+int
+wiki_fetch_end(struct db *db, uint64_t command, uint64_t attachment, const char *bytes,
+    size_t len, const char *why, uint64_t cap, char *state, size_t state_len, struct err *e)
+{
+	struct end_args	 a = { command, attachment, cap, bytes, why, len, state_len, state };
+
+	return db_tx(db, end_tx, &a, e);
 }
 
 int

@@ -124,96 +124,147 @@ wiki_root_set_tx(struct db *db, uint64_t project, const char *label, const char 
 	return wiki_queue_locked(db, project, label, author, 0, batch, &queued, e);
 }
 
+/* A queue's request and what it queued (root NULL: wiki_sync_queue, which sets none). */
+struct queue_args {
+	const char	*label, *root, *author;
+	uint64_t	 by, batch;
+	int		 queued;
+};
+
+/*
+ * Locks the project, sets its root when a->root is given, and queues a
+ * sync (wiki_sync_queue also finds one an agent runs).  ERR_NOTFOUND for
+ * no project; ERR_INVALID when only queueing and the project has no root.
+ */
+static int
+queue_tx(struct db *db, void *arg, struct err *e)
+{
+	struct queue_args	*a = arg;
+	struct db_rows		 r = { 0 };
+	uint64_t		 project;
+	int			 rc;
+
+	a->batch = 0;
+	a->queued = 0;
+	if ((rc = lock_project(db, a->label, &r, e)) != 0)
+		goto done;
+	if (r.n == 0 || (a->root == NULL && db_rows_get(&r, 0, 1) == NULL)) {
+		rc = r.n == 0 ? ERR_NOTFOUND : ERR_INVALID;
+		goto done;
+	}
+	project = db_to_u64(db_rows_get(&r, 0, 0));
+	if (a->root != NULL && (rc = db_run(db, DB_ONCE, SQL_ROOT_SET, NULL, NULL, NULL, e, "suu",
+	    a->root, a->by, project)) != 0)
+		goto done;
+	rc = wiki_queue_locked(db, project, a->label, a->author, a->root == NULL, &a->batch,
+	    &a->queued, e);
+done:
+	db_rows_release(&r);
+	return rc;
+}
+
 int
 wiki_root_set(struct db *db, struct json_object **out, const char *label, const char *root,
     const char *author, uint64_t by, struct err *e)
 {
-	struct db_rows	 r = { 0 };
-	uint64_t	 project, batch = 0;
-	int		 rc, queued;
+	struct queue_args	 a = { label, root, author, by, 0, 0 };
+	int			 rc;
 
 	*out = NULL;
-	if ((rc = db_begin(db, e)) != 0)
+	if ((rc = db_tx(db, queue_tx, &a, e)) != 0)
 		return rc;
-	if ((rc = lock_project(db, label, &r, e)) != 0)
-		goto fail;
-	if (r.n == 0) {
-		rc = ERR_NOTFOUND;
-		goto fail;
-	}
-	project = db_to_u64(db_rows_get(&r, 0, 0));
-	if ((rc = db_run(db, DB_ONCE, SQL_ROOT_SET, NULL, NULL, NULL, e, "suu", root, by,
-	    project)) != 0 ||
-	    (rc = wiki_queue_locked(db, project, label, author, 0, &batch, &queued, e)) != 0 ||
-	    (rc = db_commit(db, e)) != 0)
-		goto fail;
-	db_rows_release(&r);
-	return wiki_queued(out, batch, queued, label, root, e);
-fail:
-	db_rollback(db);
-	db_rows_release(&r);
-	return rc;
+	return wiki_queued(out, a.batch, a.queued, label, root, e);
 }
 
 int
 wiki_sync_queue(struct db *db, struct json_object **out, const char *label, const char *author,
     struct err *e)
 {
-	struct db_rows	 r = { 0 };
-	uint64_t	 batch = 0;
-	int		 rc, queued;
+	struct queue_args	 a = { label, NULL, author, 0, 0, 0 };
+	int			 rc;
 
 	*out = NULL;
-	if ((rc = db_begin(db, e)) != 0)
+	if ((rc = db_tx(db, queue_tx, &a, e)) != 0)
 		return rc;
-	if ((rc = lock_project(db, label, &r, e)) != 0)
-		goto fail;
-	if (r.n == 0 || db_rows_get(&r, 0, 1) == NULL) {
-		rc = r.n == 0 ? ERR_NOTFOUND : ERR_INVALID;
-		goto fail;
-	}
-	if ((rc = wiki_queue_locked(db, db_to_u64(db_rows_get(&r, 0, 0)), label, author, 1,
-	    &batch, &queued, e)) != 0 || (rc = db_commit(db, e)) != 0)
-		goto fail;
-	db_rows_release(&r);
-	return wiki_queued(out, batch, queued, NULL, NULL, e);
-fail:
-	db_rollback(db);
-	db_rows_release(&r);
-	return rc;
+	return wiki_queued(out, a.batch, a.queued, NULL, NULL, e);
 }
 
+/* The end of a wiki_sync command: what wiki_load or wiki_sync_failed was given. */
+struct end_args {
+	uint64_t			 command;
+	const char			*label, *root, *revision, *why;
+	const struct wiki_page_in	*pages;
+	const struct wiki_attachment_in	*atts;
+	size_t				 n, n_atts;
+	uint64_t			*ids;		/* the pages' ids as inserted, n + 1 */
+	char				*state;
+	size_t				 len;
+};
+
 /*
- * In a new transaction: locks the claimed wiki_sync command and the
+ * In the open transaction: locks the claimed wiki_sync command and the
  * project; *project receives its id.  ERR_INVALID with the command's state
- * when it is not a claimed one.
+ * when it is not a claimed one; ERR_CONFLICT when root (unless NULL) is no
+ * longer the project's.
  */
 static int
-wiki_end_begin(struct db *db, uint64_t command, const char *label, const char *root,
-    uint64_t *project, char *state, size_t len, struct err *e)
+wiki_end_lock(struct db *db, const struct end_args *a, const char *root, uint64_t *project,
+    struct err *e)
 {
 	static const char *const types[] = { "wiki_sync", NULL };
 	struct db_rows		 r = { 0 };
 	int			 rc;
 
-	if ((rc = db_begin(db, e)) != 0)
+	if ((rc = wiki_command_lock(db, a->command, types, a->state, a->len, e)) != 0)
 		return rc;
-	if ((rc = wiki_command_lock(db, command, types, state, len, e)) != 0)
-		goto done;
-	if ((rc = lock_project(db, label, &r, e)) != 0)
+	if ((rc = lock_project(db, a->label, &r, e)) != 0)
 		goto done;
 	if (r.n == 0)
-		rc = err_set(e, ERR_NOTFOUND, "no project '%s'", label);
+		rc = err_set(e, ERR_NOTFOUND, "no project '%s'", a->label);
 	else if (root != NULL && (db_rows_get(&r, 0, 1) == NULL ||
 	    strcmp(db_rows_get(&r, 0, 1), root) != 0))
 		rc = ERR_CONFLICT;
 	else
 		*project = db_to_u64(db_rows_get(&r, 0, 0));
 done:
-	if (rc != 0)
-		db_rollback(db);
 	db_rows_release(&r);
 	return rc;
+}
+
+/* wiki_load's transaction: the pages replaced, the run recorded, the command done. */
+static int
+load_tx(struct db *db, void *arg, struct err *e)
+{
+	struct end_args	*a = arg;
+	uint64_t	 project = 0;
+	char		 result[64];
+	size_t		 i;
+	int		 rc;
+
+	memset(a->ids, 0, (a->n + 1) * sizeof *a->ids);
+	if ((rc = wiki_end_lock(db, a, a->root, &project, e)) != 0 ||
+	    (rc = db_run(db, DB_ONCE, SQL_PAGES_DROP, NULL, NULL, NULL, e, "u", project)) != 0)
+		return rc;
+	for (i = 0; i < a->n; i++)
+		if ((rc = db_run(db, DB_ONCE, SQL_PAGE_ADD, NULL, NULL, &a->ids[i], e, "ussuuuussus",
+		    project, a->pages[i].code, a->pages[i].title,
+		    a->pages[i].parent == i ? (uint64_t)0 : a->ids[a->pages[i].parent],
+		    (uint64_t)a->pages[i].depth, (uint64_t)i, (uint64_t)a->pages[i].ord_end,
+		    a->pages[i].path, a->pages[i].body, (uint64_t)a->pages[i].chars,
+		    a->pages[i].source)) != 0)
+			return rc;
+	for (i = 0; i < a->n_atts; i++)
+		if (a->atts[i].page < a->n && (rc = db_run(db, DB_ONCE, SQL_ATTACHMENT_ADD, NULL,
+		    NULL, NULL, e, "ususs", a->ids[a->atts[i].page], a->atts[i].name,
+		    a->atts[i].size, a->atts[i].mime, a->atts[i].source)) != 0)
+			return rc;
+	snprintf(result, sizeof result, "{\"pages\":%zu}", a->n);
+	if ((rc = wiki_upload_drop(db, a->command, e)) != 0 ||
+	    (rc = db_run(db, DB_ONCE, SQL_RUN_ADD, NULL, NULL, NULL, e, "uussussu", project,
+	    a->command, a->root, "done", (uint64_t)a->n, a->revision, NULL, a->command)) != 0)
+		return rc;
+	return db_run(db, DB_ONCE, SQL_COMMAND_END, NULL, NULL, NULL, e, "sssu", "done", NULL,
+	    result, a->command);
 }
 
 int
@@ -222,60 +273,41 @@ wiki_load(struct db *db, uint64_t command, const char *label, const char *root,
     const struct wiki_attachment_in *atts, size_t n_atts, char *state, size_t len,
     struct err *e)
 {
-	uint64_t	*ids = NULL, project = 0;
-	char		 result[64];
-	size_t		 i;
+	struct end_args	 a = { command, label, root, revision, NULL, pages, atts, n, n_atts,
+	    NULL, state, len };
 	int		 rc;
 
-	if ((ids = calloc(n + 1, sizeof *ids)) == NULL)
+	if ((a.ids = calloc(n + 1, sizeof *a.ids)) == NULL)
 		return err_set(e, ERR_NOMEM, "out of memory");
-	if ((rc = wiki_end_begin(db, command, label, root, &project, state, len, e)) != 0)
-		goto done;
-	if ((rc = db_run(db, DB_ONCE, SQL_PAGES_DROP, NULL, NULL, NULL, e, "u", project)) != 0)
-		goto fail;
-	for (i = 0; i < n; i++)
-		if ((rc = db_run(db, DB_ONCE, SQL_PAGE_ADD, NULL, NULL, &ids[i], e, "ussuuuussus",
-		    project, pages[i].code, pages[i].title,
-		    pages[i].parent == i ? (uint64_t)0 : ids[pages[i].parent],
-		    (uint64_t)pages[i].depth, (uint64_t)i, (uint64_t)pages[i].ord_end, pages[i].path,
-		    pages[i].body, (uint64_t)pages[i].chars, pages[i].source)) != 0)
-			goto fail;
-	for (i = 0; i < n_atts; i++)
-		if (atts[i].page < n && (rc = db_run(db, DB_ONCE, SQL_ATTACHMENT_ADD, NULL, NULL,
-		    NULL, e, "ususs", ids[atts[i].page], atts[i].name, atts[i].size, atts[i].mime,
-		    atts[i].source)) != 0)
-			goto fail;
-	snprintf(result, sizeof result, "{\"pages\":%zu}", n);
-	if ((rc = wiki_upload_drop(db, command, e)) != 0 ||
-	    (rc = db_run(db, DB_ONCE, SQL_RUN_ADD, NULL, NULL, NULL, e, "uussussu", project,
-	    command, root, "done", (uint64_t)n, revision, NULL, command)) != 0 ||
-	    (rc = db_run(db, DB_ONCE, SQL_COMMAND_END, NULL, NULL, NULL, e, "sssu", "done", NULL,
-	    result, command)) != 0 ||
-	    (rc = db_commit(db, e)) != 0)
-		goto fail;
-	goto done;
-fail:
-	db_rollback(db);
-done:
-	free(ids);
+	rc = db_tx(db, load_tx, &a, e);
+	free(a.ids);
 	return rc;
+}
+
+/* wiki_sync_failed's transaction: a failed run recorded, the command failed. */
+static int
+failed_tx(struct db *db, void *arg, struct err *e)
+{
+	struct end_args	*a = arg;
+	uint64_t	 project = 0;
+	int		 rc;
+
+	if ((rc = wiki_end_lock(db, a, NULL, &project, e)) != 0 ||
+	    (rc = wiki_upload_drop(db, a->command, e)) != 0 ||
+	    (rc = db_run(db, DB_ONCE, SQL_RUN_ADD, NULL, NULL, NULL, e, "uussussu", project,
+	    a->command, a->root != NULL ? a->root : "", "failed", (uint64_t)0, NULL, a->why,
+	    a->command)) != 0)
+		return rc;
+	return db_run(db, DB_ONCE, SQL_COMMAND_END, NULL, NULL, NULL, e, "sssu", "failed", a->why,
+	    NULL, a->command);
 }
 
 int
 wiki_sync_failed(struct db *db, uint64_t command, const char *label, const char *root,
     const char *why, char *state, size_t len, struct err *e)
 {
-	uint64_t	project = 0;
-	int		rc;
+	struct end_args	 a = { command, label, root, NULL, why, NULL, NULL, 0, 0, NULL, state,
+	    len };
 
-	if ((rc = wiki_end_begin(db, command, label, NULL, &project, state, len, e)) != 0)
-		return rc;
-	if ((rc = wiki_upload_drop(db, command, e)) != 0 ||
-	    (rc = db_run(db, DB_ONCE, SQL_RUN_ADD, NULL, NULL, NULL, e, "uussussu", project,
-	    command, root != NULL ? root : "", "failed", (uint64_t)0, NULL, why, command)) != 0 ||
-	    (rc = db_run(db, DB_ONCE, SQL_COMMAND_END, NULL, NULL, NULL, e, "sssu", "failed", why,
-	    NULL, command)) != 0 ||
-	    (rc = db_commit(db, e)) != 0)
-		db_rollback(db);
-	return rc;
+	return db_tx(db, failed_tx, &a, e);
 }

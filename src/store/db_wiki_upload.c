@@ -46,45 +46,56 @@ wiki_command_lock(struct db *db, uint64_t command, const char *const *types, cha
 	return rc;
 }
 
+/* A part as wiki_upload_part was given it, and the bytes uploaded with it. */
+struct part_args {
+	uint64_t	 command;
+	unsigned	 part;
+	const char	*text;
+	size_t		 len, max, *total;
+	char		*state;
+	size_t		 state_len;
+};
+
+static int
+part_tx(struct db *db, void *arg, struct err *e)
+{
+	static const char *const types[] = { "wiki_sync", "wiki_fetch", "fetch_attachment",
+	    NULL };
+	struct part_args	*a = arg;
+	struct db_rows		 r = { 0 };
+	int			 rc;
+
+	*a->total = 0;
+	if ((rc = wiki_command_lock(db, a->command, types, a->state, a->state_len, e)) != 0)
+		return rc;
+	if (a->part == 0 && (rc = db_run(db, DB_ONCE, SQL_PARTS_DROP, NULL, NULL, NULL, e, "u",
+	    a->command)) != 0)
+		return rc;
+	if ((rc = db_run(db, DB_ONCE, SQL_PARTS_SIZE, &r, NULL, NULL, e, "u", a->command)) != 0)
+		return rc;
+	*a->total = (size_t)db_to_u64(db_rows_get(&r, 0, 1));
+	if (db_to_u64(db_rows_get(&r, 0, 0)) != a->part)
+		rc = err_set(e, ERR_CONFLICT, "part %u: the hub has %s", a->part,
+		    db_rows_get(&r, 0, 0));
+	else if (*a->total + a->len > a->max)
+		rc = ERR_TOOBIG;
+	else {
+		*a->total += a->len;
+		rc = db_run(db, DB_ONCE, SQL_PART_ADD, NULL, NULL, NULL, e, "uuus", a->command,
+		    (uint64_t)a->part, (uint64_t)a->len, a->text);
+	}
+	db_rows_release(&r);
+	return rc;
+}
+
 int
 wiki_upload_part(struct db *db, uint64_t command, unsigned part, const char *text,
     size_t len, size_t max, size_t *total, char *state, size_t state_len, struct err *e)
 {
-	static const char *const types[] = { "wiki_sync", "wiki_fetch", "fetch_attachment",
-	    NULL };
-	struct db_rows		 r = { 0 };
-	int			 rc;
+	struct part_args	 a = { command, part, text, len, max, total, state, state_len };
 
 	*total = 0;
-	if ((rc = db_begin(db, e)) != 0)
-		return rc;
-	if ((rc = wiki_command_lock(db, command, types, state, state_len, e)) != 0)
-		goto fail;
-	if (part == 0 &&
-	    (rc = db_run(db, DB_ONCE, SQL_PARTS_DROP, NULL, NULL, NULL, e, "u", command)) != 0)
-		goto fail;
-	if ((rc = db_run(db, DB_ONCE, SQL_PARTS_SIZE, &r, NULL, NULL, e, "u", command)) != 0)
-		goto fail;
-	*total = (size_t)db_to_u64(db_rows_get(&r, 0, 1));
-	if (db_to_u64(db_rows_get(&r, 0, 0)) != part) {
-		rc = err_set(e, ERR_CONFLICT, "part %u: the hub has %s", part, db_rows_get(&r, 0, 0));
-		goto fail;
-	}
-	if (*total + len > max) {
-		rc = ERR_TOOBIG;
-		goto fail;
-	}
-	*total += len;
-	if ((rc = db_run(db, DB_ONCE, SQL_PART_ADD, NULL, NULL, NULL, e, "uuus", command,
-	    (uint64_t)part, (uint64_t)len, text)) != 0 ||
-	    (rc = db_commit(db, e)) != 0)
-		goto fail;
-	db_rows_release(&r);
-	return 0;
-fail:
-	db_rollback(db);
-	db_rows_release(&r);
-	return rc;
+	return db_tx(db, part_tx, &a, e);
 }
 
 int
