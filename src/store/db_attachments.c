@@ -158,25 +158,31 @@ tracker_attachment(struct db *db, struct json_object **out, uint64_t id, struct 
 	return rc;
 }
 
-int
-tracker_attachment_queue(struct db *db, struct json_object **out, uint64_t id,
-    const char *author, struct err *e)
+/* The attachment a fetch is asked for, and whether a command was queued for it. */
+struct queue_args {
+	uint64_t	 id;
+	const char	*author;
+	int		 queued;
+};
+
+/* Locks the attachment and, unless it is ready or on its way, queues its fetch. */
+static int
+queue_tx(struct db *db, void *arg, struct err *e)
 {
+	struct queue_args	*a = arg;
 	struct db_rows		 r = { 0 };
 	struct json_object	*params;
 	const char		*state, *cstate;
 	uint64_t		 batch = 0, command = 0;
 	char			 title[96];
-	int			 rc, queued = 0;
+	int			 rc;
 
-	*out = NULL;
-	if ((rc = db_begin(db, e)) != 0)
+	a->queued = 0;
+	if ((rc = db_run(db, DB_ONCE, SQL_LOCK, &r, NULL, NULL, e, "u", a->id)) != 0)
 		return rc;
-	if ((rc = db_run(db, DB_ONCE, SQL_LOCK, &r, NULL, NULL, e, "u", id)) != 0)
-		goto fail;
 	if (r.n == 0 || db_to_u64(db_rows_get(&r, 0, 1)) > TRACKER_FETCH_MAX) {
 		rc = r.n == 0 ? ERR_NOTFOUND : ERR_TOOBIG;
-		goto fail;
+		goto done;
 	}
 	state = db_rows_get(&r, 0, 0);
 	cstate = db_rows_get(&r, 0, 2);
@@ -185,31 +191,38 @@ tracker_attachment_queue(struct db *db, struct json_object **out, uint64_t id,
 	    (strcmp(state, "fetching") == 0 && (cstate == NULL ||
 	    (strcmp(cstate, "queued") != 0 && strcmp(cstate, "claimed") != 0)))) {
 		params = json_object_new_object();
-		json_object_object_add(params, "attachment", json_object_new_uint64(id));
-		snprintf(title, sizeof title, "attachment %llu", (unsigned long long)id);
+		json_object_object_add(params, "attachment", json_object_new_uint64(a->id));
+		snprintf(title, sizeof title, "attachment %llu", (unsigned long long)a->id);
 		if ((rc = db_run(db, DB_ONCE, SQL_BATCH_ADD, NULL, NULL, &batch, e, "ss", title,
-		    author)) == 0 &&
+		    a->author)) == 0 &&
 		    (rc = db_run(db, DB_ONCE, SQL_COMMAND_ADD, NULL, NULL, &command, e, "us", batch,
 		    json_object_to_json_string_ext(params, JSON_C_TO_STRING_PLAIN))) == 0)
-			rc = db_run(db, DB_ONCE, SQL_FETCHING, NULL, NULL, NULL, e, "uu", command, id);
+			rc = db_run(db, DB_ONCE, SQL_FETCHING, NULL, NULL, NULL, e, "uu", command,
+			    a->id);
 		json_object_put(params);
-		if (rc != 0)
-			goto fail;
-		queued = 1;
+		a->queued = rc == 0;
 	}
-	db_rows_release(&r);
-	if ((rc = db_commit(db, e)) != 0)
-		goto fail;
-	if ((rc = tracker_attachment(db, &params, id, e)) != 0)
-		return rc;
-	*out = json_object_new_object();
-	json_object_object_add(*out, "attachment", params);
-	json_object_object_add(*out, "queued", json_object_new_boolean(queued));
-	return 0;
-fail:
-	db_rollback(db);
+done:
 	db_rows_release(&r);
 	return rc;
+}
+
+int
+tracker_attachment_queue(struct db *db, struct json_object **out, uint64_t id,
+    const char *author, struct err *e)
+{
+	struct queue_args	 a = { id, author, 0 };
+	struct json_object	*att = NULL;
+	int			 rc;
+
+	*out = NULL;
+	if ((rc = db_tx(db, queue_tx, &a, e)) != 0 ||
+	    (rc = tracker_attachment(db, &att, id, e)) != 0)
+		return rc;
+	*out = json_object_new_object();
+	json_object_object_add(*out, "attachment", att);
+	json_object_object_add(*out, "queued", json_object_new_boolean(a.queued));
+	return 0;
 }
 
 int
@@ -327,49 +340,62 @@ static const char SQL_COMMAND_END[] =
     "UPDATE tracker_commands SET state = ?, error = ?, updated_at = UTC_TIMESTAMP(3)"
     " WHERE id = ?";
 
-int
-tracker_fetch_end(struct db *db, uint64_t command, const char *bytes, size_t len,
-    const char *failed, uint64_t cap, char *state, size_t slen, char **why, struct err *e)
+/* A fetch_attachment command's end as tracker_fetch_end was given it, and why it failed. */
+struct end_args {
+	uint64_t	 command, cap;
+	const char	*bytes, *failed;
+	size_t		 len, slen;
+	char		*state, **why;
+};
+
+static int
+end_tx(struct db *db, void *arg, struct err *e)
 {
 	static const char *const types[] = { "fetch_attachment", NULL };
+	struct end_args	*a = arg;
 	struct db_rows	 r = { 0 };
 	uint64_t	 id = 0;
 	int		 rc;
 
-	*why = NULL;
-	if ((rc = db_begin(db, e)) != 0)
+	free(*a->why);
+	*a->why = NULL;
+	if ((rc = wiki_command_lock(db, a->command, types, a->state, a->slen, e)) != 0 ||
+	    (rc = db_run(db, DB_ONCE, SQL_FETCHED_BY, &r, NULL, NULL, e, "u", a->command)) != 0)
 		return rc;
-	if ((rc = wiki_command_lock(db, command, types, state, slen, e)) != 0 ||
-	    (rc = db_run(db, DB_ONCE, SQL_FETCHED_BY, &r, NULL, NULL, e, "u", command)) != 0)
-		goto fail;
 	if (r.n == 0)
-		*why = strdup("вложения нет, или его скачивает другая команда");
-	else if (failed != NULL)
-		*why = strdup(failed);
-	else if (db_rows_get(&r, 0, 1) != NULL && db_to_u64(db_rows_get(&r, 0, 1)) != len) {
-		if (asprintf(why, "файл в трекере — %zu байт, а не %s, как сказано в задаче", len,
-		    db_rows_get(&r, 0, 1)) < 0)
-			*why = NULL;
-	} else if ((rc = att_room(db, len, cap, why, e)) == 0 && *why == NULL)
+		*a->why = strdup("вложения нет, или его скачивает другая команда");
+	else if (a->failed != NULL)
+		*a->why = strdup(a->failed);
+	else if (db_rows_get(&r, 0, 1) != NULL && db_to_u64(db_rows_get(&r, 0, 1)) != a->len) {
+		if (asprintf(a->why, "файл в трекере — %zu байт, а не %s, как сказано в задаче",
+		    a->len, db_rows_get(&r, 0, 1)) < 0)
+			*a->why = NULL;
+	} else if ((rc = att_room(db, a->len, a->cap, a->why, e)) == 0 && *a->why == NULL)
 		rc = db_run(db, DB_ONCE, SQL_PUT, NULL, NULL, NULL, e, "ub",
-		    db_to_u64(db_rows_get(&r, 0, 0)), bytes, len);
-	if (rc != 0)
-		goto fail;
+		    db_to_u64(db_rows_get(&r, 0, 0)), a->bytes, a->len);
 	if (r.n > 0)
 		id = db_to_u64(db_rows_get(&r, 0, 0));
-	if ((id != 0 && (rc = db_run(db, DB_ONCE, SQL_END, NULL, NULL, NULL, e, "ssu",
-	    *why == NULL ? "ready" : "failed", *why, id)) != 0) ||
+	db_rows_release(&r);
+	if (rc != 0 || (id != 0 && (rc = db_run(db, DB_ONCE, SQL_END, NULL, NULL, NULL, e, "ssu",
+	    *a->why == NULL ? "ready" : "failed", *a->why, id)) != 0) ||
 	    (rc = db_run(db, DB_ONCE, SQL_COMMAND_END, NULL, NULL, NULL, e, "ssu",
-	    *why == NULL ? "done" : "failed", *why, command)) != 0 ||
-	    (rc = wiki_upload_drop(db, command, e)) != 0 || (rc = db_commit(db, e)) != 0)
-		goto fail;
-	db_rows_release(&r);
-	return 0;
-fail:
-	db_rollback(db);
-	db_rows_release(&r);
-	free(*why);
+	    *a->why == NULL ? "done" : "failed", *a->why, a->command)) != 0)
+		return rc;
+	return wiki_upload_drop(db, a->command, e);
+}
+
+int
+tracker_fetch_end(struct db *db, uint64_t command, const char *bytes, size_t len,
+    const char *failed, uint64_t cap, char *state, size_t slen, char **why, struct err *e)
+{
+	struct end_args	 a = { command, cap, bytes, failed, len, slen, state, why };
+	int		 rc;
+
 	*why = NULL;
+	if ((rc = db_tx(db, end_tx, &a, e)) != 0) {
+		free(*why);
+		*why = NULL;
+	}
 	return rc;
 }
 

@@ -98,44 +98,53 @@ tracker_file(struct db *db, struct json_object **out, uint64_t user, uint64_t id
 	return rc;
 }
 
-int
-tracker_file_part(struct db *db, struct json_object **out, uint64_t user, uint64_t id,
-    uint64_t at, const char *bytes, size_t len, struct err *e)
-{
-	struct db_rows	r = { 0 };
-	uint64_t	size, received;
-	int		rc;
+/* A part of a file as tracker_file_part was given it. */
+struct part_args {
+	uint64_t	 user, id, at;
+	const char	*bytes;
+	size_t		 len;
+};
 
-	*out = NULL;
-	if ((rc = db_begin(db, e)) != 0)
+/* Adds the part when it starts where the file's bytes end and fits in what is left. */
+static int
+part_tx(struct db *db, void *arg, struct err *e)
+{
+	struct part_args	*a = arg;
+	struct db_rows		 r = { 0 };
+	uint64_t		 size, received;
+	int			 rc;
+
+	if ((rc = db_run(db, DB_ONCE, SQL_LOCK, &r, NULL, NULL, e, "uu", a->id, a->user)) != 0)
 		return rc;
-	if ((rc = db_run(db, DB_ONCE, SQL_LOCK, &r, NULL, NULL, e, "uu", id, user)) != 0)
-		goto fail;
 	if (r.n == 0) {
-		rc = ERR_NOTFOUND;
-		goto fail;
+		db_rows_release(&r);
+		return ERR_NOTFOUND;
 	}
 	size = db_to_u64(db_rows_get(&r, 0, 0));
 	received = db_to_u64(db_rows_get(&r, 0, 1));
 	db_rows_release(&r);
-	if (at != received) {
-		rc = err_set(e, ERR_CONFLICT, "%llu", (unsigned long long)received);
-		goto fail;
-	}
-	if (len == 0 || len > size - received) {
-		rc = err_set(e, ERR_TOOBIG, "%llu", (unsigned long long)(size - received));
-		goto fail;
-	}
-	if ((rc = db_run(db, DB_ONCE, SQL_PART, NULL, NULL, NULL, e, "uub", id, at, bytes,
-	    len)) != 0 ||
-	    (rc = db_run(db, DB_ONCE, SQL_RECEIVED, NULL, NULL, NULL, e, "uu", (uint64_t)len,
-	    id)) != 0 || (rc = db_commit(db, e)) != 0)
-		goto fail;
+	if (a->at != received)
+		return err_set(e, ERR_CONFLICT, "%llu", (unsigned long long)received);
+	if (a->len == 0 || a->len > size - received)
+		return err_set(e, ERR_TOOBIG, "%llu", (unsigned long long)(size - received));
+	if ((rc = db_run(db, DB_ONCE, SQL_PART, NULL, NULL, NULL, e, "uub", a->id, a->at,
+	    a->bytes, a->len)) != 0)
+		return rc;
+	return db_run(db, DB_ONCE, SQL_RECEIVED, NULL, NULL, NULL, e, "uu", (uint64_t)a->len,
+	    a->id);
+}
+
+int
+tracker_file_part(struct db *db, struct json_object **out, uint64_t user, uint64_t id,
+    uint64_t at, const char *bytes, size_t len, struct err *e)
+{
+	struct part_args	 a = { user, id, at, bytes, len };
+	int			 rc;
+
+	*out = NULL;
+	if ((rc = db_tx(db, part_tx, &a, e)) != 0)
+		return rc;
 	return tracker_file(db, out, user, id, e);
-fail:
-	db_rollback(db);
-	db_rows_release(&r);
-	return rc;
 }
 
 /* The parts of file id, in order, as one malloc'd buffer of *len bytes; NULL when out of memory. */

@@ -330,38 +330,48 @@ tracker_import_links(struct db *db, struct json_object *o, struct err *e)
 	return 0;
 }
 
+/* A fixture's projects and issues (arrays, NULL when absent) and their counts. */
+struct import_args {
+	struct json_object	*projects, *issues;
+	size_t			 np, ni;
+};
+
+/* The projects, then the issues, then their links, once every issue is in. */
+static int
+import_tx(struct db *db, void *arg, struct err *e)
+{
+	struct import_args	*a = arg;
+	size_t			 i;
+	int			 rc = 0;
+
+	for (i = 0; rc == 0 && i < a->np; i++)
+		rc = tracker_import_project(db, json_object_array_get_idx(a->projects, i), i, e);
+	for (i = 0; rc == 0 && i < a->ni; i++)
+		rc = tracker_import_issue(db, json_object_array_get_idx(a->issues, i), i, 0, e);
+	for (i = 0; rc == 0 && i < a->ni; i++)
+		rc = tracker_import_links(db, json_object_array_get_idx(a->issues, i), e);
+	return rc;
+}
+
 int
 tracker_import(struct db *db, struct json_object *doc, int *n_projects, int *n_issues,
     struct err *e)
 {
-	struct json_object	*projects, *issues;
-	size_t			 i, np, ni;
-	int			 rc = 0, bad = 0;
+	struct import_args	 a = { NULL, NULL, 0, 0 };
+	int			 rc, bad = 0;
 
 	*n_projects = *n_issues = 0;
-	projects = tracker_array(doc, "projects", &bad);
-	issues = tracker_array(doc, "issues", &bad);
+	a.projects = tracker_array(doc, "projects", &bad);
+	a.issues = tracker_array(doc, "issues", &bad);
 	if (!json_object_is_type(doc, json_type_object) || bad)
 		return err_set(e, ERR_INVALID, "expected an object with the arrays projects and "
 		    "issues");
-	np = projects != NULL ? json_object_array_length(projects) : 0;
-	ni = issues != NULL ? json_object_array_length(issues) : 0;
-	if ((rc = db_begin(db, e)) != 0)
+	a.np = a.projects != NULL ? json_object_array_length(a.projects) : 0;
+	a.ni = a.issues != NULL ? json_object_array_length(a.issues) : 0;
+	if ((rc = db_tx(db, import_tx, &a, e)) != 0)
 		return rc;
-	for (i = 0; rc == 0 && i < np; i++)
-		rc = tracker_import_project(db, json_object_array_get_idx(projects, i), i, e);
-	for (i = 0; rc == 0 && i < ni; i++)
-		rc = tracker_import_issue(db, json_object_array_get_idx(issues, i), i, 0, e);
-	for (i = 0; rc == 0 && i < ni; i++)
-		rc = tracker_import_links(db, json_object_array_get_idx(issues, i), e);
-	if (rc == 0)
-		rc = db_commit(db, e);
-	if (rc != 0) {
-		db_rollback(db);
-		return rc;
-	}
-	*n_projects = (int)np;
-	*n_issues = (int)ni;
+	*n_projects = (int)a.np;
+	*n_issues = (int)a.ni;
 	return 0;
 }
 
@@ -451,53 +461,67 @@ tracker_refresh_more(struct db *db, struct json_object *more, const char *label,
 	return bad ? err_set(e, ERR_INVALID, "more: comments and changes are arrays") : 0;
 }
 
+/* A refresh page as tracker_refresh_page was given it. */
+struct refresh_args {
+	uint64_t		 command;
+	struct json_object	*body, *issues;
+	size_t			 ni, len;
+	char			*state;
+};
+
+/*
+ * The claimed refresh command's project: its board, a "more" of an
+ * earlier page, then the page's issues (each of the project) and links.
+ */
+static int
+refresh_tx(struct db *db, void *arg, struct err *e)
+{
+	static const char *const types[] = { "refresh", NULL };
+	struct refresh_args	*a = arg;
+	struct db_rows		 r = { 0 };
+	struct json_object	*p;
+	char			 label[256];
+	uint64_t		 board;
+	size_t			 i;
+	int			 rc;
+
+	if ((rc = wiki_command_lock(db, a->command, types, a->state, a->len, e)) != 0 ||
+	    (rc = db_run(db, DB_ONCE, SQL_REFRESH_PROJECT, &r, NULL, NULL, e, "u", a->command)) != 0)
+		return rc;
+	db_copy_str(label, sizeof label, db_rows_get(&r, 0, 0));
+	board = db_rows_get(&r, 0, 1) != NULL ? db_to_u64(db_rows_get(&r, 0, 1)) : 0;
+	db_rows_release(&r);
+	if ((p = json_object_object_get(a->body, "project")) != NULL &&
+	    (rc = tracker_refresh_board(db, p, label, board, e)) != 0)
+		return rc;
+	if ((p = json_object_object_get(a->body, "more")) != NULL &&
+	    (rc = tracker_refresh_more(db, p, label, e)) != 0)
+		return rc;
+	for (i = 0; i < a->ni; i++)
+		if (!tracker_has_label(json_object_array_get_idx(a->issues, i), label))
+			return err_set(e, ERR_INVALID, "issues[%zu]: no label %s: not of the project "
+			    "this refresh is for", i, label);
+	for (i = 0; rc == 0 && i < a->ni; i++)
+		rc = tracker_import_issue(db, json_object_array_get_idx(a->issues, i), i, 1, e);
+	for (i = 0; rc == 0 && i < a->ni; i++)
+		rc = tracker_import_links(db, json_object_array_get_idx(a->issues, i), e);
+	return rc;
+}
+
 int
 tracker_refresh_page(struct db *db, uint64_t command, struct json_object *body, int *n,
     char *state, size_t len, struct err *e)
 {
-	static const char *const types[] = { "refresh", NULL };
-	struct db_rows		 r = { 0 };
-	struct json_object	*issues, *p;
-	char			 label[256];
-	uint64_t		 board;
-	size_t			 i, ni;
+	struct refresh_args	 a = { command, body, NULL, 0, len, state };
 	int			 rc, bad = 0;
 
 	*n = 0;
-	issues = tracker_array(body, "issues", &bad);
+	a.issues = tracker_array(body, "issues", &bad);
 	if (bad)
 		return err_set(e, ERR_INVALID, "issues is an array");
-	ni = issues != NULL ? json_object_array_length(issues) : 0;
-	if ((rc = db_begin(db, e)) != 0)
+	a.ni = a.issues != NULL ? json_object_array_length(a.issues) : 0;
+	if ((rc = db_tx(db, refresh_tx, &a, e)) != 0)
 		return rc;
-	if ((rc = wiki_command_lock(db, command, types, state, len, e)) != 0 ||
-	    (rc = db_run(db, DB_ONCE, SQL_REFRESH_PROJECT, &r, NULL, NULL, e, "u", command)) != 0)
-		goto fail;
-	db_copy_str(label, sizeof label, db_rows_get(&r, 0, 0));
-	board = db_rows_get(&r, 0, 1) != NULL ? db_to_u64(db_rows_get(&r, 0, 1)) : 0;
-	if ((p = json_object_object_get(body, "project")) != NULL &&
-	    (rc = tracker_refresh_board(db, p, label, board, e)) != 0)
-		goto fail;
-	if ((p = json_object_object_get(body, "more")) != NULL &&
-	    (rc = tracker_refresh_more(db, p, label, e)) != 0)
-		goto fail;
-	for (i = 0; i < ni; i++)
-		if (!tracker_has_label(json_object_array_get_idx(issues, i), label)) {
-			rc = err_set(e, ERR_INVALID, "issues[%zu]: no label %s: not of the project "
-			    "this refresh is for", i, label);
-			goto fail;
-		}
-	for (i = 0; rc == 0 && i < ni; i++)
-		rc = tracker_import_issue(db, json_object_array_get_idx(issues, i), i, 1, e);
-	for (i = 0; rc == 0 && i < ni; i++)
-		rc = tracker_import_links(db, json_object_array_get_idx(issues, i), e);
-	if (rc != 0 || (rc = db_commit(db, e)) != 0)
-		goto fail;
-	db_rows_release(&r);
-	*n = (int)ni;
+	*n = (int)a.ni;
 	return 0;
-fail:
-	db_rollback(db);
-	db_rows_release(&r);
-	return rc;
 }

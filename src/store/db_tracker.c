@@ -129,14 +129,41 @@ tracker_batch_one(struct db *db, uint64_t *batch, uint64_t project_id, const cha
 	    (int64_t)1, type, params);
 }
 
+/* A project as tracker_project_create was given it, and the batches queued for it. */
+struct project_args {
+	const char	*label, *name, *wiki_root, *author, *params;
+	uint64_t	 board_id, by, batch, wiki_batch;
+};
+
+/* Adds the project and queues its first refresh (and with a wiki root, a wiki sync). */
+static int
+project_tx(struct db *db, void *arg, struct err *e)
+{
+	struct project_args	*a = arg;
+	uint64_t		 id = 0;
+	char			 title[128];
+	int			 rc;
+
+	a->batch = a->wiki_batch = 0;
+	snprintf(title, sizeof title, "refresh %s", a->label);
+	if ((rc = db_run(db, DB_ONCE, SQL_PROJECT_ADD, NULL, NULL, &id, e, "ssus", a->label,
+	    a->name, a->board_id, a->author)) != 0 ||
+	    (rc = tracker_batch_one(db, &a->batch, id, title, a->author, "refresh", a->params,
+	    e)) != 0)
+		return rc;
+	if (a->wiki_root == NULL)
+		return 0;
+	return wiki_root_set_tx(db, id, a->label, a->wiki_root, a->author, a->by, &a->wiki_batch,
+	    e);
+}
+
 int
 tracker_project_create(struct db *db, struct json_object **out, const char *label,
     const char *name, uint64_t board_id, const char *wiki_root, const char *author,
     uint64_t by, struct err *e)
 {
+	struct project_args	 a = { label, name, wiki_root, author, NULL, board_id, by, 0, 0 };
 	struct json_object	*params = NULL, *p = NULL;
-	uint64_t		 id = 0, batch = 0, wiki_batch = 0;
-	char			 title[128];
 	int			 rc;
 
 	*out = NULL;
@@ -145,19 +172,9 @@ tracker_project_create(struct db *db, struct json_object **out, const char *labe
 		json_object_put(params);
 		return err_set(e, ERR_NOMEM, "out of memory");
 	}
-	snprintf(title, sizeof title, "refresh %s", label);
-	if ((rc = db_begin(db, e)) != 0)
+	a.params = json_object_to_json_string_ext(params, JSON_C_TO_STRING_PLAIN);
+	if ((rc = db_tx(db, project_tx, &a, e)) != 0)
 		goto done;
-	if ((rc = db_run(db, DB_ONCE, SQL_PROJECT_ADD, NULL, NULL, &id, e, "ssus", label, name,
-	    board_id, author)) != 0 ||
-	    (rc = tracker_batch_one(db, &batch, id, title, author, "refresh",
-	    json_object_to_json_string_ext(params, JSON_C_TO_STRING_PLAIN), e)) != 0 ||
-	    (wiki_root != NULL && (rc = wiki_root_set_tx(db, id, label, wiki_root, author,
-	    by, &wiki_batch, e)) != 0) ||
-	    (rc = db_commit(db, e)) != 0) {
-		db_rollback(db);
-		goto done;
-	}
 	if ((p = json_object_new_object()) == NULL || (*out = json_object_new_object()) == NULL) {
 		rc = err_set(e, ERR_NOMEM, "out of memory");
 		goto done;
@@ -169,11 +186,11 @@ tracker_project_create(struct db *db, struct json_object **out, const char *labe
 	json_object_object_add(p, "own_issues", json_object_new_uint64(0));
 	json_object_object_add(*out, "project", p);
 	p = NULL;
-	json_object_object_add(*out, "batch", json_object_new_uint64(batch));
+	json_object_object_add(*out, "batch", json_object_new_uint64(a.batch));
 	if (wiki_root != NULL) {
 		json_object_object_add(json_object_object_get(*out, "project"), "wiki_root",
 		    json_object_new_string(wiki_root));
-		json_object_object_add(*out, "wiki_batch", json_object_new_uint64(wiki_batch));
+		json_object_object_add(*out, "wiki_batch", json_object_new_uint64(a.wiki_batch));
 	}
 done:
 	json_object_put(p);
