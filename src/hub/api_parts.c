@@ -16,6 +16,7 @@
 #include "err.h"
 #include "hub/api-int.h"
 #include "hub/wiki-int.h"
+#include "store/db.h"
 #include "store/db_wiki.h"
 
 int
@@ -92,7 +93,7 @@ hub_part_take(struct db *db, const struct hub_part *in, size_t max, char **bytes
 	    (max + 2) / 3 * 4, &total, state, sizeof state, &e);
 	if (rc == ERR_INVALID)
 		hub_agent_not_claimed(resp, in->command, state);
-	else if (rc == ERR_CONFLICT) {
+	else if (rc == ERR_CONFLICT && !db_tx_gave_up(db)) {
 		snprintf(msg, sizeof msg, "часть %lld не по порядку: начните с части 0",
 		    (long long)in->part);
 		hub_refuse_msg(resp, 409, msg);

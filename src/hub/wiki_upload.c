@@ -24,6 +24,7 @@
 #include "hub/api-int.h"
 #include "hub/wiki.h"
 #include "hub/wiki-int.h"
+#include "store/db.h"
 #include "store/db_batches.h"
 #include "store/db_wiki.h"
 
@@ -292,7 +293,7 @@ hub_wiki_pages(struct db *db, struct json_object *body, struct core_response *re
 		hub_agent_not_claimed(resp, id, state);
 		goto done;
 	}
-	if (rc == ERR_CONFLICT) {
+	if (rc == ERR_CONFLICT && !db_tx_gave_up(db)) {
 		hub_say(msg, sizeof msg, "часть %lld не по порядку: начните с части 0",
 		    (long long)part);
 		hub_refuse_msg(resp, 409, msg);

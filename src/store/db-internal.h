@@ -53,6 +53,14 @@ int		 db_connect(struct db *db, struct err *e);
 /* Maps a failed call's error number (logged); a lost connection is closed. */
 int		 db_fail(struct db *db, unsigned no, const char *what, const char *msg,
 		    struct err *e);
+
+/*
+ * db_tx's attempts at a transaction that collided, and its pause before
+ * attempt N (a random 0 to 2^N ms, at most 128): for other retries of a
+ * collision (the rate limiter's autocommit bumps).
+ */
+#define DB_TX_ATTEMPTS	24
+void		 db_tx_pause(int attempt);
 void		 db_rows_release(struct db_rows *r);
 /* The cell at row, col (NULL for SQL NULL). */
 const char	*db_rows_get(const struct db_rows *r, size_t row, size_t col);

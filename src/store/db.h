@@ -56,6 +56,12 @@ typedef int (*db_tx_fn)(struct db *db, void *arg, struct err *e);
  * fills in arg until it returns 0).
  */
 int	db_tx(struct db *db, db_tx_fn fn, void *arg, struct err *e);
+/*
+ * Whether the last db_tx's ERR_CONFLICT is its collisions (it gave up
+ * after 24), not a conflict fn found itself (a stale version, a part out
+ * of order): the first is "try again", the second the caller's to word.
+ */
+int	db_tx_gave_up(const struct db *db);
 
 /* A token cache row, as looked up by hash. */
 struct db_token {

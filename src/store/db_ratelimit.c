@@ -43,22 +43,17 @@ static const char SQL_RL_EVICT[] =
 
 /*
  * On a Galera cluster two nodes bumping one bucket at once collide at
- * commit (certification: ERR_CONFLICT); the bump is retried after a pause
- * of 0 to 2^attempt milliseconds, RL_ATTEMPTS times at most.
+ * commit (certification: ERR_CONFLICT); the bump is run again after
+ * db_tx's pause, as many times as db_tx runs a transaction.  Near its
+ * limit an account's blocks are of one request, so every request of it
+ * bumps the row.
  */
-#define RL_ATTEMPTS	10
-
 static int
 rl_again(int rc, int *attempt, struct err *e)
 {
-	struct timespec	 ts;
-
-	if (rc != ERR_CONFLICT || ++*attempt >= RL_ATTEMPTS)
+	if (rc != ERR_CONFLICT || ++*attempt >= DB_TX_ATTEMPTS)
 		return 0;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_nsec = (ts.tv_nsec % (1L << (*attempt < 6 ? *attempt : 6))) * 1000000L;
-	ts.tv_sec = 0;
-	nanosleep(&ts, NULL);
+	db_tx_pause(*attempt);
 	err_clear(e);
 	return 1;
 }

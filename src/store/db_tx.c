@@ -19,14 +19,13 @@
  * retrying at once collides again.  The 23 pauses of 24 attempts add up
  * to at most 2.3 s (about 1.2 s on average) before the caller is told.
  */
-#define DB_TX_ATTEMPTS	24
 #define DB_TX_PAUSE_MS	128
 
 static const char SQL_IN_TX[] = "SELECT @@in_transaction";
 
 /* Sleeps a random 0 to min(2^attempt, DB_TX_PAUSE_MS) milliseconds. */
-static void
-tx_pause(int attempt)
+void
+db_tx_pause(int attempt)
 {
 	static unsigned int	 seed;
 	struct timespec		 ts;
@@ -101,10 +100,16 @@ db_tx(struct db *db, db_tx_fn fn, void *arg, struct err *e)
 			break;
 		log_warn("transaction conflict, retrying (attempt %d of %d)", attempt,
 		    DB_TX_ATTEMPTS);
-		tx_pause(attempt);
+		db_tx_pause(attempt);
 	}
 	/* a code fn returned without a message leaves e as it was, for the caller to word */
 	if (local.msg[0] != '\0')
 		return err_set(e, rc, "%s", local.msg);
 	return rc;
+}
+
+int
+db_tx_gave_up(const struct db *db)
+{
+	return db->collided;
 }
