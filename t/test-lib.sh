@@ -380,8 +380,11 @@ stop_pid () {
 	return 0
 }
 
-# stop_all: stops everything the script started (at its end).
+# stop_all: the stop hooks (TEST_STOP_HOOKS, functions a library adds), then
+# everything else the script started (at its end).
 stop_all () {
+	local h
+	for h in ${TEST_STOP_HOOKS:-}; do "$h"; done
 	stop_nginx
 	stop_server
 	for p in $TEST_PIDS; do

@@ -11,6 +11,9 @@
 #   galera_runner_start H [ARGS]  forgemcp runner of host H (its config, so its node)
 #   galera_agent_start H TOKEN [ARGS]  forgemcp agent --module jira --backend local
 #                                 of host H, a client of host H's hub
+#   galera_cut N / galera_mend    node N cut off from the others' network and
+#                                 back (an nftables rule on its cgroup; needs the
+#                                 prerequisite NETCUT)
 #   galera_stop                   the runners and agents, the hosts, then the nodes
 #                                 (also at the script's end)
 #
@@ -27,6 +30,13 @@
 
 GALERA_PROVIDER=/usr/lib/galera/libgalera_smm.so
 GALERA_DIR=$TRASH/galera
+# Each node runs in a cgroup of its own (of the cgroup v2 hierarchy, where
+# there is one), named fm-SCRIPT-PID-nN, so that a firewall rule can match
+# its sockets and no other process's: galera_cut.
+GALERA_CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+GALERA_NFT=fm_${TEST_NAME//-/_}_$$
+# a script that ends early stops the cluster too (its rule, its cgroups)
+TEST_STOP_HOOKS="${TEST_STOP_HOOKS:-} galera_stop"
 declare -a GALERA_PID HOST_URL HOST_PORT HOST_FCGI_PID HOST_NGINX_PID HOST_RUNNER_PID HOST_AGENT_PID
 
 # skip the script where the cluster cannot run (etc/check installs galera-4)
@@ -54,11 +64,48 @@ galera_synced () { test "$(galera_state "$1")" = Synced; }
 # galera_node_start_ N [--wsrep-new-cluster]: node N in the background, as a
 # child of this shell (never inside $(...))
 galera_node_start_ () {
-	local d=$GALERA_DIR/n$1
-	"$(mariadbd_bin)" --defaults-file="$d/my.cnf" --user=mysql ${2:+"$2"} \
-		>>"$d/err.log" 2>&1 &
+	local d=$GALERA_DIR/n$1 cg bin
+	cg=$(galera_cgroup_ "$1") bin=$(mariadbd_bin)
+	# the node enters its cgroup before it opens a socket (a socket belongs to
+	# the cgroup its opener was in)
+	(test -z "$cg" || echo "$BASHPID" >"$cg/cgroup.procs"
+	 exec "$bin" --defaults-file="$d/my.cnf" --user=mysql ${2:+"$2"}) >>"$d/err.log" 2>&1 &
 	GALERA_PID[$1]=$!
 	test_register_pid "${GALERA_PID[$1]}"
+}
+
+# galera_cgroup_ N: the directory of node N's cgroup, made when first asked
+# for; nothing where there is no cgroup v2 hierarchy to make it in
+galera_cgroup_ () {
+	local cg=$GALERA_CG_ROOT/fm-$TEST_NAME-$$-n$1
+	test -n "$GALERA_CG_ROOT" && { test -d "$cg" || mkdir "$cg" 2>/dev/null; } && echo "$cg"
+	return 0
+}
+
+# The partition's prerequisite: nft, a cgroup per node, and a kernel that
+# takes a table (a container may refuse it).
+test_prereq_NETCUT_ () {
+	command -v nft >/dev/null && test -n "$(galera_cgroup_ 1)" &&
+	nft add table inet "$GALERA_NFT" 2>/dev/null && nft delete table inet "$GALERA_NFT"
+}
+TEST_PREREQ_WHY_NETCUT="nft (package nftables), a writable cgroup v2 hierarchy and nf_tables in the kernel"
+
+# galera_cut N: drops every IP packet sent or received by a socket of node N
+# (the nodes talk over loopback TCP: group, IST and state transfer alike);
+# its clients' unix socket still reaches it.  galera_mend: the rule gone
+# (if there is one).
+galera_cut () {
+	local path=${GALERA_CG_ROOT#/sys/fs/cgroup}/fm-$TEST_NAME-$$-n$1
+	path=${path#/}
+	nft -f - <<-EOF
+	table inet $GALERA_NFT {
+		chain out { type filter hook output priority 0; socket cgroupv2 level 1 "$path" drop; }
+		chain in { type filter hook input priority 0; socket cgroupv2 level 1 "$path" drop; }
+	}
+	EOF
+}
+galera_mend () {
+	! nft list table inet "$GALERA_NFT" >/dev/null 2>&1 || nft delete table inet "$GALERA_NFT"
 }
 
 # galera_node_wait_ N: until node N is Synced (a joiner copies the datadir first)
@@ -217,6 +264,11 @@ galera_stop () {
 	# a clean shutdown is slow and the datadirs are thrown away
 	for i in "${!GALERA_PID[@]}"; do
 		kill -KILL "${GALERA_PID[$i]}" 2>/dev/null
+	done
+	galera_mend
+	for i in "${!GALERA_PID[@]}"; do
+		wait_for 10 eval "! proc_alive ${GALERA_PID[$i]}"
+		rmdir "$GALERA_CG_ROOT/fm-$TEST_NAME-$$-n$i" 2>/dev/null
 	done
 	GALERA_PID=()
 }
