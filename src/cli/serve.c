@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "src/cli/build-paths.h"
 
 #define SERVE_SCRIPT	"etc/quickstart"
 #define SERVE_ROOT_STATE	"/var/lib/forgemcp-hub"
