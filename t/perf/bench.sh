@@ -35,6 +35,10 @@
 #                   "search" search_code against git grep on two repository
 #                   sizes, t/perf/bench-search.sh ("search-5k", "search-50k":
 #                   one size)
+#                   "cluster" the cases of t/perf/bench-cluster.sh on a
+#                   three-node Galera cluster and two hosts (cluster-reads,
+#                   cluster-create; needs root and galera-4)
+#   BENCH_HOST_CPU  per cent of a core each host gets in cluster-reads (25)
 #   BENCH_HUGE_FILES  files of the second repository of the search cases
 #                   (default 50000; 0: only the large one)
 #   BENCH_SEARCH_ROUNDS  rounds of each search case (default 5)
@@ -328,6 +332,18 @@ run_git "git ls-tree" "git -C $repo_large ls-tree -l main" get_tree-root
 # shellcheck source=bench-search.sh
 . "$perf_dir/bench-search.sh"
 
+# The cluster cases: a process of their own, with a cluster of their own.
+CLUSTER_DONE=
+if wanted cluster; then
+	note "cluster: three Galera nodes and two hosts (t/perf/bench-cluster.sh)"
+	if FORGEMCP_BENCH_BIN=$BIN BENCH_STATE=$STATE BENCH_SECONDS=$SECS BENCH_ROUNDS=$ROUNDS \
+	    BENCH_PAIR_SECONDS=$PAIR_SECS bash "$perf_dir/bench-cluster.sh"; then
+		CLUSTER_DONE=1
+	else
+		note "cluster: not measured (see above)"
+	fi
+fi
+
 # --- memory and start-up ------------------------------------------------------------
 rss_of_workers () {
 	local p
@@ -461,6 +477,11 @@ jq -r 'select(.search) | "",
 	"| --- | --- | ---: | ---: | ---: | --- | ---: |",
 	(.search[] | "| \(.repo) | \(.case) | \(.hits) | \(.git_ms) | \(.search_ms) | \(.rounds | map(tostring) | join(" ")) | \(.ratio) |")' \
 	"$STATE/bench.json"
+if test -n "$CLUSTER_DONE"; then
+	jq -r '"cluster, reads (get_issue; each host \(.host_cpu_pct)% of a core): both hosts \(.reads.both_rps)/s, host 1 alone \(.reads.one_rps)/s; ratio \(.reads.ratio) (rounds \(.reads.rounds | map(tostring) | join(" ")); target >= 1.8)",
+		"cluster, create_issue at 32 connections: single MariaDB \(.create.single_spread_rps)/s in 32 repositories, \(.create.single_hot_rps)/s in one; cluster \(.create.cluster_spread.rps)/s in 32 (\(.create.cluster_spread.retries) retries for \(.create.cluster_spread.issues) issues: \(.create.cluster_spread.retry_pct)%; target < 5%), \(.create.cluster_hot.rps)/s in one (\(.create.cluster_hot.retry_pct)%); in one with both hosts on node 1 \(.create.one_node_hot.rps)/s (\(.create.one_node_hot.retry_pct)%)",
+		"json: '"$STATE"'/cluster.json"' "$STATE/cluster.json"
+fi
 if test -s "$STATE/catalogue.json"; then
 	jq -r '"catalogue (tools/list tools array): \(.total) bytes for \(.tools) tools; per tool: median \(.median), smallest \(.smallest.bytes) (\(.smallest.name)), largest \(.largest.bytes) (\(.largest.name)); \(.over_1200 | length) tools over 1,200 bytes",
 		"catalogue per toolset: \(.toolsets | to_entries | map("\(.key) \(.value)") | join(", ")) bytes",
