@@ -4,7 +4,7 @@
 #   . "$TEST_DIRECTORY/lib/lib-galera.sh"
 #   galera_start                  three nodes, the schema migrated, all Synced
 #   galera_sql N 'SQL'            SQL on node N (1-3), tab-separated, no headers, UTF-8
-#   galera_host_start H N         host H (1, 2, ...): its own forgemcp.conf (db_socket
+#   galera_host_start H N [W]     host H (1, 2, ...), W workers (2): its own forgemcp.conf (db_socket
 #                                 of node N, the shared repo_root), workers, nginx;
 #                                 HOST_URL[H] its base URL, HOST_PORT[H] its port
 #   on H CMD...                   CMD against host H (BASE_URL, HTTP_PORT)
@@ -14,6 +14,8 @@
 #   galera_cut N / galera_mend    node N cut off from the others' network and
 #                                 back (an nftables rule on its cgroup; needs the
 #                                 prerequisite NETCUT)
+#   galera_workers_stop           the runners and agents (a script that goes on
+#                                 without them)
 #   galera_stop                   the runners and agents, the hosts, then the nodes
 #                                 (also at the script's end)
 #
@@ -189,12 +191,13 @@ galera_node_restart () {
 	galera_node_wait_ "$1"
 }
 
-# galera_host_start H N: a forgemcp host on node N, sharing the repositories
+# galera_host_start H N [WORKERS]: a forgemcp host on node N (2 workers by
+# default), sharing the repositories
 galera_host_start () {
-	local h=$1 n=$2 dir=$TRASH/host$1 save_dir=$NGINX_DIR save_port=$HTTP_PORT
+	local h=$1 n=$2 workers=${3:-2} dir=$TRASH/host$1 save_dir=$NGINX_DIR save_port=$HTTP_PORT
 	mkdir -p "$dir"
 	sed -e "s|^db_socket *=.*|db_socket = $(galera_sock "$n")|" "$CONFIG" >"$dir/forgemcp.conf"
-	FORGEMCP_CONFIG=$dir/forgemcp.conf "$FORGEMCP" fcgi --listen "$dir/fcgi.sock" --workers 2 \
+	FORGEMCP_CONFIG=$dir/forgemcp.conf "$FORGEMCP" fcgi --listen "$dir/fcgi.sock" --workers "$workers" \
 		2>>"$dir/server.log" </dev/null &
 	HOST_FCGI_PID[$h]=$!
 	test_register_pid "${HOST_FCGI_PID[$h]}"
@@ -253,11 +256,18 @@ galera_agent_start () {
 	test_register_pid "${HOST_AGENT_PID[$h]}"
 }
 
-galera_stop () {
+# galera_workers_stop: the runners and agents started, stopped and
+# forgotten (their pids are not asked about again, when they may be reused)
+galera_workers_stop () {
 	local i
 	for i in "${!HOST_RUNNER_PID[@]}"; do stop_pid "${HOST_RUNNER_PID[$i]}" 40; done
 	for i in "${!HOST_AGENT_PID[@]}"; do stop_pid "${HOST_AGENT_PID[$i]}" 10; done
 	HOST_RUNNER_PID=() HOST_AGENT_PID=()
+}
+
+galera_stop () {
+	local i
+	galera_workers_stop
 	for i in "${!HOST_FCGI_PID[@]}"; do stop_pid "${HOST_FCGI_PID[$i]}" 15; done
 	for i in "${!HOST_NGINX_PID[@]}"; do stop_pid "${HOST_NGINX_PID[$i]}" 10; done
 	HOST_FCGI_PID=() HOST_NGINX_PID=()
