@@ -156,6 +156,50 @@ test_expect_success 'the cap of 100 variables holds: 12 creates through both hos
 	done
 '
 
+# prrace ROUND K H TOOL ARGS: one TOOL call through host H when the pipe
+# pr-go-ROUND is closed (a get_issue opens the connection first)
+prrace () {
+	printf "get_issue\t%s\tprs-%s/ready-%s.json\n@wait\tpr-go-%s\n%s\t%s\tprs-%s/%s.json\n" \
+		"{\"repo\":\"$R\",\"number\":1}" "$1" "$2" "$1" "$4" "$5" "$1" "$2" >prrace-$1-$2 &&
+	on "$3" tool_stream "$ALICE_TOKEN" prrace-$1-$2 >prrace-statuses-$1-$2
+}
+open_from () {
+	galera_sql "$1" "SELECT COUNT(*) FROM pull_requests p JOIN repositories r ON r.id = p.repo_id
+		WHERE r.name = 'cluster' AND p.head_ref = '$2' AND p.base_ref = 'main' AND p.state = 'open'"
+}
+
+# Only one pull request may be open from a branch into a base.  A create
+# checks it under the repository's counter row, which it writes; a reopen
+# must write that row too, or a reopen and a create through two nodes both
+# pass (each certifies only its own rows).  Two reopens of a closed pull
+# request and two creates from its branch, let go at once, five times.
+test_expect_success 'one open pull request from a branch into a base: 2 reopens and 2 creates through both hosts at once, five times' '
+	for r in 1 2 3 4 5; do
+		git --git-dir="$TRASH/repos/$R.git" update-ref refs/heads/race-$r feature &&
+		tool_call create_pull_request "{\"repo\":\"$R\",\"title\":\"race $r\",\"head\":\"race-$r\",\"base\":\"main\"}" &&
+		forge_ok && a=$(jq .number out.json) &&
+		tool_call close_pull_request "{\"repo\":\"$R\",\"number\":$a}" && forge_ok &&
+		mkdir -p prs-$r && mkfifo pr-go-$r && pids= &&
+		for k in 0 1 2 3; do
+			if test $k -lt 2; then
+				prrace $r $k $((k % 2 + 1)) reopen_pull_request "{\"repo\":\"$R\",\"number\":$a}" &
+			else
+				prrace $r $k $((k % 2 + 1)) create_pull_request \
+					"{\"repo\":\"$R\",\"title\":\"race $r again\",\"head\":\"race-$r\",\"base\":\"main\"}" &
+			fi
+			pids="$pids $!"
+		done &&
+		wait_for 30 test -s prs-$r/ready-0.json -a -s prs-$r/ready-1.json \
+			-a -s prs-$r/ready-2.json -a -s prs-$r/ready-3.json &&
+		exec 9>pr-go-$r && sleep 0.2 && exec 9>&- &&
+		for p in $pids; do wait $p || return 1; done &&
+		test "$(cat prrace-statuses-$r-* | grep -c "^200 ")" = 8 &&
+		for n in 1 2 3; do
+			test "$(open_from $n race-$r)" = 1 || { echo "round $r: node $n has $(open_from $n race-$r) open"; return 1; }
+		done
+	done
+'
+
 test_expect_success 'forgemcp migrate moved the rate-limit counts to InnoDB, on every node' '
 	grep -x "a Galera cluster: the rate-limit counts moved to InnoDB, shared by every node" migrate.out &&
 	for n in 1 2 3; do

@@ -149,7 +149,7 @@ done:
 }
 
 struct approve_tx {
-	uint64_t		 pull_request_id, user_id;
+	uint64_t		 repo_id, pull_request_id, user_id;
 	int64_t			 version;
 	struct service_approval	*out;
 };
@@ -160,6 +160,9 @@ approve_tx(struct db *db, void *arg, struct err *e)
 	struct approve_tx	*t = arg;
 	int			 rc;
 
+	/* serialised with a rerun's reading of the approval (run_rerun.c) */
+	if ((rc = forge_repo_lock(db, t->repo_id, e)) != 0)
+		return rc;
 	if ((rc = forge_check_approve(db, &t->out->changed, t->pull_request_id, t->version,
 	    t->user_id, e)) != 0)
 		return rc;
@@ -208,6 +211,7 @@ checks_approve(struct db *db, struct repo_cache *repos, struct service_approval 
 		goto done;
 	}
 	memset(&t, 0, sizeof t);
+	t.repo_id = repo->id;
 	t.pull_request_id = pr.id;
 	t.user_id = user_id;
 	t.version = rev.version;

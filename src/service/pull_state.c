@@ -59,6 +59,10 @@ pstate_tx(struct db *db, void *arg, struct err *e)
 
 	forge_item_release(&t->it);
 	t->changed = 0;
+	/* a reopen checks "only one open from head into base" as a create does: under the
+	 * repository's written row, which creates write too (the counter) */
+	if (!t->close && (rc = forge_repo_lock(db, t->repo->id, e)) != 0)
+		return rc;
 	if ((rc = forge_pull_lock(db, &t->it, &t->st, t->repo->id, t->number, e)) != 0)
 		return rc == ERR_NOTFOUND ? err_set(e, rc, "pull request #%lld no longer exists",
 		    (long long)t->number) : rc;

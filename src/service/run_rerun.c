@@ -10,6 +10,7 @@
 #include "service/service.h"
 #include "store/db.h"
 #include "store/db_checks.h"
+#include "store/db_forge.h"
 #include "store/db_runs.h"
 #include "store/repo.h"
 
@@ -44,7 +45,11 @@ struct rerun_tx {
 	int64_t		 number;
 };
 
-/* The approval is read with the insert, so the rerun waits exactly when its revision does. */
+/*
+ * The approval is read under the repository's written row, which an
+ * approval writes first too: the rerun waits exactly when its revision does,
+ * or the approval that comes after it starts it.
+ */
 static int
 rerun_tx(struct db *db, void *arg, struct err *e)
 {
@@ -54,6 +59,8 @@ rerun_tx(struct db *db, void *arg, struct err *e)
 
 	t->p->run.state = "queued";
 	if (t->p->run.pull_request_id != 0) {
+		if ((rc = forge_repo_lock(db, t->p->run.repo_id, e)) != 0)
+			return rc;
 		if ((rc = forge_check_approval_get(db, &a, t->p->run.pull_request_id,
 		    t->p->run.pull_version, e)) != 0)
 			return rc;

@@ -70,7 +70,7 @@ set_tx(struct db *db, void *arg, struct err *e)
 
 	memset(&old, 0, sizeof old);
 	forge_variable_release(t->out);
-	if ((rc = forge_variable_lock(db, t->repo->id, e)) != 0)
+	if ((rc = forge_repo_lock(db, t->repo->id, e)) != 0)
 		return rc;
 	if ((rc = forge_variable_count(db, &n, t->repo->id, e)) != 0)
 		return rc;

@@ -289,6 +289,9 @@ static const char SQL_NUMBER_LOCK[] =
     "SELECT next_number FROM repositories WHERE id = ? FOR UPDATE";
 static const char SQL_NUMBER_ADVANCE[] =
     "UPDATE repositories SET next_number = next_number + 1 WHERE id = ?";
+/* written, not only locked: on Galera two nodes then collide (020-written-locks.sql) */
+static const char SQL_REPO_LOCK[] =
+    "UPDATE repositories SET lock_count = lock_count + 1 WHERE id = ?";
 static const char SQL_ISSUE_INSERT[] =
     "INSERT INTO issues (repo_id, number, author_id, title, body, state, created_at,"
     " updated_at) VALUES (?, ?, ?, ?, ?, 'open', UTC_TIMESTAMP(), UTC_TIMESTAMP())";
@@ -310,6 +313,18 @@ static const char SQL_ISSUE_TOUCH[] =
     "UPDATE issues SET updated_at = UTC_TIMESTAMP() WHERE id = ?";
 static const char SQL_PULL_TOUCH[] =
     "UPDATE pull_requests SET updated_at = UTC_TIMESTAMP() WHERE id = ?";
+
+int
+forge_repo_lock(struct db *db, uint64_t repo_id, struct err *e)
+{
+	uint64_t	 n = 0;
+	int		 rc;
+
+	if ((rc = db_run(db, DB_ONCE, SQL_REPO_LOCK, NULL, &n, NULL, e, "u", repo_id)) == 0 &&
+	    n == 0)
+		rc = err_set(e, ERR_NOTFOUND, "%s", DB_REPO_NOT_FOUND);
+	return rc;
+}
 
 int
 forge_number_next(struct db *db, int64_t *out, uint64_t repo_id, struct err *e)

@@ -105,6 +105,15 @@ int	forge_commit(struct db *db, struct err *e);
 void	forge_rollback(struct db *db);
 
 /*
+ * Writes repo_id's row (lock_count) and so locks it until the transaction
+ * ends: a decision on the repository taken after it (a cap, "only one open
+ * pull request from a branch into a base", whether a revision is approved)
+ * is serialised with every other transaction that writes that row, issue
+ * numbering included, also across Galera nodes, which certify written rows
+ * only.  ERR_NOTFOUND when the repository is gone.
+ */
+int	forge_repo_lock(struct db *db, uint64_t repo_id, struct err *e);
+/*
  * Takes the next number of repo_id's shared issue / pull request number
  * space: locks the repository row until the transaction ends and advances
  * the counter, so a rollback gives the number back.

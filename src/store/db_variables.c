@@ -19,9 +19,6 @@ static const char SQL_VARIABLE_GET[] =
     VARIABLE_COLS "WHERE v.repo_id = ? AND v.name = ?";
 static const char SQL_VARIABLE_COUNT[] =
     "SELECT COUNT(*) FROM repository_variables WHERE repo_id = ?";
-/* written, not only locked: on Galera two nodes then collide (020-written-locks.sql) */
-static const char SQL_VARIABLE_LOCK[] =
-    "UPDATE repositories SET lock_count = lock_count + 1 WHERE id = ?";
 static const char SQL_VARIABLE_SET[] =
     "INSERT INTO repository_variables (repo_id, name, value, created_at, updated_at,"
     " updated_by) VALUES (?, ?, ?, UTC_TIMESTAMP(), UTC_TIMESTAMP(), ?)"
@@ -100,18 +97,6 @@ forge_variable_count(struct db *db, int64_t *out, uint64_t repo_id, struct err *
 	    r.n > 0)
 		*out = (int64_t)db_to_u64(db_rows_get(&r, 0, 0));
 	db_rows_release(&r);
-	return rc;
-}
-
-int
-forge_variable_lock(struct db *db, uint64_t repo_id, struct err *e)
-{
-	uint64_t	 n = 0;
-	int		 rc;
-
-	if ((rc = db_run(db, DB_ONCE, SQL_VARIABLE_LOCK, NULL, &n, NULL, e, "u", repo_id)) == 0 &&
-	    n == 0)
-		rc = err_set(e, ERR_NOTFOUND, "%s", DB_REPO_NOT_FOUND);
 	return rc;
 }
 

@@ -34,12 +34,6 @@ void	forge_variable_release(struct forge_variable *v);
 /* How many variables repo_id has. */
 int	forge_variable_count(struct db *db, int64_t *out, uint64_t repo_id, struct err *e);
 /*
- * Locks repo_id's row until the transaction ends, so variable writers of
- * one repository (and its count) are serialised.  ERR_NOTFOUND when the
- * repository is gone.
- */
-int	forge_variable_lock(struct db *db, uint64_t repo_id, struct err *e);
-/*
  * Creates or replaces the variable name of repo_id, recording user_id as
  * its last writer; *created is 1 when it did not exist.  The caller has
  * validated name and value.  Call inside a transaction.
