@@ -6,6 +6,7 @@
 #include "err.h"
 #include "store/db.h"
 #include "store/db-internal.h"
+#include "store/db_forge.h"
 #include "store/db_runs.h"
 
 #define RUN_COLS \
@@ -19,9 +20,6 @@
     " FROM ci_runs r JOIN users u ON u.id = r.actor_id" \
     " LEFT JOIN pull_requests p ON p.id = r.pull_request_id "
 
-/* written, not only locked: on Galera two nodes then collide (020-written-locks.sql) */
-static const char SQL_RUN_LOCK[] =
-    "UPDATE repositories SET lock_count = lock_count + 1 WHERE id = ?";
 static const char SQL_RUN_WAITING[] =
     "SELECT COUNT(*) FROM ci_runs WHERE repo_id = ? AND state IN ('queued', 'awaiting_approval')";
 static const char SQL_RUN_NEXT[] =
@@ -93,17 +91,12 @@ forge_run_insert(struct db *db, uint64_t *id, int64_t *number, const struct forg
     struct err *e)
 {
 	struct db_rows	 rows = { 0 };
-	uint64_t	 n = 0;
 	int		 rc;
 
 	*id = 0;
 	*number = 0;
-	if ((rc = db_run(db, DB_ONCE, SQL_RUN_LOCK, NULL, &n, NULL, e, "u", r->repo_id)) != 0)
+	if ((rc = forge_repo_lock(db, r->repo_id, e)) != 0)
 		goto done;
-	if (n == 0) {
-		rc = err_set(e, ERR_NOTFOUND, "%s", DB_REPO_NOT_FOUND);
-		goto done;
-	}
 	if (r->waiting_max > 0) {
 		if ((rc = db_run(db, DB_ONCE, SQL_RUN_WAITING, &rows, NULL, NULL, e, "u",
 		    r->repo_id)) != 0)
