@@ -5,6 +5,10 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -315,18 +319,103 @@ front_on_term(int sig)
 	(void)sig;
 	front_stop = 1;
 	/*
-	 * A request in flight holds SIGTERM blocked, so this runs between
-	 * requests -- but possibly after libfcgi accepted a connection and
-	 * before it returned the request.  Leaving now would drop that
-	 * request.  Instead /dev/null takes the listening socket's place: an
-	 * accept() waiting or about to start fails (SA_RESTART restarts it on
-	 * the new file) and the loop ends, while an accepted connection is
-	 * read on and served first.
+	 * SIGTERM is let through only while the worker waits for a
+	 * connection (front_next), so this runs between requests.  /dev/null
+	 * takes the listening socket's place: an accept() waiting or about to
+	 * start fails (SA_RESTART restarts it on the new file) and the loop
+	 * ends; a connection accept() already returned is served first.
 	 */
 	if (front_null >= 0 && front_listen >= 0)
 		dup2(front_null, front_listen);
 	else if (!front_busy)
 		_exit(0);
+}
+
+/* Whether the peer of a TCP connection is in FCGI_WEB_SERVER_ADDRS (when set). */
+static int
+front_peer_ok(const struct sockaddr_storage *ss, const char *allowed)
+{
+	char		 addr[INET6_ADDRSTRLEN];
+	const void	*a;
+	const char	*p;
+	size_t		 n;
+
+	if (allowed == NULL || *allowed == '\0')
+		return 1;
+	if (ss->ss_family == AF_INET)
+		a = &((const struct sockaddr_in *)ss)->sin_addr;
+	else
+		a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+	if (inet_ntop(ss->ss_family, a, addr, sizeof(addr)) == NULL)
+		return 0;
+	n = strlen(addr);
+	for (p = allowed; *p != '\0'; p += strcspn(p, ",")) {
+		p += strspn(p, ", ");
+		if (strncmp(p, addr, n) == 0 && (p[n] == ',' || p[n] == '\0' || p[n] == ' '))
+			return 1;
+	}
+	return 0;
+}
+
+#define FRONT_FIRST_MS	2000	/* a new connection's first bytes are awaited this long */
+
+/*
+ * Takes the next connection into fr with SIGTERM held, and lets SIGTERM
+ * (and SIGINT) through only while it waits: waiting is the signal mask
+ * with them let through.  libfcgi's own accept cannot be used: it waits up to
+ * 2 s for a unix-socket connection's first bytes, and a signal in that
+ * wait makes it close the connection, which nginx answers with 502.  So
+ * the worker accepts here and gives libfcgi the connection (fr's
+ * listening socket is /dev/null, which libfcgi never accepts on).  A
+ * connection the web server keeps open (FCGI_KEEP_CONN) is waited on the
+ * same way.  Returns 1 with fr->ipcFd set, 0 to look again, -1 to stop
+ * (an error is logged).
+ */
+static int
+front_next(FCGX_Request *fr, int sock, const sigset_t *waiting)
+{
+	struct sockaddr_storage	 ss;
+	socklen_t		 len = sizeof(ss);
+	struct pollfd		 pfd = { .events = POLLIN };
+	sigset_t		 held;
+	int			 fd, one = 1, err;
+
+	if (fr->ipcFd >= 0) {
+		pfd.fd = fr->ipcFd;
+		if (ppoll(&pfd, 1, NULL, waiting) < 0)
+			return front_stop ? -1 : 0;
+		return 1;
+	}
+	sigprocmask(SIG_SETMASK, waiting, &held);
+	fd = accept4(sock, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC);
+	err = errno;
+	sigprocmask(SIG_SETMASK, &held, NULL);
+	if (fd < 0) {
+		if (front_stop)
+			return -1;
+		/* a connection that failed before it was taken (accept(2)) */
+		if (err == EINTR || err == EAGAIN || err == ECONNABORTED || err == EPROTO ||
+		    err == ECONNRESET || err == ETIMEDOUT || err == ENETDOWN ||
+		    err == ENETUNREACH || err == EHOSTDOWN || err == EHOSTUNREACH ||
+		    err == ENOPROTOOPT || err == ENONET || err == EOPNOTSUPP)
+			return 0;
+		log_error("FastCGI accept failed: %s", strerror(err));
+		return -1;
+	}
+	if (ss.ss_family == AF_INET || ss.ss_family == AF_INET6) {
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (!front_peer_ok(&ss, getenv("FCGI_WEB_SERVER_ADDRS"))) {
+			close(fd);
+			return 0;
+		}
+	}
+	pfd.fd = fd;
+	if (poll(&pfd, 1, FRONT_FIRST_MS) != 1 || !(pfd.revents & POLLIN)) {
+		close(fd);
+		return 0;
+	}
+	fr->ipcFd = fd;
+	return 1;
 }
 
 int
@@ -336,9 +425,9 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 	struct core_request	 req;
 	struct core_response	 resp;
 	struct sigaction	 sa;
-	sigset_t		 set;
+	sigset_t		 set, waiting;
 	char			*body;
-	int			 shrink = 0;
+	int			 shrink = 0, rc;
 
 	front_listen = sock;
 	front_null = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -348,12 +437,18 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	/* The master blocks SIGTERM across fork(); take it from here on. */
+	/*
+	 * The master blocks SIGTERM across fork(), and the worker keeps it
+	 * blocked but while it waits for a connection (front_next): a request
+	 * taken is answered before the worker leaves.
+	 */
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
-	if (FCGX_InitRequest(&fr, sock, FCGI_FAIL_ACCEPT_ON_INTR) != 0) {
+	sigprocmask(SIG_BLOCK, &set, &waiting);
+	sigdelset(&waiting, SIGTERM);
+	sigdelset(&waiting, SIGINT);
+	if (FCGX_InitRequest(&fr, front_null, 0) != 0) {
 		log_error("cannot set up the FastCGI request");
 		return 1;
 	}
@@ -364,27 +459,30 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 		 * (its own core_idle decides again).
 		 */
 		if (shrink) {
-			struct pollfd	 pfd = { .fd = sock, .events = POLLIN };
+			struct pollfd		 pfd = { .fd = sock, .events = POLLIN };
+			struct timespec		 idle = { FRONT_IDLE_MS / 1000,
+			    (FRONT_IDLE_MS % 1000) * 1000000L };
 
-			if (poll(&pfd, 1, FRONT_IDLE_MS) == 0)
+			if (ppoll(&pfd, 1, &idle, &waiting) == 0)
 				core_shrink(core);
 			shrink = 0;
+			continue;
 		}
-		if (FCGX_Accept_r(&fr) < 0) {
-			if (front_stop)
-				break;
-			if (errno == EINTR)
-				continue;
-			log_error("FastCGI accept failed: %s", strerror(errno));
-			return 1;
+		if ((rc = front_next(&fr, sock, &waiting)) <= 0) {
+			if (rc < 0)
+				return front_stop ? 0 : 1;
+			continue;
 		}
 		/*
-		 * Hold SIGTERM while a request is in flight so it cannot cut a
-		 * read short; it is delivered (and the worker leaves) once the
-		 * answer is out.
+		 * libfcgi reads the request on the connection taken; it must
+		 * not close that connection before (keepConnection), and it
+		 * closes it when the request cannot be read, then fails on
+		 * its /dev/null listening socket.
 		 */
+		fr.keepConnection = 1;
+		if (FCGX_Accept_r(&fr) < 0)
+			continue;
 		front_busy = 1;
-		sigprocmask(SIG_BLOCK, &set, NULL);
 		memset(&req, 0, sizeof(req));
 		req.transport = CORE_HTTP;
 		req.env = fr.envp;
@@ -402,8 +500,9 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 		FCGX_Finish_r(&fr);
 		shrink = core_idle(core);
 		front_busy = 0;
-		sigprocmask(SIG_UNBLOCK, &set, NULL);
 	}
+	if (fr.ipcFd >= 0)
+		FCGX_Free(&fr, 1);
 	return 0;
 }
 

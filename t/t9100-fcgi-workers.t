@@ -89,6 +89,50 @@ test_expect_success 'SIGUSR1 stops neither the master nor a worker, nor a worker
 	test_must_fail grep -F "exited with status" "$SERVER_LOG"
 '
 
+# libfcgi's own accept waits up to 2 s for a unix-socket connection's first
+# bytes, and a signal in that wait made it close the connection: nginx then
+# answered 502.  A SIGTERM to a worker that has taken a connection must let
+# it serve that request first.
+test_expect_success 'SIGTERM to the workers while a connection is taken but silent: it is served' '
+	legacy_body ping null 8 >quiet.json &&
+	mapfile -t cgienv < <(TOKEN=$TOKEN cgi_env_ quiet.json) &&
+	workers >term.before &&
+	perl "$SRC_DIR/t/lib/fcgi-client.pl" --delay 1.5 "$FCGI_SOCK" quiet.json \
+		"${cgienv[@]}" >"$RESP.raw" 2>quiet.err &
+	client=$!
+	sleep 0.5 &&
+	kill -TERM $(cat term.before) &&
+	wait "$client" || { cat quiet.err; return 1; }
+	parse_cgi_output_ "$RESP.raw" && test_status 200 && test_json .id 8 &&
+	wait_for 10 eval "test \"\$(workers | wc -l)\" = 2 && ! workers | grep -qxFf term.before" &&
+	mcp_legacy ping null && test_status 200
+'
+
+# tcp_master ADDRS: a master of 1 worker on a TCP port of its own
+# (TCP_PORT), FCGI_WEB_SERVER_ADDRS=ADDRS; its pid in TCP_PID.
+tcp_master () {
+	TCP_PORT=$(free_port) || return 1
+	FCGI_WEB_SERVER_ADDRS=$1 "$FORGEMCP" fcgi --listen "127.0.0.1:$TCP_PORT" --workers 1 \
+		</dev/null 2>>"$TRASH/tcp.log" &
+	TCP_PID=$!
+	test_register_pid "$TCP_PID"
+	wait_for 20 port_owned_by "$TCP_PORT" "$TCP_PID"
+}
+
+test_expect_success 'on TCP: served from an address FCGI_WEB_SERVER_ADDRS names, closed from another' '
+	legacy_body ping null 9 >tcp.json &&
+	mapfile -t cgienv < <(TOKEN=$TOKEN cgi_env_ tcp.json) &&
+	tcp_master "::1, 127.0.0.1" &&
+	perl "$SRC_DIR/t/lib/fcgi-client.pl" "127.0.0.1:$TCP_PORT" tcp.json "${cgienv[@]}" >tcp.raw &&
+	parse_cgi_output_ tcp.raw && test_status 200 && test_json .id 9 &&
+	stop_pid "$TCP_PID" 10 && test "$STOP_STATUS" = 0 &&
+	tcp_master "127.0.0.2,10.0.0.1" &&
+	test_must_fail perl "$SRC_DIR/t/lib/fcgi-client.pl" "127.0.0.1:$TCP_PORT" tcp.json \
+		"${cgienv[@]}" >tcp.raw 2>tcp.err &&
+	grep -E "Broken pipe|Connection reset|without FCGI_END_REQUEST" tcp.err &&
+	stop_pid "$TCP_PID" 10 && test "$STOP_STATUS" = 0
+'
+
 # early_term N: starts a master on its own socket, sends it SIGTERM as soon
 # as the socket is there (while it may still be starting), and wants it gone
 # with status 0 within 10 s, no worker having failed; N times.

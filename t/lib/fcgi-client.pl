@@ -1,8 +1,9 @@
 #!/usr/bin/perl
-# t/lib/fcgi-client.pl: one FastCGI request on a unix socket, for tests that
-# need the record level a web server hides.
+# t/lib/fcgi-client.pl: one FastCGI request on a unix socket (or on TCP
+# when SOCKET is HOST:PORT), for tests that need the record level a web
+# server hides.
 #
-#   fcgi-client.pl [--late-eof] SOCKET BODYFILE NAME=VALUE...
+#   fcgi-client.pl [--late-eof] [--delay SECONDS] SOCKET BODYFILE NAME=VALUE...
 #
 # Sends FCGI_BEGIN_REQUEST, the NAME=VALUE pairs (CONTENT_LENGTH is added)
 # and BODYFILE as stdin, and prints the answer's stdout stream.  Without
@@ -11,6 +12,8 @@
 # answer (FCGI_END_REQUEST) has been read and 50 ms have passed, as Apache's
 # mod_proxy_fcgi may send it; the script then fails if that write fails
 # (the server closed the connection before reading stdin to its end).
+# With --delay nothing is sent for SECONDS after the connection is made:
+# a worker has taken the connection and waits for its first record.
 # Exits 0 when the answer ended with FCGI_END_REQUEST and every write went
 # through.
 use strict;
@@ -21,10 +24,15 @@ use Socket;
 use Time::HiRes qw(sleep);
 use FastCGIRecords qw(fcgi_record fcgi_request fcgi_read_answer);
 
-my $late = 0;
-if (@ARGV && $ARGV[0] eq '--late-eof') { $late = 1; shift @ARGV }
+my ($late, $delay) = (0, 0);
+while (@ARGV && $ARGV[0] =~ /^--/) {
+	my $opt = shift @ARGV;
+	if ($opt eq '--late-eof') { $late = 1 }
+	elsif ($opt eq '--delay') { $delay = shift @ARGV }
+	else { die "fcgi-client.pl: unknown option $opt\n" }
+}
 my ($sock, $bodyfile, @params) = @ARGV;
-die "usage: fcgi-client.pl [--late-eof] SOCKET BODYFILE NAME=VALUE...\n"
+die "usage: fcgi-client.pl [--late-eof] [--delay SECONDS] SOCKET BODYFILE NAME=VALUE...\n"
 	unless defined $bodyfile;
 open my $bf, '<', $bodyfile or die "fcgi-client.pl: $bodyfile: $!\n";
 my $body = do { local $/; <$bf> };
@@ -32,8 +40,15 @@ close $bf;
 $SIG{PIPE} = 'IGNORE';
 
 my $req = fcgi_request(\@params, $body, !$late);
-socket(my $s, PF_UNIX, SOCK_STREAM, 0) or die "fcgi-client.pl: socket: $!\n";
-connect($s, sockaddr_un($sock)) or die "fcgi-client.pl: connect $sock: $!\n";
+my $s;
+if (my ($host, $port) = $sock =~ /^([\d.]+):(\d+)$/) {
+	socket($s, PF_INET, SOCK_STREAM, 0) or die "fcgi-client.pl: socket: $!\n";
+	connect($s, sockaddr_in($port, inet_aton($host))) or die "fcgi-client.pl: connect $sock: $!\n";
+} else {
+	socket($s, PF_UNIX, SOCK_STREAM, 0) or die "fcgi-client.pl: socket: $!\n";
+	connect($s, sockaddr_un($sock)) or die "fcgi-client.pl: connect $sock: $!\n";
+}
+sleep $delay if $delay > 0;
 syswrite($s, $req) == length $req or die "fcgi-client.pl: write: $!\n";
 my ($out, $ended) = eval { fcgi_read_answer($s) };
 die "fcgi-client.pl: $@" if $@;
