@@ -214,6 +214,15 @@ test_expect_success 'bad targets are refused and change nothing' '
 	jq -e ".base == \"other-twin\" and .title == \"Greet everyone\" and .edit_version == 7 and .version == 5" out.json
 '
 
+test_expect_success 'a target another open pull request from the same head has: refused' '
+	pr "Into main too" feature main && forge_ok && M=$(jq .number out.json) &&
+	edit_pr "{\"number\":1,\"edit_version\":7,\"target\":\"main\"}" &&
+	forge_error "^pull request #$M of alice/project is already open from .feature. into .main.: retargeting #1 would make two" &&
+	get_pr 1 &&
+	jq -e ".base == \"other-twin\" and .edit_version == 7 and .version == 5" out.json &&
+	db_sql "update pull_requests set state = \"closed\", closed_at = utc_timestamp() where number = $M"
+'
+
 test_expect_success 'nothing to edit, a blank title: refused' '
 	edit_pr "{\"number\":1,\"edit_version\":7}" &&
 	forge_error "nothing to edit" &&

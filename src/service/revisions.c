@@ -189,8 +189,11 @@ same_text(const char *a, const char *b)
 
 /* Refuses a target change the pull request's state does not allow. */
 static int
-target_allowed(const struct edit_tx *t, struct err *e)
+target_allowed(struct db *db, const struct edit_tx *t, struct err *e)
 {
+	int64_t	other = 0;
+	int	rc;
+
 	if (strcmp(t->it.state, "open") != 0)
 		return err_set(e, ERR_INVALID, "pull request #%lld of %s/%s is %s: only an open "
 		    "pull request can change its target", (long long)t->number, t->repo->owner,
@@ -205,6 +208,13 @@ target_allowed(const struct edit_tx *t, struct err *e)
 	if (t->now == NULL)
 		return err_set(e, ERR_INVALID, "the head branch '%s' no longer exists: the target "
 		    "cannot change", t->it.head);
+	/* one open pull request per head and target, as create and reopen keep */
+	if ((rc = forge_pull_find_open(db, &other, t->repo->id, t->it.head, t->target, e)) != 0)
+		return rc;
+	if (other != 0)
+		return err_set(e, ERR_EXISTS, "pull request #%lld of %s/%s is already open from "
+		    "'%s' into '%s': retargeting #%lld would make two", (long long)other,
+		    t->repo->owner, t->repo->name, t->it.head, t->target, (long long)t->number);
 	return 0;
 }
 
@@ -220,6 +230,10 @@ edit_tx(struct db *db, void *arg, struct err *e)
 
 	forge_item_release(&t->it);
 	t->stale = t->changed = t->target_changed = 0;
+	/* a new target is checked for "one open from head into it" under the repository's
+	 * written row, as create and reopen check it */
+	if (t->target != NULL && (rc = forge_repo_lock(db, t->repo->id, e)) != 0)
+		return rc;
 	rc = forge_pull_lock(db, &t->it, &t->st, t->repo->id, t->number, e);
 	if (rc == ERR_NOTFOUND)
 		return service_not_found(db, t->repo, FORGE_KIND_PULL, t->number,
@@ -242,7 +256,7 @@ edit_tx(struct db *db, void *arg, struct err *e)
 	closing = t->body != NULL ? t->closing : t->it.closing;
 	body_changed = !same_text(body, t->it.body);
 	retarget = strcmp(base, t->it.base) != 0;
-	if (retarget && (rc = target_allowed(t, e)) != 0)
+	if (retarget && (rc = target_allowed(db, t, e)) != 0)
 		return rc;
 	/*
 	 * A queued merge closes what the description declared when the merge
