@@ -194,6 +194,24 @@ test_expect_success 'a new pull request is never approved, even when a manager w
 	test "$(db_sql "select count(*) from check_approvals a join pull_requests p on p.id = a.pull_request_id where p.number = $n")" = 0
 '
 
+# The state is decided on the locked row: a close committed while the
+# approval waits for the repository's lock refuses it.
+test_expect_success 'a close committed while an approval waits for the lock: refused, nothing approved' '
+	db_sql "select id, repo_id, number from pull_requests where head_ref = \"other\" and base_ref = \"main\" and state = \"open\"" >pr.row &&
+	read -r prid rid n <pr.row || return 1
+	"$MARIADB_CLIENT_" --no-defaults -S "$DB_SOCK" -u root -N -B "$DB_NAME" -e "BEGIN;
+		SELECT id FROM repositories WHERE id = $rid FOR UPDATE; SELECT SLEEP(2);
+		UPDATE pull_requests SET state = \"closed\", closed_at = UTC_TIMESTAMP() WHERE id = $prid;
+		COMMIT" >holder.out 2>&1 &
+	holder=$!
+	sleep 0.5 &&
+	approve $n "$MONA_X" &&
+	wait $holder &&
+	forge_error "^pull request #$n of alice/project is closed: only the checks of an open pull request can be approved" &&
+	test "$(db_sql "select count(*) from check_approvals where pull_request_id = $prid")" = 0 &&
+	db_sql "update pull_requests set state = \"open\", closed_at = NULL where id = $prid"
+'
+
 test_expect_success 'a pull request into a branch with its own rule gets that rule' '
 	tool_call create_pull_request "{\"repo\":\"$P\",\"title\":\"Into other\",\"head\":\"latin\",\"base\":\"other\"}" &&
 	forge_ok && n=$(jq -r .number out.json) &&

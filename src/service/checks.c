@@ -149,19 +149,48 @@ done:
 }
 
 struct approve_tx {
-	uint64_t		 repo_id, pull_request_id, user_id;
-	int64_t			 version;
+	const struct db_repo	*repo;
+	uint64_t		 pull_request_id, user_id;
+	int64_t			 number, version;
 	struct service_approval	*out;
 };
+
+/* Why the checks cannot be approved, on the state and revision of the locked row; 0 when they can. */
+static int
+approve_refusal(const struct approve_tx *t, const char *state, int64_t version, struct err *e)
+{
+	if (strcmp(state, "open") != 0)
+		return err_set(e, ERR_INVALID, "pull request #%lld of %s/%s is %s: only the checks "
+		    "of an open pull request can be approved", (long long)t->number,
+		    t->repo->owner, t->repo->name, state);
+	if (version != t->version)
+		return err_set(e, ERR_CONFLICT, "pull request #%lld of %s/%s got revision %lld "
+		    "while its checks were being approved at revision %lld: reload its checks "
+		    "with get_pull_request_checks and retry with version %lld",
+		    (long long)t->number, t->repo->owner, t->repo->name, (long long)version,
+		    (long long)t->version, (long long)version);
+	return 0;
+}
 
 static int
 approve_tx(struct db *db, void *arg, struct err *e)
 {
 	struct approve_tx	*t = arg;
+	struct forge_item	 pr;
+	struct forge_pull_status st;
 	int			 rc;
 
-	/* serialised with a rerun's reading of the approval (run_rerun.c) */
-	if ((rc = forge_repo_lock(db, t->repo_id, e)) != 0)
+	/* serialised with a rerun's reading of the approval (run_rerun.c) and with a close
+	 * or a reopen (pull_state.c), which write the same row */
+	if ((rc = forge_repo_lock(db, t->repo->id, e)) != 0)
+		return rc;
+	/* the state and the revision read before may have changed since: decide on the locked row */
+	if ((rc = forge_pull_lock(db, &pr, &st, t->repo->id, t->number, e)) != 0)
+		return rc == ERR_NOTFOUND ? err_set(e, rc, "pull request #%lld no longer exists",
+		    (long long)t->number) : rc;
+	rc = approve_refusal(t, pr.state, st.version, e);
+	forge_item_release(&pr);
+	if (rc != 0)
 		return rc;
 	if ((rc = forge_check_approve(db, &t->out->changed, t->pull_request_id, t->version,
 	    t->user_id, e)) != 0)
@@ -211,9 +240,10 @@ checks_approve(struct db *db, struct repo_cache *repos, struct service_approval 
 		goto done;
 	}
 	memset(&t, 0, sizeof t);
-	t.repo_id = repo->id;
+	t.repo = repo;
 	t.pull_request_id = pr.id;
 	t.user_id = user_id;
+	t.number = number;
 	t.version = rev.version;
 	t.out = out;
 	if ((rc = service_transaction(db, approve_tx, &t, e)) != 0)

@@ -59,9 +59,13 @@ pstate_tx(struct db *db, void *arg, struct err *e)
 
 	forge_item_release(&t->it);
 	t->changed = 0;
-	/* a reopen checks "only one open from head into base" as a create does: under the
-	 * repository's written row, which creates write too (the counter) */
-	if (!t->close && (rc = forge_repo_lock(db, t->repo->id, e)) != 0)
+	/*
+	 * Under the repository's written row: a reopen checks "only one open
+	 * from head into base" as a create does (which writes that row too,
+	 * the counter), and an approval of the checks (checks.c) decides on
+	 * the state a close changes.
+	 */
+	if ((rc = forge_repo_lock(db, t->repo->id, e)) != 0)
 		return rc;
 	if ((rc = forge_pull_lock(db, &t->it, &t->st, t->repo->id, t->number, e)) != 0)
 		return rc == ERR_NOTFOUND ? err_set(e, rc, "pull request #%lld no longer exists",
