@@ -55,6 +55,20 @@ test_expect_success 'migrate --status reports the database as current' '
 	test_must_fail cmp -s status-before out
 '
 
+test_expect_success 'a database at 20 is brought to 21: the written locks of files and parts' '
+	db_sql "alter table users drop column lock_count" &&
+	db_sql "alter table tracker_commands drop column lock_count" &&
+	db_sql "delete from schema_migrations where version = 21" &&
+	fm migrate --status >out 2>err &&
+	grep "schema at version 20," out &&
+	fm migrate >out 2>err &&
+	grep "applied 1 migration, schema at version 21" out &&
+	db_sql "select name from schema_migrations where version = 21" >name &&
+	grep account-command-locks name &&
+	db_sql "select lock_count from users limit 0" &&
+	db_sql "select lock_count from tracker_commands limit 0"
+'
+
 test_expect_success 'the worker starts on a current database' '
 	start_fcgi_only 1 &&
 	test -S "$FCGI_SOCK" &&

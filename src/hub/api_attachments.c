@@ -17,6 +17,7 @@
 #include "err.h"
 #include "http.h"
 #include "hub/api-int.h"
+#include "store/db.h"
 #include "store/db_tracker.h"
 
 /* The base64 characters of one part: 22,500 bytes, well within the hub's 64 KiB body. */
@@ -111,13 +112,18 @@ hub_attachments_route(struct db *db, const struct principal *who, const char *me
 }
 
 static void
-file_answer(struct core_response *resp, int status, int rc, struct json_object *out,
-    const struct err *e, uint64_t id)
+file_answer(struct db *db, struct core_response *resp, int status, int rc,
+    struct json_object *out, const struct err *e, uint64_t id)
 {
 	char	msg[320];
 
 	if (rc == 0) {
 		core_response_json(resp, status, out);
+		return;
+	}
+	/* collisions db_tx could not get past: 503, try again, not a part out of place */
+	if (rc == ERR_CONFLICT && db_tx_gave_up(db)) {
+		hub_failed(resp, rc, e);
 		return;
 	}
 	if (rc == ERR_NOTFOUND)
@@ -164,7 +170,7 @@ file_create(struct db *db, const struct principal *who, struct json_object *body
 	}
 	err_clear(&e);
 	rc = tracker_file_create(db, &out, who->user_id, name, (uint64_t)size, &e);
-	file_answer(resp, 201, rc, out, &e, 0);
+	file_answer(db, resp, 201, rc, out, &e, 0);
 }
 
 /* POST /hub/files/{id}/parts {at, data} */
@@ -193,7 +199,7 @@ file_part(struct db *db, const struct principal *who, uint64_t id, struct json_o
 	err_clear(&e);
 	rc = tracker_file_part(db, &out, who->user_id, id, (uint64_t)at, (const char *)bytes, len,
 	    &e);
-	file_answer(resp, 200, rc, out, &e, id);
+	file_answer(db, resp, 200, rc, out, &e, id);
 }
 
 void
@@ -227,6 +233,6 @@ hub_files_route(struct db *db, const struct principal *who, const char *method,
 		file_part(db, who, id, body, resp);
 	else {
 		rc = tracker_file(db, &out, who->user_id, id, &e);
-		file_answer(resp, 200, rc, out, &e, id);
+		file_answer(db, resp, 200, rc, out, &e, id);
 	}
 }

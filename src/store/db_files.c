@@ -21,6 +21,9 @@
 static const char SQL_EXPIRE[] =
     "DELETE FROM tracker_files WHERE created_at < UTC_TIMESTAMP(3) - INTERVAL 1 DAY"
     " ORDER BY created_at LIMIT 100";
+/* written, not only locked: on Galera two nodes then collide (021-account-command-locks.sql) */
+static const char SQL_ACCOUNT_LOCK[] =
+    "UPDATE users SET lock_count = lock_count + 1 WHERE id = ?";
 static const char SQL_HELD[] =
     "SELECT COALESCE(SUM(size), 0), COUNT(*) FROM tracker_files WHERE user_id = ?";
 static const char SQL_ADD[] =
@@ -51,29 +54,63 @@ static const char SQL_SOURCE_ADD[] =
 static const char SQL_DROP[] =
     "DELETE FROM tracker_files WHERE id = ?";
 
-int
-tracker_file_create(struct db *db, struct json_object **out, uint64_t user, const char *name,
-    uint64_t size, struct err *e)
-{
-	struct db_rows	r = { 0 };
-	uint64_t	id;
-	int		rc;
+/* A file as tracker_file_create was given it, and its id once added. */
+struct create_args {
+	uint64_t	 user, size, id;
+	const char	*name;
+};
 
-	*out = NULL;
-	if (size > TRACKER_FETCH_MAX)
-		return err_set(e, ERR_TOOBIG, "file");
-	if ((rc = db_run(db, DB_ONCE, SQL_EXPIRE, NULL, NULL, NULL, e, "")) != 0 ||
-	    (rc = db_run(db, DB_RETRY, SQL_HELD, &r, NULL, NULL, e, "u", user)) != 0)
+/*
+ * Adds the file when the account's files leave room for it: under the
+ * account's users row, written, so that two creates of one account (two
+ * workers, two Galera nodes) count one after the other.
+ */
+static int
+create_tx(struct db *db, void *arg, struct err *e)
+{
+	struct create_args	*a = arg;
+	struct db_rows		 r = { 0 };
+	uint64_t		 n = 0;
+	int			 rc;
+
+	a->id = 0;
+	if ((rc = db_run(db, DB_ONCE, SQL_ACCOUNT_LOCK, NULL, &n, NULL, e, "u", a->user)) != 0)
 		return rc;
-	if (r.n > 0 && (db_to_u64(db_rows_get(&r, 0, 0)) + size > FILES_ACCOUNT_MAX ||
+	if (n == 0)
+		return err_set(e, ERR_DB, "account %llu has no users row",
+		    (unsigned long long)a->user);
+	if ((rc = db_run(db, DB_ONCE, SQL_HELD, &r, NULL, NULL, e, "u", a->user)) != 0)
+		return rc;
+	if (r.n > 0 && (db_to_u64(db_rows_get(&r, 0, 0)) + a->size > FILES_ACCOUNT_MAX ||
 	    db_to_u64(db_rows_get(&r, 0, 1)) >= FILES_ACCOUNT_COUNT)) {
 		db_rows_release(&r);
 		return err_set(e, ERR_TOOBIG, "account");
 	}
 	db_rows_release(&r);
-	if ((rc = db_run(db, DB_ONCE, SQL_ADD, NULL, NULL, &id, e, "usu", user, name, size)) != 0)
+	return db_run(db, DB_ONCE, SQL_ADD, NULL, NULL, &a->id, e, "usu", a->user, a->name,
+	    a->size);
+}
+
+/*
+ * The expiry is a statement of its own, before the transaction: it deletes
+ * other accounts' files too, and in the transaction those rows would be
+ * locked while the account's lock is held, and on Galera certified with
+ * it, making creates of different accounts collide.
+ */
+int
+tracker_file_create(struct db *db, struct json_object **out, uint64_t user, const char *name,
+    uint64_t size, struct err *e)
+{
+	struct create_args	 a = { user, size, 0, name };
+	int			 rc;
+
+	*out = NULL;
+	if (size > TRACKER_FETCH_MAX)
+		return err_set(e, ERR_TOOBIG, "file");
+	if ((rc = db_run(db, DB_ONCE, SQL_EXPIRE, NULL, NULL, NULL, e, "")) != 0 ||
+	    (rc = db_tx(db, create_tx, &a, e)) != 0)
 		return rc;
-	return tracker_file(db, out, user, id, e);
+	return tracker_file(db, out, user, a.id, e);
 }
 
 int

@@ -84,7 +84,9 @@ int	tracker_attachment_content(struct db *db, uint64_t id, char **bytes, size_t 
 /*
  * Files uploaded for ensure_attachment (POST /hub/files): a file of
  * account user is {id, name, size, received, complete}.  Creating one
- * drops the files of a day ago no batch took; ERR_TOOBIG (message "file")
+ * drops the files of a day ago no batch took, then counts the account's
+ * files and adds the file in one transaction that writes the account's
+ * users row (its lock_count); ERR_TOOBIG (message "file")
  * over TRACKER_FETCH_MAX, or ("account") when the account's files would
  * pass 256 MB or 1000 files.  A part is the bytes from at, which must be what was
  * received so far (ERR_CONFLICT, message that count) and must fit

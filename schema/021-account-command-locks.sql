@@ -1,0 +1,21 @@
+-- 021-account-command-locks: an account's files and a command's parts
+-- take a written lock.
+--
+-- The files an account uploads for ensure_attachment are capped (1,000
+-- files, 256 MiB not yet taken by a batch).  The cap was read with a
+-- plain count before the insert, outside a transaction: two workers, on
+-- one server as on a cluster, could each read one place left and each
+-- take it.  A file is now created in one transaction that first adds one
+-- to the account's users.lock_count, then counts, then inserts: on one
+-- server the row's lock serialises the creates of an account, and on a
+-- Galera cluster, which certifies only the rows a transaction writes, two
+-- nodes doing it at once collide at commit and one runs again.
+--
+-- The parts an agent uploads for a command (a wiki copy, an attachment it
+-- read) are checked against the command under its tracker_commands row's
+-- lock, which no part wrote: after a lease ran out, the old agent's part
+-- on one node and the new agent's first part on another could both be
+-- taken, and the parts of two agents mixed.  Each part now adds one to
+-- the command's lock_count, so two parts of one command collide.
+ALTER TABLE users ADD COLUMN lock_count BIGINT UNSIGNED NOT NULL DEFAULT 0;
+ALTER TABLE tracker_commands ADD COLUMN lock_count BIGINT UNSIGNED NOT NULL DEFAULT 0;
