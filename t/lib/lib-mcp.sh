@@ -433,27 +433,59 @@ test_json () {
 	fi
 }
 
-# test_jq FILTER: jq -e FILTER on the body is true.
-test_jq () {
-	if ! jq -e "$1" "$RESP.body" >/dev/null 2>&1; then
-		echo "expected true: $1"
-		show_response_
-		return 1
-	fi
+# jq_all_prog_ SOURCE FILTER...: sets JQ_ALL_PROG_ to a jq program (for
+# jq -n) that is true when SOURCE (a jq expression on inputs) gives one
+# JSON value on which the last output of each FILTER is neither false nor
+# null, as jq -e FILTER has it; false when SOURCE gives no value or more
+# than one, an error when a FILTER fails.  Every FILTER is evaluated (no
+# short cut), so an error in any of them is seen.
+jq_all_prog_ () {
+	local f src=$1
+	shift
+	JQ_ALL_PROG_=
+	for f in "$@"; do
+		JQ_ALL_PROG_="$JQ_ALL_PROG_${JQ_ALL_PROG_:+, }([($f)] | last)"
+	done
+	JQ_ALL_PROG_="[$src] | if length == 1 then .[0] | [$JQ_ALL_PROG_] | map(. != null and . != false) | all else false end"
 }
 
-# test_text_jq FILTER: the tool result's text parses as JSON and FILTER is true.
-# One jq run (fromjson) when that holds; only when it does not is the text
-# taken out and given to a second jq as before, to decide.
+# test_jq FILTER...: jq -e FILTER on the body is true, for each FILTER.
+# Several filters are checked by one jq run (jq_all_prog_); only when that
+# fails is each one run on its own, in order, to say which.
+test_jq () {
+	local f
+	if test $# -gt 1; then
+		jq_all_prog_ inputs "$@"
+		jq -n -e "$JQ_ALL_PROG_" "$RESP.body" >/dev/null 2>&1 && return 0
+	fi
+	for f in "$@"; do
+		if ! jq -e "$f" "$RESP.body" >/dev/null 2>&1; then
+			echo "expected true: $f"
+			show_response_
+			return 1
+		fi
+	done
+}
+
+# test_text_jq FILTER...: the tool result's text parses as JSON and each
+# FILTER is true on it.  One jq run (fromjson) when that holds; only when it
+# does not is the text taken out and given to a jq run per FILTER as
+# before, to decide.
 test_text_jq () {
-	if jq -e ".result.content[0].text | fromjson | ($1)" "$RESP.body" >/dev/null 2>&1; then
-		return 0
+	local f
+	if test $# = 1; then
+		jq -e ".result.content[0].text | fromjson | ($1)" "$RESP.body" >/dev/null 2>&1 && return 0
+	else
+		jq_all_prog_ 'inputs | .result.content[0].text | fromjson' "$@"
+		jq -n -e "$JQ_ALL_PROG_" "$RESP.body" >/dev/null 2>&1 && return 0
 	fi
-	if ! tool_text | jq -e "$1" >/dev/null 2>&1; then
-		echo "expected true on the tool text: $1"
-		show_response_
-		return 1
-	fi
+	for f in "$@"; do
+		if ! tool_text | jq -e "$f" >/dev/null 2>&1; then
+			echo "expected true on the tool text: $f"
+			show_response_
+			return 1
+		fi
+	done
 }
 
 # header_line_ NAME: sets HEADER_VALUE_ to the value of the first header
