@@ -11,6 +11,7 @@
 # One worker: the read of a healthy repository after each failure is
 # served by the very process that met the damage.
 start_all 1
+mcp_client_start
 setup_fixtures || { echo "Bail out! fixtures"; exit 1; }
 
 # A fresh copy of the fixture for each kind of damage.
@@ -30,9 +31,16 @@ compare_refs {"base":"v1.0","head":"main"}
 list_branches {}
 EOF
 
-# call_on REPO TOOL ARGS: tools/call with "repo" added to ARGS.
+# call_on REPO TOOL ARGS: tools/call with "repo" added to ARGS (an object
+# without one), after its other members.
 call_on () {
-	tool_call "$2" "$(printf '%s' "$3" | jq -c --arg r "$1" '. + {repo: $r}')"
+	local a=$3
+	if [[ $a =~ ^\{[[:space:]]*\}$ ]]; then
+		a="{\"repo\":\"$1\"}"
+	else
+		a="${a%\}},\"repo\":\"$1\"}"
+	fi
+	tool_call "$2" "$a"
 }
 
 # healthy_read: alice/fixture answers with its README.
@@ -45,13 +53,14 @@ healthy_read () {
 # broken_in_band REPO TOOL ARGS WHAT: an in-band tool error that names the
 # repository and says WHAT could not be read; then a healthy read.
 broken_in_band () {
+	local p
+	json_str p "repository '$1' could not be read ($4): "
 	call_on "$1" "$2" "$3" &&
 	test_status 200 &&
-	test_jq '.result.isError == true and (has("error") | not)' &&
-	jq -e --arg p "repository '$1' could not be read ($4): " \
-		'.result.content[0].text | startswith($p)' "$RESP.body" >/dev/null ||
-		{ echo "expected a message naming '$1' and '$4'"; show_response_; return 1; }
-	test_jq '.result.content[0].text | test("storage on the server is unreadable or damaged")' &&
+	test_jq '.result.isError == true and (has("error") | not)' \
+		".result.content[0].text | startswith($p)" \
+		'.result.content[0].text | test("storage on the server is unreadable or damaged")' ||
+		{ echo "expected a message naming '$1' and '$4'"; return 1; }
 	test_must_fail grep -F "$TRASH" "$RESP.body" &&
 	healthy_read
 }
