@@ -10,6 +10,7 @@
 . "$TEST_DIRECTORY/lib/faults.sh"
 
 start_all 2
+mcp_client_start
 setup_fixtures || { echo "Bail out! fixtures"; exit 1; }
 R=alice/fixture
 FULL_MSG="the forge's database is out of space: nothing was saved; try again later"
@@ -107,28 +108,57 @@ trap 'code=$?; umount_dbfs >/dev/null 2>&1; (exit $code); test_exit_' EXIT
 perl -e 'print "y" x 6000' >medium
 
 # write_until_full TOOL ARGS_JSON OUT BODYFILE: up to 600 writes with that
-# body and a title from the loop; stops at the first failure (its answer in
-# OUT.failed.*).  OUT.ok gets "title<TAB>number" (issues) or "id"
-# (comments) of each success.
+# body and a title from the loop (unless ARGS_JSON names a "number"); stops
+# at the first failure (its answer in OUT.failed.*).  OUT.ok gets
+# "title<TAB>number" (issues) or "id" (comments) of each success.  The
+# keep-alive client checks each answer and keeps its text (OUT.texts, one
+# a line); one jq run reads the numbers or ids of them all at the end.
 write_until_full () {
-	local i
+	local i a b answer text
 	: >"$3.ok"
-	for i in $(seq 1 600); do
-		tool_call "$1" "$(jq -nc --argjson a "$2" --arg t "full $i" --rawfile b "$4" \
-			'$a + {body: $b} + (if $a.number then {} else {title: $t} end)')" || return 1
+	: >"$3.texts"
+	IFS= read -r -d "" b <"$4"
+	json_str b "$b"
+	for ((i = 1; i <= 600; i++)); do
+		a=${2%\}},\"body\":$b
+		case $2 in *\"number\"*) ;; *) a="$a,\"title\":\"full $i\"" ;; esac
+		tool_call "$1" "$a}" || return 1
 		test_status 200 || return 1
-		if jq -e '.result.isError == true' "$RESP.body" >/dev/null; then
+		answer=
+		printf 'TEXT\tok\t%s\t%s\n' "$RESP.body" "$3.text" >&"${MCP_CLIENT[1]}" &&
+		read -r answer <&"${MCP_CLIENT[0]}"
+		case $answer in
+		ok|fail) ;;
+		*)
+			# not a plain text: jq decides
+			if jq -e '.result.isError == true' "$RESP.body" >/dev/null; then
+				answer=fail
+			else
+				jq -r '.result.content[0].text' "$RESP.body" >"$3.text" || return 1
+			fi ;;
+		esac
+		if test "$answer" = fail; then
 			for f in status headers body; do cp "$RESP.$f" "$3.failed.$f"; done
 			echo "full $i" >"$3.failed-title"
-			return 0
+			break
 		fi
-		case $1 in
-		create_issue) printf 'full %s\t%s\n' "$i" "$(tool_text | jq -r .number)" >>"$3.ok" ;;
-		*) tool_text | jq -r .id >>"$3.ok" ;;
-		esac
+		IFS= read -r -d "" text <"$3.text"
+		printf '%s' "$text" >>"$3.texts"
 	done
-	echo "600 writes and the disk is still not full"
-	return 1
+	if test $i -gt 600; then
+		echo "600 writes and the disk is still not full"
+		return 1
+	fi
+	case $1 in
+	create_issue)
+		jq -r .number "$3.texts" >"$3.numbers" &&
+		i=0 &&
+		while read -r n; do
+			i=$((i + 1))
+			printf 'full %s\t%s\n' "$i" "$n"
+		done <"$3.numbers" >"$3.ok" ;;
+	*) jq -r .id "$3.texts" >"$3.ok" ;;
+	esac
 }
 
 if ! is_root; then
