@@ -253,6 +253,19 @@ db_query () {
 	return 1
 }
 
+# db_value VAR 'SQL': sets VAR to what db_query 'SQL' prints, as
+# VAR=$(db_sql 'SQL') would (trailing empty lines dropped), without a
+# subshell or a client run; in the main shell only, as db_query.
+db_value () {
+	local out=$TRASH/.db-value lines IFS=$'\n'
+	db_query "$2" >"$out" || return 1
+	mapfile -t lines <"$out"
+	while test ${#lines[@]} -gt 0 && test -z "${lines[-1]}"; do
+		unset 'lines[-1]'
+	done
+	printf -v "$1" '%s' "${lines[*]}"
+}
+
 # ---------------------------------------------------------------------------
 # Configuration of the instance under test
 
