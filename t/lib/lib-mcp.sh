@@ -385,6 +385,21 @@ json_str () {
 	printf -v "$1" '"%s"' "$s"
 }
 
+# json_int VAR FILE KEY: sets VAR to what jq -r .KEY prints for FILE (a
+# JSON object with an integer KEY, as a tool's text has its number); without
+# a process when the object opens with that member ({"KEY":INTEGER, as the
+# server writes its texts), else with a jq run.  Fails when jq does.
+json_int () {
+	local line= v
+	IFS= read -r line <"$2"
+	if [[ $line =~ ^\{\"$3\":(0|-?[1-9][0-9]{0,14})[,}] ]]; then
+		printf -v "$1" '%s' "${BASH_REMATCH[1]}"
+		return 0
+	fi
+	v=$(jq -r ".$3" "$2") || return 1
+	printf -v "$1" '%s' "$v"
+}
+
 # tool_text: prints result.content[0].text of the last response.
 tool_text () {
 	jq -r '.result.content[0].text' "$RESP.body"
