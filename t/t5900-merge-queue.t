@@ -44,10 +44,12 @@ branch () {
 
 # open_pr HEAD TITLE [BODY]: dave opens HEAD -> main; PR holds the number
 open_pr () {
-	tool_call create_pull_request "$(jq -nc --arg r "$P" --arg h "$1" --arg t "$2" --arg b "${3:-}" \
-		'{repo: $r, head: $h, base: "main", title: $t} + (if $b == "" then {} else {body: $b} end)')" \
+	local t b=
+	json_str t "$2"
+	test -z "${3:-}" || { json_str b "$3"; b=",\"body\":$b"; }
+	tool_call create_pull_request "{\"repo\":\"$P\",\"head\":\"$1\",\"base\":\"main\",\"title\":$t$b}" \
 		--token "$DAVE_TOKEN" &&
-	forge_ok && PR=$(jq -r .number out.json)
+	forge_ok && json_int PR out.json number
 }
 
 # pr N: get_pull_request #N into out.json
@@ -56,12 +58,23 @@ pr () {
 }
 
 # merge N VERSION [STRATEGY] [EDIT_VERSION] [TOKEN]: merge_pull_request
+# (the arguments written without jq when N, VERSION and EDIT_VERSION are
+# integers and STRATEGY a plain word)
 merge () {
-	tool_call merge_pull_request "$(jq -nc --arg r "$P" --argjson n "$1" --argjson v "$2" \
-		--arg s "${3:-}" --arg ev "${4:-}" \
-		'{repo: $r, number: $n, version: $v} + (if $s == "" then {} else {strategy: $s} end)
-		 + (if $ev == "" then {} else {edit_version: ($ev | tonumber)} end)')" \
-		--token "${5:-$MONA_M}"
+	local a int='^-?[0-9]{1,15}$'
+	if [[ $1 =~ $int && $2 =~ $int && ${3:-} =~ ^[a-z_]*$ ]] &&
+	   { test -z "${4:-}" || [[ $4 =~ ^[0-9]{1,15}$ ]]; }; then
+		a="{\"repo\":\"$P\",\"number\":$1,\"version\":$2"
+		test -z "${3:-}" || a="$a,\"strategy\":\"$3\""
+		test -z "${4:-}" || a="$a,\"edit_version\":$((10#$4))"
+		a="$a}"
+	else
+		a=$(jq -nc --arg r "$P" --argjson n "$1" --argjson v "$2" \
+			--arg s "${3:-}" --arg ev "${4:-}" \
+			'{repo: $r, number: $n, version: $v} + (if $s == "" then {} else {strategy: $s} end)
+			 + (if $ev == "" then {} else {edit_version: ($ev | tonumber)} end)') || return 1
+	fi
+	tool_call merge_pull_request "$a" --token "${5:-$MONA_M}"
 }
 
 # work: one `forgemcp worker --once`
@@ -69,9 +82,12 @@ work () {
 	fm worker --once 2>>"$WLOG"
 }
 
-# state N: state merge_state of #N as get_pull_request shows them
-state () {
-	pr "$1" && jq -r '"\(.state) \(.merge_state)"' out.json
+# state_is N "STATE MERGE_STATE": state and merge_state of #N as
+# get_pull_request shows them (and leaves in out.json)
+state_is () {
+	local v
+	pr "$1" && v=$(jq -r '"\(.state) \(.merge_state)"' out.json) &&
+	test "$v" = "$2" || { echo "#$1: state merge_state '$v', expected '$2'"; return 1; }
 }
 
 # noted N: get_pull_request #N into out.json shows a merge_note
@@ -95,11 +111,11 @@ test_expect_success 'strategy merge: a merge commit (target, head) with the merg
 	before=$($G rev-parse main) &&
 	merge 1 1 && forge_ok &&
 	jq -e ".queued == true and .version == 1 and .strategy == \"merge\" and .closing_issue_numbers == [] and (.merge_id | type == \"number\") and (.note | test(\"merge_state\"))" out.json &&
-	test "$(state 1)" = "open queued" &&
+	state_is 1 "open queued" &&
 	jq -e ".merge_note | test(\"^the merge is queued, but no merge worker has ever run: it waits until an operator starts .forgemcp worker.$\")" out.json &&
 	test "$($G rev-parse main)" = "$before" &&
 	work &&
-	test "$(state 1)" = "merged merged" &&
+	state_is 1 "merged merged" &&
 	mc=$($G rev-parse main) &&
 	jq -e ".merge_commit == \"$mc\" and .merge_error == null and .merge_note == null and (.merged_at | type == \"string\")" out.json &&
 	test "$($G rev-parse "$mc^1")" = "$before" &&
@@ -145,7 +161,7 @@ test_expect_success 'a queued merge says when no worker runs, and not while one 
 	db_sql "update merge_workers set seen_at = utc_timestamp(3) - interval 100 second" &&
 	pr $n && jq -e ".merge_note | test(\"no merge worker is running \\\\(one was last seen 1[0-9][0-9] s ago\\\\)\")" out.json &&
 	work &&
-	test "$(state $n)" = "merged merged" &&
+	state_is $n "merged merged" &&
 	jq -e ".merge_note == null" out.json
 '
 
@@ -157,7 +173,7 @@ With a body." &&
 	before=$($G rev-parse main) && head=$($G rev-parse sq) &&
 	merge $PR 1 squash && forge_ok && jq -e ".strategy == \"squash\"" out.json &&
 	work &&
-	test "$(state $PR)" = "merged merged" &&
+	state_is $PR "merged merged" &&
 	mc=$($G rev-parse main) && jq -e ".merge_commit == \"$mc\"" out.json &&
 	test "$($G rev-parse "$mc^1")" = "$before" &&
 	test_must_fail $G rev-parse -q --verify "$mc^2" &&
@@ -173,7 +189,7 @@ test_expect_success 'strategy fast_forward: the target moves to the head' '
 	open_pr ff "Fast" && head=$($G rev-parse ff) &&
 	merge $PR 1 fast_forward && forge_ok &&
 	work &&
-	test "$(state $PR)" = "merged merged" &&
+	state_is $PR "merged merged" &&
 	test "$($G rev-parse main)" = "$head" &&
 	jq -e ".merge_commit == \"$head\"" out.json
 '
@@ -183,11 +199,11 @@ test_expect_success 'fast_forward impossible: fails, says so, leaves the ref and
 	open_pr ff2 "Not fast" && n=$PR && before=$($G rev-parse main) &&
 	merge $n 1 fast_forward && forge_ok &&
 	work &&
-	test "$(state $n)" = "open failed" &&
+	state_is $n "open failed" &&
 	jq -e ".merge_commit == null and (.merge_error | test(\"cannot fast-forward .main. to .ff2.\"))" out.json &&
 	test "$($G rev-parse main)" = "$before" &&
 	merge $n 1 && forge_ok && work &&
-	test "$(state $n)" = "merged merged" &&
+	state_is $n "merged merged" &&
 	jq -e ".merge_error == null" out.json &&
 	test "$($G rev-parse main^2)" = "$($G rev-parse ff2)"
 '
@@ -198,7 +214,7 @@ test_expect_success 'a conflict fails naming the path; ref and pull request unch
 	commit_file main README.md "# project\n\nconflict B\n" "main: readme again" &&
 	before=$($G rev-parse main) &&
 	merge $n 1 && forge_ok && work &&
-	test "$(state $n)" = "open failed" &&
+	state_is $n "open failed" &&
 	jq -e ".merge_error | test(\"conflicts in 1 file: README.md\")" out.json &&
 	jq -e ".merge_commit == null and .merged_at == null" out.json &&
 	test "$($G rev-parse main)" = "$before" &&
@@ -224,13 +240,13 @@ test_expect_success 'refusals: scope, role, stale version, draft; nothing is que
 	tool_call merge_pull_request "{\"repo\":\"bob/hidden\",\"number\":1,\"version\":1}" --token "$MONA_M" &&
 	forge_error "^Repository not found or not accessible$" &&
 	test "$(merges_sum)" = "$sum" &&
-	test "$(state $n)" = "open none"
+	state_is $n "open none"
 '
 
 test_expect_success 'a draft cannot be merged' '
 	branch dr && commit_file dr dr.txt "dr\n" "dr: one" &&
 	tool_call create_pull_request "{\"repo\":\"$P\",\"head\":\"dr\",\"base\":\"main\",\"title\":\"Draft\",\"draft\":true}" --token "$DAVE_TOKEN" &&
-	forge_ok && n=$(jq -r .number out.json) && sum=$(merges_sum) &&
+	forge_ok && json_int n out.json number && sum=$(merges_sum) &&
 	merge $n 1 && forge_error "is a draft" &&
 	test "$(merges_sum)" = "$sum"
 '
@@ -248,14 +264,14 @@ test_expect_success 'a failing required check is refused at queue time, naming i
 	test "$(merges_sum)" = "$sum" &&
 	fm check report $P chk test success >/dev/null &&
 	merge $n 1 && forge_ok && work &&
-	test "$(state $n)" = "merged merged"
+	state_is $n "merged merged"
 '
 
 test_expect_success 'closures: edit_version required and checked; the merge closes open issues only' '
 	for t in one two three closed; do
 		tool_call create_issue "{\"repo\":\"$P\",\"title\":\"issue $t\"}" --token "$DAVE_TOKEN" && forge_ok || return 1
 	done &&
-	i1=$(($(jq -r .number out.json) - 3)) && i2=$((i1 + 1)) && i3=$((i1 + 2)) && i4=$((i1 + 3)) &&
+	json_int i1 out.json number && i1=$((i1 - 3)) && i2=$((i1 + 1)) && i3=$((i1 + 2)) && i4=$((i1 + 3)) &&
 	tool_call close_issue "{\"repo\":\"$P\",\"number\":$i4}" --token "$DAVE_TOKEN" && forge_ok &&
 	branch clo && commit_file clo clo.txt "clo\n" "clo: one" &&
 	open_pr clo "Fix things, closes #$i3" "Closes #$i1 and fixes #$i2, resolves #$i4 and #9999." &&
@@ -276,7 +292,7 @@ test_expect_success 'closures: edit_version required and checked; the merge clos
 		jq -e ".state == \"open\"" out.json || return 1
 	done &&
 	work &&
-	test "$(state $n)" = "merged merged" &&
+	state_is $n "merged merged" &&
 	for i in $i1 $i2; do
 		tool_call get_issue "{\"repo\":\"$P\",\"number\":$i}" && forge_ok &&
 		jq -e ".state == \"closed\"" out.json &&
@@ -291,12 +307,12 @@ test_expect_success 'closures: edit_version required and checked; the merge clos
 
 test_expect_success 'a failed merge leaves the declared issues open' '
 	tool_call create_issue "{\"repo\":\"$P\",\"title\":\"stays open\"}" --token "$DAVE_TOKEN" && forge_ok &&
-	i=$(jq -r .number out.json) &&
+	json_int i out.json number &&
 	branch cf2 conf && commit_file cf2 cf2.txt "cf2\n" "cf2: on the conflicting readme" &&
 	open_pr cf2 "Conflict again" "Closes #$i" && n=$PR &&
 	pr $n && ev=$(jq -r .edit_version out.json) &&
 	merge $n 1 "" "$ev" && forge_ok && work &&
-	test "$(state $n)" = "open failed" &&
+	state_is $n "open failed" &&
 	tool_call get_issue "{\"repo\":\"$P\",\"number\":$i}" && forge_ok &&
 	jq -e ".state == \"open\"" out.json
 '
@@ -308,7 +324,7 @@ test_expect_success 'the target moved between queue and merge: rebuilt on the ne
 	commit_file main moved.txt "moved\n" "main: moved meanwhile" &&
 	moved=$($G rev-parse main) &&
 	work &&
-	test "$(state $n)" = "merged merged" &&
+	state_is $n "merged merged" &&
 	mc=$($G rev-parse main) && jq -e ".merge_commit == \"$mc\"" out.json &&
 	test "$($G rev-parse "$mc^1")" = "$moved" &&
 	test "$($G rev-parse "$mc^2")" = "$($G rev-parse mv)" &&
@@ -330,7 +346,7 @@ test_expect_success DEBUG_HOOKS 'the target moved during the merge (after the re
 	moved=$($G rev-parse main) &&
 	rm -f "$pause" &&
 	wait $p &&
-	test "$(state $n)" = "merged merged" &&
+	state_is $n "merged merged" &&
 	mc=$($G rev-parse main) && jq -e ".merge_commit == \"$mc\"" out.json &&
 	test "$mc" != "$first" &&
 	test "$($G rev-parse "$mc^1")" = "$moved" &&
@@ -352,8 +368,8 @@ test_expect_success DEBUG_HOOKS 'a merge queued behind one under way has no note
 	pr $n2 && jq -e ".merge_state == \"queued\" and .merge_note == null" out.json &&
 	rm -f "$pause" &&
 	wait $p &&
-	test "$(state $n1)" = "merged merged" &&
-	test "$(state $n2)" = "merged merged" &&
+	state_is $n1 "merged merged" &&
+	state_is $n2 "merged merged" &&
 	jq -e ".merge_note == null" out.json
 '
 
@@ -364,7 +380,7 @@ test_expect_success 'the head moved between queue and merge: fails, asks to relo
 	commit_file hm hm.txt "hm two\n" "hm: two" &&
 	before=$($G rev-parse main) &&
 	work &&
-	test "$(state $n)" = "open failed" &&
+	state_is $n "open failed" &&
 	jq -e ".merge_error == \"the head branch moved since version 1: reload and merge again\"" out.json &&
 	test "$($G rev-parse main)" = "$before"
 '
@@ -379,7 +395,7 @@ test_expect_success 'a role taken away after queueing: the merge fails with the 
 	fm collaborator add $P rhea writer >/dev/null &&
 	before=$($G rev-parse main) &&
 	work &&
-	test "$(state $n)" = "open failed" &&
+	state_is $n "open failed" &&
 	jq -e ".merge_error | test(\"^rhea, who queued the merge, no longer has the manager role on alice/project \\\\(their role is writer\\\\)\")" out.json &&
 	jq -e ".merge_note == null and (.activity.entries[-1] | .type == \"merge_failed\" and .actor == \"rhea\" and has(\"cause\") == false)" out.json &&
 	jq -e ".activity.entries[-1].reason == .merge_error" out.json &&
@@ -396,7 +412,7 @@ test_expect_success 'a merge token revoked after queueing: the merge fails with 
 	fm token revoke "$(db_sql "select t.id from tokens t join users u on u.id = t.user_id where u.login = \"rory\"")" >/dev/null &&
 	before=$($G rev-parse main) &&
 	work &&
-	test "$(state $n)" = "open failed" &&
+	state_is $n "open failed" &&
 	jq -e ".merge_error | test(\"^rory, who queued the merge, no longer has a valid token with the merge scope\")" out.json &&
 	test "$($G rev-parse main)" = "$before"
 '
@@ -411,14 +427,14 @@ test_expect_success 'a required check turned to failure after queueing: the merg
 	fm check report $P cf build failure --details "flaky no more" >/dev/null &&
 	before=$($G rev-parse main) &&
 	work &&
-	test "$(state $n)" = "open failed" &&
+	state_is $n "open failed" &&
 	jq -e ".merge_error | test(\"^nothing was merged: the required checks of branch .main. have not all passed on revision 1 of pull request #$n of alice/project \\\\(commit [0-9a-f]{12}\\\\): build is failure\")" out.json &&
 	test "$($G rev-parse main)" = "$before" &&
 	test "$(db_sql "select e.kind from events e join pull_requests p on p.id = e.pull_request_id where p.number = $n order by e.id desc limit 1")" = merge_failed &&
 	jq -e ".activity.entries[-1] | .type == \"merge_failed\" and .actor == \"mona\" and (.reason | test(\"^nothing was merged: the required checks of branch .main. .*: build is failure\"))" out.json &&
 	fm check report $P cf build success >/dev/null &&
 	merge $n 1 && forge_ok && work &&
-	test "$(state $n)" = "merged merged" &&
+	state_is $n "merged merged" &&
 	test "$(jq -r "[.activity.entries[].type] | join(\" \")" out.json)" = "opened merge_failed merged"
 '
 
@@ -429,8 +445,8 @@ test_expect_success 'two merges queued at once into one branch, two workers: bot
 	before=$($G rev-parse main) &&
 	merge $n1 1 && forge_ok && merge $n2 1 && forge_ok &&
 	{ fm worker --once 2>>"$WLOG" & p1=$!; fm worker --once 2>>"$WLOG" & p2=$!; wait $p1 && wait $p2; } &&
-	test "$(state $n1)" = "merged merged" && c1=$(jq -r .merge_commit out.json) &&
-	test "$(state $n2)" = "merged merged" && c2=$(jq -r .merge_commit out.json) &&
+	state_is $n1 "merged merged" && c1=$(jq -r .merge_commit out.json) &&
+	state_is $n2 "merged merged" && c2=$(jq -r .merge_commit out.json) &&
 	test "$($G rev-parse main)" = "$c2" &&
 	test "$($G rev-parse "$c2^1")" = "$c1" &&
 	test "$($G rev-parse "$c1^1")" = "$before" &&
@@ -444,11 +460,11 @@ test_expect_success DEBUG_HOOKS 'worker dies after recording the result: ref not
 	merge $n 1 && forge_ok &&
 	test_must_fail env FORGEMCP_WORKER_FAULT=after-result "$FORGEMCP" worker --once 2>>"$WLOG" &&
 	test "$($G rev-parse main)" = "$before" &&
-	test "$(state $n)" = "open running" &&
+	state_is $n "open running" &&
 	jq -e ".merge_commit == null" out.json &&
 	test "$(db_sql "select state, result_commit is not null from merges order by id desc limit 1")" = "running	1" &&
 	work &&
-	test "$(state $n)" = "merged merged" &&
+	state_is $n "merged merged" &&
 	mc=$($G rev-parse main) && jq -e ".merge_commit == \"$mc\"" out.json &&
 	test "$($G rev-parse "$mc^1")" = "$before" &&
 	test "$(db_sql "select state, attempts, result_commit = \"$mc\" from merges order by id desc limit 1")" = "merged	2	1" &&
@@ -458,7 +474,7 @@ test_expect_success DEBUG_HOOKS 'worker dies after recording the result: ref not
 test_expect_success DEBUG_HOOKS 'worker dies after moving the ref: completed from the record, not merged twice' '
 	branch k2 && commit_file k2 k2.txt "k2\n" "k2: one" &&
 	tool_call create_issue "{\"repo\":\"$P\",\"title\":\"closed after a crash\"}" --token "$DAVE_TOKEN" && forge_ok &&
-	i=$(jq -r .number out.json) &&
+	json_int i out.json number &&
 	open_pr k2 "Killed after ref" "Fixes #$i" && n=$PR &&
 	pr $n && ev=$(jq -r .edit_version out.json) &&
 	before=$($G rev-parse main) &&
@@ -467,10 +483,10 @@ test_expect_success DEBUG_HOOKS 'worker dies after moving the ref: completed fro
 	mc=$($G rev-parse main) &&
 	test "$($G rev-parse "$mc^1")" = "$before" &&
 	test "$(db_sql "select state, result_commit from merges order by id desc limit 1")" = "running	$mc" &&
-	test "$(state $n)" = "open running" &&
+	state_is $n "open running" &&
 	work &&
 	test "$($G rev-parse main)" = "$mc" &&
-	test "$(state $n)" = "merged merged" &&
+	state_is $n "merged merged" &&
 	jq -e ".merge_commit == \"$mc\"" out.json &&
 	tool_call get_issue "{\"repo\":\"$P\",\"number\":$i}" && forge_ok &&
 	jq -e ".state == \"closed\" and ([.activity.entries[] | select(.type == \"closed\" and .cause == \"merge\" and .source_number == $n)] | length == 1)" out.json &&
@@ -495,10 +511,10 @@ test_expect_success 'the long-running worker merges what is queued and stops on 
 	test_register_pid $wp &&
 	merge $n 1 && forge_ok &&
 	for i in $(seq 50); do
-		test "$(state $n)" = "merged merged" && break
+		state_is $n "merged merged" && break
 		sleep 0.2
 	done &&
-	test "$(state $n)" = "merged merged" &&
+	state_is $n "merged merged" &&
 	kill -TERM $wp && wait $wp &&
 	grep "stopped" "$WLOG" &&
 	branch lw2 && commit_file lw2 lw2.txt "lw2\n" "lw2: one" &&
