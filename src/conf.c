@@ -51,6 +51,9 @@ static const struct config_key config_keys[] = {
 	{ "db_port", CK_PORT, F(db_port), 0 },
 	{ "db_socket", CK_STR, F(db_socket), 0 },
 	{ "db_user", CK_STR, F(db_user), 0 },
+	{ "db_write_host", CK_STR, F(db_write_host), 0 },
+	{ "db_write_port", CK_PORT, F(db_write_port), 0 },
+	{ "db_write_socket", CK_STR, F(db_write_socket), 0 },
 	{ "endpoint", CK_PATH, F(endpoint), 0 },
 	{ "hub_token", CK_STR, F(hub_token), 0 },
 	{ "hub_url", CK_URL, F(hub_url), 0 },
@@ -347,6 +350,7 @@ config_defaults(struct config *c, struct err *e)
 {
 	memset(c, 0, sizeof(*c));
 	c->db_port = 3306;
+	c->db_write_port = 3306;
 	c->max_body = 65536;
 	c->log_level = LOG_INFO;
 	c->search_timeout = 10;
@@ -522,6 +526,8 @@ config_release(struct config *c)
 	free(c->db_user);
 	free(c->db_password);
 	free(c->db_name);
+	free(c->db_write_socket);
+	free(c->db_write_host);
 	free(c->repo_root);
 	free(c->runner_dir);
 	free(c->runner_bwrap);

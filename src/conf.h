@@ -22,6 +22,10 @@ struct config {
 	char	*db_user;		/* db_user (default forgemcp) */
 	char	*db_password;		/* db_password (default empty) */
 	char	*db_name;		/* db_name (default forgemcp) */
+	/* the node writes go to on a cluster: db_write_socket, or db_write_host + db_write_port */
+	char	*db_write_socket;	/* db_write_socket (default unset: writes go where reads do) */
+	char	*db_write_host;		/* db_write_host (default unset) */
+	unsigned db_write_port;		/* db_write_port (default 3306) */
 	char	*repo_root;		/* repo_root: bare repositories live at <root>/<owner>/<name>.git */
 	char	*runner_dir;		/* runner_dir: CI job workspaces (default: "runner" beside repo_root) */
 	int	 runner_sandbox_none;	/* runner_sandbox: bwrap (0, the default) or none (1) */

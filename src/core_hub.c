@@ -16,6 +16,7 @@
 #include "json.h"
 #include "log.h"
 #include "store/db_agents.h"
+#include "store/db.h"
 
 /* {"error": msg} with status. */
 static void
@@ -111,7 +112,8 @@ core_hub(struct core *c, const struct core_request *req, struct core_response *r
 	entered = 1;
 	query = http_env(req, "QUERY_STRING", NULL);
 	snprintf(resp->rpc_method, sizeof resp->rpc_method, "hub %s", method);
-	hub_handle(c->db, cfg, &who, method, path, query, body, resp);
+	/* the hub's calls claim and record: they go to the write node, when there is one */
+	hub_handle(db_writer(c->db), cfg, &who, method, path, query, body, resp);
 done:
 	if (entered)
 		fair_leave(c->fair, c->slot);
@@ -124,7 +126,7 @@ core_hub_started(struct core *c)
 	struct err	e;
 
 	err_clear(&e);
-	if (tracker_hub_start(c->db, &e) != 0)
+	if (tracker_hub_start(db_writer(c->db), &e) != 0)
 		log_warn("the hub's start was not recorded (agent_status will not know of it): %s",
 		    e.msg);
 }

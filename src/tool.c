@@ -445,7 +445,8 @@ tool_call(struct db *db, struct repo_cache *repos, const struct config *cfg,
 		json_object_put(empty);
 		return tool_error_result(msg);
 	}
-	ctx.db = db;
+	/* a tool that writes runs on the write node's connection, when there is one */
+	ctx.db = (t->hints & TOOL_READ_ONLY) ? db : db_writer(db);
 	ctx.repos = repos;
 	ctx.cfg = cfg;
 	ctx.who = who;

@@ -200,6 +200,75 @@ test_expect_success 'one open pull request from a branch into a base: 2 reopens 
 	done
 '
 
+# count N [TITLE]: the issues on node N (titled like TITLE)
+count () { galera_sql "$1" "SELECT COUNT(*) FROM issues${2:+ WHERE title LIKE '$2'}"; }
+# host_reads H: host H answers a read
+host_reads () {
+	on "$1" tool_call get_issue "{\"repo\":\"$R\",\"number\":1}" && test "$(cat "$RESP.status")" = 200
+}
+
+# fcgi_restart H: host H's workers started again, with a limit no account
+# of the load reaches (the hosts read their configuration at start)
+fcgi_restart () {
+	local h=$1 dir=$TRASH/host$1
+	sed -i "s/^rate_limit *=.*/rate_limit = 1000000/" "$dir/forgemcp.conf" &&
+	kill -TERM "${HOST_FCGI_PID[$h]}" && wait "${HOST_FCGI_PID[$h]}"
+	rm -f "$dir/fcgi.sock" || return 1
+	# a command of its own, so that $! is forgemcp (after "&&" the & would
+	# put the whole list in a subshell, and $! be that shell)
+	FORGEMCP_CONFIG=$dir/forgemcp.conf "$FORGEMCP" fcgi --listen "$dir/fcgi.sock" --workers 2 \
+		>>"$dir/server.log" 2>&1 </dev/null 7>&- &
+	HOST_FCGI_PID[$h]=$!
+	test_register_pid "${HOST_FCGI_PID[$h]}"
+	wait_for 20 test -S "$dir/fcgi.sock" &&
+	wait_for 20 host_reads "$h"
+}
+
+# writer K H TOKEN: 30 create_issue calls on R through host H, one connection
+writer () {
+	local k=$1 h=$2 i
+	for i in $(seq 1 30); do
+		printf "create_issue\t%s\twrites/%s-%s.json\n" \
+			"{\"repo\":\"$R\",\"title\":\"writer $k issue $i\"}" "$k" "$i"
+	done >writes-$k &&
+	on "$h" tool_stream "$3" writes-$k >writes-statuses-$k &&
+	test "$(grep -c "^200 " writes-statuses-$k)" = 30
+}
+# conflicts H: the collisions host H's log reports, so far
+conflicts () { grep -c "transaction conflict, retrying" "$TRASH/host$1/server.log" || :; }
+
+test_expect_success 'host 3 reads on node 2 and writes through node 1 (db_write_socket): 120 creates on one repository with host 1, no collision' '
+	galera_host_start 3 2 2 1 &&
+	c1=$(conflicts 1) && c3=$(conflicts 3) &&
+	mkdir -p writes && pids= &&
+	for k in 0 1 2 3; do
+		if test $((k % 2)) = 0; then
+			writer $k 1 "$ALICE_TOKEN" &
+		else
+			writer $k 3 "$ANN_TOKEN" &
+		fi
+		pids="$pids $!"
+	done &&
+	for p in $pids; do wait $p || return 1; done &&
+	jq -r ".result.structuredContent.number" writes/*.json | sort -n | uniq -d >twice &&
+	test_cmp /dev/null twice &&
+	test "$(jq -r ".result.structuredContent.number" writes/*.json | sort -un | wc -l)" = 120 &&
+	test "$(conflicts 1)" = "$c1" && test "$(conflicts 3)" = "$c3" &&
+	on 3 tool_call get_issue "{\"repo\":\"$R\",\"number\":$(jq .result.structuredContent.number writes/1-30.json)}" &&
+	forge_ok && jq -e ".title == \"writer 1 issue 30\"" out.json
+'
+
+test_expect_success 'host 3 with its write node away: reads go on, writes answer 503 and the log names db_write_socket' '
+	sed -i "s|^db_write_socket *=.*|db_write_socket = $TRASH/no-such-node.sock|" "$TRASH/host3/forgemcp.conf" &&
+	fcgi_restart 3 &&
+	on 3 tool_call get_issue "{\"repo\":\"$R\",\"number\":1}" && forge_ok &&
+	on 3 tool_call create_issue "{\"repo\":\"$R\",\"title\":\"nowhere to write\"}" &&
+	test_status 503 && test -n "$(header_value Retry-After)" &&
+	grep -F "cannot connect to the database through db_write_socket $TRASH/no-such-node.sock" "$TRASH/host3/server.log" &&
+	test "$(count 1 "nowhere to write")" = 0 &&
+	stop_pid "${HOST_FCGI_PID[3]}" 10 && stop_pid "${HOST_NGINX_PID[3]}" 10
+'
+
 test_expect_success 'forgemcp migrate moved the rate-limit counts to InnoDB, on every node' '
 	grep -x "a Galera cluster: the rate-limit counts moved to InnoDB, shared by every node" migrate.out &&
 	for n in 1 2 3; do
@@ -573,11 +642,6 @@ status () { galera_sql "$1" "SHOW STATUS LIKE 'wsrep_cluster_status'" | cut -f2;
 is_size () { test "$(size "$1")" = "$2"; }
 is_status () { test "$(status "$1")" = "$2"; }
 all_synced () { is_size 2 3 && galera_synced 1 && galera_synced 2 && galera_synced 3; }
-count () { galera_sql "$1" "SELECT COUNT(*) FROM issues${2:+ WHERE title LIKE '$2'}"; }
-# host_reads H: host H answers a read
-host_reads () {
-	on "$1" tool_call get_issue "{\"repo\":\"$R\",\"number\":1}" && test "$(cat "$RESP.status")" = 200
-}
 
 # bodies PREFIX: a mix of reads and writes, both eras, on R; new issues are
 # titled "PREFIX <conn>-<seq>".  (No tools/list: t8100 loads it, and the
@@ -607,22 +671,6 @@ numbered () {
 	{ echo "numbering broken: count=$1 distinct=$2 min=$3 max=$4 next=$5"; return 1; }
 }
 
-# fcgi_restart H: host H's workers started again, with a limit no account
-# of the load reaches (the hosts read their configuration at start)
-fcgi_restart () {
-	local h=$1 dir=$TRASH/host$1
-	sed -i "s/^rate_limit *=.*/rate_limit = 1000000/" "$dir/forgemcp.conf" &&
-	kill -TERM "${HOST_FCGI_PID[$h]}" && wait "${HOST_FCGI_PID[$h]}"
-	rm -f "$dir/fcgi.sock" || return 1
-	# a command of its own, so that $! is forgemcp (after "&&" the & would
-	# put the whole list in a subshell, and $! be that shell)
-	FORGEMCP_CONFIG=$dir/forgemcp.conf "$FORGEMCP" fcgi --listen "$dir/fcgi.sock" --workers 2 \
-		>>"$dir/server.log" 2>&1 </dev/null 7>&- &
-	HOST_FCGI_PID[$h]=$!
-	test_register_pid "${HOST_FCGI_PID[$h]}"
-	wait_for 20 test -S "$dir/fcgi.sock" &&
-	wait_for 20 host_reads "$h"
-}
 
 # The load: LOAD_REQUESTS (default 8,000; 20,000 was the size it was first
 # tried at) over 8 connections, 4 through each host, one in three of them

@@ -250,7 +250,7 @@ cli_runner(struct cli *cli, int argc, char **argv)
 	sigaction(SIGCHLD, &sa, NULL);
 	err_clear(&e);
 	if (config_check_repo_root(&cli->cfg, &e) != 0 ||
-	    db_new(&db, &cli->cfg, &e) != 0 || db_schema_check(db, &e) != 0) {
+	    db_new_writer(&db, &cli->cfg, &e) != 0 || db_schema_check(db, &e) != 0) {
 		rc = cli_fail("%s", e.msg);
 		goto done;
 	}

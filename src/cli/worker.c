@@ -112,7 +112,7 @@ cli_worker(struct cli *cli, int argc, char **argv)
 	cli_daemon_start("forgemcp-worker");
 	err_clear(&e);
 	if (config_check_repo_root(&cli->cfg, &e) != 0 ||
-	    db_new(&db, &cli->cfg, &e) != 0 || db_schema_check(db, &e) != 0 ||
+	    db_new_writer(&db, &cli->cfg, &e) != 0 || db_schema_check(db, &e) != 0 ||
 	    repo_cache_new(&repos, cli->cfg.repo_root, &e) != 0) {
 		rc = cli_fail("%s", e.msg);
 		goto done;

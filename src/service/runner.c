@@ -329,7 +329,7 @@ runner_job(const struct runner *r, const struct runner_job *j)
 	err_clear(&e);
 	tail[0] = '\0';
 	snprintf(ws, sizeof ws, "%s/%llu", r->dir, (unsigned long long)j->id);
-	if ((rc = db_new(&db, r->cfg, &e)) != 0) {
+	if ((rc = db_new_writer(&db, r->cfg, &e)) != 0) {
 		log_error("runner: job %llu: %s", (unsigned long long)j->id, e.msg);
 		return -1;
 	}

@@ -20,8 +20,21 @@ struct db_cached {
 	MYSQL_STMT	*st;
 };
 
+/*
+ * Where a connection goes: the configuration's db_socket, db_host and
+ * db_port, or for the write node their db_write_ twins; keys is the prefix
+ * messages name them by ("db" or "db_write").
+ */
+struct db_node {
+	const char	*socket, *host;
+	unsigned	 port;
+	const char	*keys;
+};
+
 struct db {
 	const struct config	*cfg;
+	struct db_node		 node;
+	struct db		*writer;	/* the write node's connection (db_writer), or NULL */
 	MYSQL			*my;		/* NULL until connected */
 	struct db_cached	*cache;
 	size_t			 n_cache, cap_cache;

@@ -8,6 +8,7 @@
 #include <errmsg.h>
 #include <mysqld_error.h>
 
+#include "conf.h"
 #include "err.h"
 #include "log.h"
 #include "store/db.h"
@@ -70,17 +71,57 @@ lost_connection(unsigned no)
 	}
 }
 
+/* A set string key. */
+static int
+db_set(const char *s)
+{
+	return s != NULL && s[0] != '\0';
+}
+
 int
 db_new(struct db **out, const struct config *cfg, struct err *e)
 {
-	struct db	*db;
+	struct db	*db, *w = NULL;
 
 	*out = NULL;
 	if ((db = calloc(1, sizeof *db)) == NULL)
 		return err_set(e, ERR_NOMEM, "out of memory");
 	db->cfg = cfg;
+	db->node = (struct db_node){ cfg->db_socket, cfg->db_host, cfg->db_port, "db" };
+	if (db_set(cfg->db_write_socket) || db_set(cfg->db_write_host)) {
+		if ((w = calloc(1, sizeof *w)) == NULL) {
+			free(db);
+			return err_set(e, ERR_NOMEM, "out of memory");
+		}
+		w->cfg = cfg;
+		w->node = (struct db_node){ cfg->db_write_socket, cfg->db_write_host,
+		    cfg->db_write_port, "db_write" };
+		db->writer = w;
+	}
 	*out = db;
 	return 0;
+}
+
+int
+db_new_writer(struct db **out, const struct config *cfg, struct err *e)
+{
+	struct db	*db;
+	int		 rc;
+
+	if ((rc = db_new(&db, cfg, e)) != 0)
+		return rc;
+	*out = db_writer(db);
+	if (db->writer != NULL) {
+		db->writer = NULL;
+		db_free(db);
+	}
+	return 0;
+}
+
+struct db *
+db_writer(struct db *db)
+{
+	return db->writer != NULL ? db->writer : db;
 }
 
 void
@@ -88,6 +129,7 @@ db_free(struct db *db)
 {
 	if (db == NULL)
 		return;
+	db_free(db->writer);
 	db_disconnect(db);
 	free(db->cache);
 	free(db);

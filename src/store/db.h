@@ -22,6 +22,16 @@ struct db;
 int	db_new(struct db **out, const struct config *cfg, struct err *e);
 void	db_free(struct db *db);
 /*
+ * The connection writes go to: the write node's (db_write_socket, or
+ * db_write_host and db_write_port) when the configuration names one, so
+ * that on a cluster every host writes through one node and never collides
+ * with another at commit; else db itself.  Reads stay on db, the node
+ * beside the host.  Freed with db.
+ */
+struct db *db_writer(struct db *db);
+/* A connection to the write node alone (db_new when none is named): for the merge worker and the runners, which mostly write. */
+int	db_new_writer(struct db **out, const struct config *cfg, struct err *e);
+/*
  * Whether the last connection attempt failed because the server refused
  * the login or the database (wrong db_user, db_password, db_name, or a
  * unix_socket account of another system user): a configuration error that

@@ -35,46 +35,61 @@ db_refusal(unsigned no)
 	}
 }
 
-/* Whether the connection goes through a unix socket named by db_socket. */
+/* Whether the connection goes through a unix socket named by db_socket (db_write_socket). */
 static int
-db_by_socket(const struct config *c)
+db_by_socket(const struct db_node *n)
 {
-	return c->db_socket != NULL && c->db_socket[0] != '\0';
+	return n->socket != NULL && n->socket[0] != '\0';
+}
+
+/* Whether the connection goes to the client library's default socket. */
+static int
+db_by_default(const struct db_node *n)
+{
+	return n->host == NULL || n->host[0] == '\0' || strcmp(n->host, "localhost") == 0;
 }
 
 /* Where a connection goes, in the configuration's keys, into out. */
 static void
-db_where(char *out, size_t len, const struct config *c)
+db_where(char *out, size_t len, const struct db_node *n)
 {
-	if (db_by_socket(c))
-		snprintf(out, len, "through db_socket %s", c->db_socket);
-	else if (c->db_host == NULL || strcmp(c->db_host, "localhost") == 0)
-		snprintf(out, len, "through the default socket (db_socket is not set)");
+	if (db_by_socket(n))
+		snprintf(out, len, "through %s_socket %s", n->keys, n->socket);
+	else if (db_by_default(n))
+		snprintf(out, len, "through the default socket (%s_socket is not set)", n->keys);
 	else
-		snprintf(out, len, "at db_host %s, db_port %u", c->db_host, c->db_port);
+		snprintf(out, len, "at %s_host %s, %s_port %u", n->keys, n->host, n->keys, n->port);
 }
 
-/* What to check after a connection failed with error no. */
-static const char *
-db_hint(const struct config *c, unsigned no)
+/* What to check after a connection failed with error no, into out. */
+static void
+db_hint(char *out, size_t len, const struct config *c, const struct db_node *n, unsigned no)
 {
 	switch (no) {
 	case ER_ACCESS_DENIED_ERROR:
 	case ER_ACCESS_DENIED_NO_PASSWORD_ERROR:
 		if (c->db_password != NULL && c->db_password[0] != '\0')
-			return "check db_user and db_password";
-		return "check db_user, and that the system user running forgemcp is the one "
-		    "the database account is IDENTIFIED VIA unix_socket for";
+			snprintf(out, len, "check db_user and db_password");
+		else
+			snprintf(out, len, "check db_user, and that the system user running "
+			    "forgemcp is the one the database account is IDENTIFIED VIA "
+			    "unix_socket for");
+		break;
 	case ER_DBACCESS_DENIED_ERROR:
-		return "check db_name, and that db_user was granted it";
+		snprintf(out, len, "check db_name, and that db_user was granted it");
+		break;
 	case ER_BAD_DB_ERROR:
-		return "check db_name, or create the database";
+		snprintf(out, len, "check db_name, or create the database");
+		break;
 	default:
-		if (db_by_socket(c))
-			return "check db_socket, and that MariaDB is running";
-		if (c->db_host == NULL || strcmp(c->db_host, "localhost") == 0)
-			return "set db_socket to the server's socket, and check that MariaDB is running";
-		return "check db_host and db_port, and that MariaDB is running";
+		if (db_by_socket(n))
+			snprintf(out, len, "check %s_socket, and that MariaDB is running", n->keys);
+		else if (db_by_default(n))
+			snprintf(out, len, "set %s_socket to the server's socket, and check that "
+			    "MariaDB is running", n->keys);
+		else
+			snprintf(out, len, "check %s_host and %s_port, and that MariaDB is running",
+			    n->keys, n->keys);
 	}
 }
 
@@ -83,11 +98,12 @@ static int
 db_connect_failed(struct db *db, MYSQL *my, struct err *e)
 {
 	unsigned	 no = mysql_errno(my);
-	char		 where[300], msg[sizeof(e->msg)];
+	char		 where[300], hint[200], msg[sizeof(e->msg)];
 
-	db_where(where, sizeof(where), db->cfg);
+	db_where(where, sizeof(where), &db->node);
+	db_hint(hint, sizeof(hint), db->cfg, &db->node, no);
 	snprintf(msg, sizeof(msg), "cannot connect to the database %s: %s (%s)", where,
-	    mysql_error(my), db_hint(db->cfg, no));
+	    mysql_error(my), hint);
 	db->refused = db_refusal(no);
 	if (db->refused)
 		log_error("database login refused (%u), a configuration error that will not "
@@ -103,7 +119,8 @@ db_connect(struct db *db, struct err *e)
 	const struct config	*c = db->cfg;
 	MYSQL			*my = NULL;
 	unsigned		 tmo = DB_CONNECT_TIMEOUT, rw = DB_RW_TIMEOUT;
-	const char		*host = c->db_host != NULL ? c->db_host : "localhost";
+	const struct db_node	*n = &db->node;
+	const char		*host = !db_by_default(n) ? n->host : "localhost";
 	char			 init[300];
 	int			 rc = 0;
 
@@ -123,15 +140,15 @@ db_connect(struct db *db, struct err *e)
 	    "NO_ZERO_DATE,NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION', "
 	    "innodb_lock_wait_timeout = %u", c->request_timeout > 0 ? c->request_timeout : 10);
 	mysql_options(my, MYSQL_INIT_COMMAND, init);
-	if (db_by_socket(c)) {
+	if (db_by_socket(n)) {
 		unsigned proto = MYSQL_PROTOCOL_SOCKET;
 
 		mysql_options(my, MYSQL_OPT_PROTOCOL, &proto);
 		host = "localhost";
 	}
 	if (mysql_real_connect(my, host, c->db_user != NULL ? c->db_user : "forgemcp",
-	    c->db_password, c->db_name != NULL ? c->db_name : "forgemcp", c->db_port,
-	    db_by_socket(c) ? c->db_socket : NULL, CLIENT_MULTI_STATEMENTS) == NULL) {
+	    c->db_password, c->db_name != NULL ? c->db_name : "forgemcp", n->port,
+	    db_by_socket(n) ? n->socket : NULL, CLIENT_MULTI_STATEMENTS) == NULL) {
 		rc = db_connect_failed(db, my, e);
 		goto done;
 	}

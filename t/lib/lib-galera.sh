@@ -191,12 +191,16 @@ galera_node_restart () {
 	galera_node_wait_ "$1"
 }
 
-# galera_host_start H N [WORKERS]: a forgemcp host on node N (2 workers by
-# default), sharing the repositories
+# galera_host_start H N [WORKERS [W]]: a forgemcp host on node N (2 workers
+# by default), sharing the repositories; with W, writing through node W
+# (db_write_socket)
 galera_host_start () {
 	local h=$1 n=$2 workers=${3:-2} dir=$TRASH/host$1 save_dir=$NGINX_DIR save_port=$HTTP_PORT
 	mkdir -p "$dir"
 	sed -e "s|^db_socket *=.*|db_socket = $(galera_sock "$n")|" "$CONFIG" >"$dir/forgemcp.conf"
+	if test -n "${4:-}"; then
+		echo "db_write_socket = $(galera_sock "$4")" >>"$dir/forgemcp.conf"
+	fi
 	FORGEMCP_CONFIG=$dir/forgemcp.conf "$FORGEMCP" fcgi --listen "$dir/fcgi.sock" --workers "$workers" \
 		2>>"$dir/server.log" </dev/null &
 	HOST_FCGI_PID[$h]=$!
