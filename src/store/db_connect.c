@@ -102,8 +102,10 @@ db_connect_failed(struct db *db, MYSQL *my, struct err *e)
 
 	db_where(where, sizeof(where), &db->node);
 	db_hint(hint, sizeof(hint), db->cfg, &db->node, no);
-	snprintf(msg, sizeof(msg), "cannot connect to the database %s: %s (%s)", where,
-	    mysql_error(my), hint);
+	/* a long socket path and server message are cut at the message's size */
+	if (snprintf(msg, sizeof(msg), "cannot connect to the database %s: %s (%s)", where,
+	    mysql_error(my), hint) < 0)
+		msg[0] = '\0';
 	db->refused = db_refusal(no);
 	if (db->refused)
 		log_error("database login refused (%u), a configuration error that will not "
