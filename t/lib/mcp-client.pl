@@ -25,6 +25,20 @@
 # \u escape of a surrogate, which jq replaces) it prints "jq", and the
 # caller runs jq as before.
 #
+# A line "SORTED  BODY-FILE  OUT-FILE" writes the JSON document in BODY-FILE
+# to OUT-FILE with its object members sorted by name, one a line (indented,
+# as this module's JSON encoder lays it out), and prints "ok"; "jq" when
+# BODY-FILE is not one JSON document (or has a \u escape of a surrogate).
+#
+# A line "VALUE  BODY-FILE  .KEY.KEY..." prints "ok", a TAB and what jq -r
+# prints for that path when BODY-FILE is one JSON document and the value is
+# null, true, false, an integer of at most 15 digits or a string without a
+# control character (a missing member is null, as for jq; so is a member of
+# null); "jq" for anything else.  "JVALUE" instead of "VALUE" prints the
+# value as jq -c does, when that is null, true, false, an integer of at most
+# 15 digits written without a fraction or an exponent, or a string of
+# printable ASCII without " or \; "jq" for anything else.
+#
 # Licensed under the ISC license, see LICENSE.
 use strict;
 use warnings;
@@ -41,6 +55,11 @@ my $conn = KeepAlive->new($host, $port);
 # Cpanel::JSON::XS when installed, else the core JSON::PP: the same data.
 my $json = eval { require Cpanel::JSON::XS; Cpanel::JSON::XS->new->utf8 } //
 	do { require JSON::PP; JSON::PP->new->utf8 };
+
+# the SORTED request's encoder
+my $sorted_json = eval { require Cpanel::JSON::XS; Cpanel::JSON::XS->new } //
+	do { require JSON::PP; JSON::PP->new };
+$sorted_json->utf8->canonical->pretty->allow_nonref;
 
 # result_text(MODE, BODY-FILE, OUT-FILE): the TEXT request; returns the
 # word to print.
@@ -73,6 +92,60 @@ sub result_text {
 	return 'ok';
 }
 
+# read_json(FILE): the JSON document in FILE, or undef (and the caller
+# answers "jq").
+sub read_json {
+	my ($src) = @_;
+	open my $f, '<', $src or return undef;
+	binmode $f;
+	local $/;
+	my $data = <$f> // '';
+	close $f;
+	return undef if $data =~ /\\u[dD][89abcdefABCDEF]/;
+	my $doc = eval { [$json->decode($data)] };
+	return $doc;
+}
+
+# sorted(BODY-FILE, OUT-FILE): the SORTED request.
+sub sorted {
+	my ($src, $dst) = @_;
+	my $doc = read_json($src) or return 'jq';
+	my $text = eval { $sorted_json->encode($doc->[0]) };
+	return 'jq' unless defined $text;
+	write_file($dst, '>', $text);
+	return 'ok';
+}
+
+# value(BODY-FILE, PATH, JSON): the VALUE request (JVALUE when JSON).
+sub value {
+	my ($src, $path, $as_json) = @_;
+	my $doc = read_json($src) or return 'jq';
+	my $v = $doc->[0];
+	for my $k (split /\./, substr($path, 1)) {
+		last unless defined $v;
+		return 'jq' unless ref $v eq 'HASH';
+		$v = $v->{$k};
+	}
+	return "ok\tnull" unless defined $v;
+	if (ref $v) {
+		return 'jq' if ref $v eq 'HASH' || ref $v eq 'ARRAY';
+		return "ok\t" . ($v ? 'true' : 'false');
+	}
+	my $flags = B::svref_2object(\$v)->FLAGS;
+	if ($flags & (B::SVp_IOK | B::SVp_NOK)) {
+		return 'jq' unless $v =~ /^-?(0|[1-9][0-9]{0,14})$/;
+		return 'jq' if $as_json && ($flags & B::SVp_NOK || $v eq '-0');
+		return "ok\t$v";
+	}
+	if ($as_json) {
+		return 'jq' unless $v =~ /^[ !#-\[\]-~]*$/;
+		return "ok\t\"$v\"";
+	}
+	return 'jq' if $v =~ /[\x00-\x1f\x7f]/;
+	utf8::encode($v);
+	return "ok\t$v";
+}
+
 sub write_file {
 	my ($name, $mode, @data) = @_;
 	open my $f, $mode, $name or die "mcp-client.pl: $name: $!\n";
@@ -87,6 +160,14 @@ while (my $line = <STDIN>) {
 	chomp $line;
 	if ($line =~ /^TEXT\t(ok|error)\t([^\t]*)\t([^\t]*)$/) {
 		print result_text($1, $2, $3), "\n";
+		next;
+	}
+	if ($line =~ /^SORTED\t([^\t]*)\t([^\t]*)$/) {
+		print sorted($1, $2), "\n";
+		next;
+	}
+	if ($line =~ /^(J?)VALUE\t([^\t]*)\t((?:\.[A-Za-z_][A-Za-z0-9_]*)+)$/) {
+		print value($2, $3, $1 eq 'J'), "\n";
 		next;
 	}
 	my ($method, $path, $src, $out, $log, @headers) = split /\t/, $line;
