@@ -400,6 +400,46 @@ json_int () {
 	printf -v "$1" '%s' "$v"
 }
 
+# json_value VAR FILE PATH [DEFAULT]: sets VAR to what jq -r 'PATH' (jq -r
+# 'PATH // DEFAULT' with a DEFAULT, an integer) prints for FILE, one JSON
+# document (a response body, a tool's text), PATH being .KEY.KEY...  Asked
+# of the keep-alive client (no jq run) when there is one and the value is
+# null, a boolean, an integer or a string without control characters; else
+# of jq.  Fails when jq does.
+json_value () {
+	local answer= filter=$3${4:+ // $4} file=$2
+	[[ $file == /* ]] || file=$PWD/$file
+	if test -n "$MCP_CLIENT_PID" && test "$BASHPID" = "$MCP_CLIENT_OWNER" &&
+	   [[ $3 =~ ^(\.[A-Za-z_][A-Za-z0-9_]*)+$ && $file != *[$'\t\n']* ]]; then
+		printf 'VALUE\t%s\t%s\n' "$file" "$3" >&"${MCP_CLIENT[1]}" &&
+		IFS= read -r answer <&"${MCP_CLIENT[0]}"
+		case $answer in
+		ok$'\t'*)
+			answer=${answer#ok$'\t'}
+			case $answer in null|false) test -z "${4:-}" || answer=$4 ;; esac
+			printf -v "$1" '%s' "$answer"
+			return 0 ;;
+		esac
+	fi
+	answer=$(jq -r "$filter" "$2") || return 1
+	printf -v "$1" '%s' "$answer"
+}
+
+# body_sorted OUT: the last response's body with its object members sorted
+# by name, one a line, in OUT: laid out by the keep-alive client's JSON
+# encoder when there is one (and the body is one JSON document), else by jq
+# -S; for comparing two answers written by it, not for comparing with text
+# written otherwise.  Fails when jq does.
+body_sorted () {
+	local answer=
+	if test -n "$MCP_CLIENT_PID" && test "$BASHPID" = "$MCP_CLIENT_OWNER"; then
+		printf 'SORTED\t%s\t%s\n' "$RESP.body" "$1" >&"${MCP_CLIENT[1]}" &&
+		read -r answer <&"${MCP_CLIENT[0]}"
+		test "$answer" = ok && return 0
+	fi
+	jq -S . "$RESP.body" >"$1"
+}
+
 # tool_text: prints result.content[0].text of the last response.
 tool_text () {
 	jq -r '.result.content[0].text' "$RESP.body"
@@ -431,16 +471,27 @@ test_status () {
 JSON_SELF_NORMAL_='^(-?(0|[1-9][0-9]*)|true|false|null|"[] !#-[^-~]*")$'
 
 # test_json FILTER EXPECTED: jq -c FILTER on the body equals EXPECTED.
+# With the keep-alive client, a FILTER that is a path (.KEY.KEY...) whose
+# value is its own normal form, as EXPECTED is, is read by the client (no
+# jq run, JVALUE); anything else by jq.
 test_json () {
-	local actual expect
-	actual=$(jq -cS "$1" "$RESP.body" 2>&1)
+	local actual= expect
 	# An integer, true, false, null or a plain ASCII string is its own
 	# normal form; anything else is normalised by jq.
 	if [[ $2 =~ $JSON_SELF_NORMAL_ ]]; then
 		expect=$2
+		if test -n "$MCP_CLIENT_PID" && test "$BASHPID" = "$MCP_CLIENT_OWNER" &&
+		   [[ $1 =~ ^(\.[A-Za-z_][A-Za-z0-9_]*)+$ && $RESP != *[$'\t\n']* ]]; then
+			printf 'JVALUE\t%s\t%s\n' "$RESP.body" "$1" >&"${MCP_CLIENT[1]}" &&
+			IFS= read -r actual <&"${MCP_CLIENT[0]}"
+		fi
 	else
 		expect=$(printf '%s' "$2" | jq -cS . 2>/dev/null) || expect=$2
 	fi
+	case $actual in
+	ok$'\t'*) actual=${actual#ok$'\t'} ;;
+	*) actual=$(jq -cS "$1" "$RESP.body" 2>&1) ;;
+	esac
 	if test "$actual" != "$expect"; then
 		echo "expected $1 == $2, got: $actual"
 		show_response_
