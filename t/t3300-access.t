@@ -219,7 +219,7 @@ BRANCH_N=0
 # call TOOL REPO TOKEN: the tool with its arguments for REPO (@HEAD@ becomes
 # a new branch in both fixture repositories); the answer is in $RESP.*.
 call () {
-	local a=${ARGS[$1]} g
+	local a=${ARGS[$1]} g v
 	if test "${a#*@HEAD@}" != "$a"; then
 		BRANCH_N=$((BRANCH_N + 1))
 		for g in "$TRASH/repos/$VAULT.git" "$TRASH/repos/$PUBLIC.git"; do
@@ -234,7 +234,8 @@ call () {
 	fi
 	if test "${a#*@SV@}" != "$a"; then
 		tool_call list_pull_request_discussions "{\"repo\":\"$2\",\"number\":2,\"discussion\":${DISC[$2]:-1}}" --token "$ALICE_TOKEN" &&
-		a=${a//@SV@/$(jq -r '.result.structuredContent.discussion.state_version // 1' "$RESP.body")} || return 1
+		json_value v "$RESP.body" .result.structuredContent.discussion.state_version 1 &&
+		a=${a//@SV@/$v} || return 1
 	fi
 	if test "${a#*@PR@}" != "$a"; then
 		# the first pull request with no merge queued yet (2 for the missing repository)
@@ -246,11 +247,13 @@ call () {
 	if test "${a#*@EV@}" != "$a"; then
 		tool_call get_issue "{\"repo\":\"$2\",\"number\":1}" --token "$ALICE_TOKEN" &&
 		# 1 for a repository the owner cannot read either (the missing one)
-		a=${a//@EV@/$(jq -r '.result.structuredContent.edit_version // 1' "$RESP.body")} || return 1
+		json_value v "$RESP.body" .result.structuredContent.edit_version 1 &&
+		a=${a//@EV@/$v} || return 1
 	fi
 	if test "${a#*@PEV@}" != "$a"; then
 		tool_call get_pull_request "{\"repo\":\"$2\",\"number\":2}" --token "$ALICE_TOKEN" &&
-		a=${a//@PEV@/$(jq -r '.result.structuredContent.edit_version // 1' "$RESP.body")} || return 1
+		json_value v "$RESP.body" .result.structuredContent.edit_version 1 &&
+		a=${a//@PEV@/$v} || return 1
 	fi
 	BRANCH_N=$((BRANCH_N + 1))
 	a=${a//@N@/$BRANCH_N}
@@ -265,8 +268,8 @@ succeeds () {
 	test_tool_success
 }
 
-# normalized REPO: the last answer as status and sorted JSON, with REPO (and
-# its bare name) replaced by a placeholder.
+# normalized REPO: the last answer as status and sorted JSON (body_sorted),
+# with REPO (and its bare name) replaced by a placeholder.
 normalized () {
 	local status line body h=() i j t
 	read -r status <"$RESP.status" || :
@@ -283,7 +286,9 @@ normalized () {
 		done
 	done &&
 	if test ${#h[@]} -gt 0; then printf '%s\n' "${h[@]}"; fi &&
-	body=$(jq -S . "$RESP.body") &&
+	body_sorted "$TRASH/sorted.json" &&
+	{ IFS= read -r -d "" body <"$TRASH/sorted.json" || :; } &&
+	while [[ $body == *$'\n' ]]; do body=${body%$'\n'}; done &&
 	body=${body//"$1"/OWNER/REPO} &&
 	printf '%s\n' "${body//"${1#*/}"/REPO}"
 }
@@ -294,6 +299,14 @@ mcp_modern tools/list && test "$(cat "$RESP.status")" = 200 &&
 	jq -c '.result.tools' "$RESP.body" >tools.json ||
 	{ echo "Bail out! tools/list failed"; exit 1; }
 TOOLS=$(jq -r '.[].name' tools.json)
+# per tool, as jq -r prints them for each tool of that name (one a line):
+# annotations.readOnlyHint, and whether "repo" is a required argument
+declare -A RO=() HAS=()
+while IFS='	' read -r t ro has; do
+	RO[$t]=${RO[$t]+${RO[$t]}$'\n'}$ro
+	HAS[$t]=${HAS[$t]+${HAS[$t]}$'\n'}$has
+done < <(jq -r '.[] | [.name, (.annotations.readOnlyHint | tostring),
+	(.inputSchema.required // [] | index("repo") != null | tostring)] | @tsv' tools.json)
 
 test_expect_success 'tools/list serves tools, and every one has a row in the table' '
 	test -n "$TOOLS" &&
@@ -317,7 +330,7 @@ test_expect_success 'the table names no tool tools/list lacks' '
 
 test_expect_success 'the table agrees with the registry: read tools are readOnlyHint, write tools are not and have a rule' '
 	for t in $TOOLS; do
-		ro=$(jq -r --arg t "$t" ".[] | select(.name == \$t) | .annotations.readOnlyHint" tools.json) &&
+		ro=${RO[$t]-} &&
 		case ${SCOPE[$t]}:$ro in
 		read:true) ;;
 		write:false|execute:false|merge:false)
@@ -329,7 +342,7 @@ test_expect_success 'the table agrees with the registry: read tools are readOnly
 
 test_expect_success 'the table agrees with the registry: a repo argument exactly where the table says' '
 	for t in $TOOLS; do
-		has=$(jq -r --arg t "$t" ".[] | select(.name == \$t) | .inputSchema.required // [] | index(\"repo\") != null" tools.json) &&
+		has=${HAS[$t]-} &&
 		case ${TARGET[$t]:-repo}:$has in
 		repo:true|listing:false|none:false) ;;
 		*) echo "$t: target ${TARGET[$t]:-repo} but repo required: $has"; return 1 ;;
