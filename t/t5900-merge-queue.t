@@ -85,8 +85,9 @@ work () {
 # state_is N "STATE MERGE_STATE": state and merge_state of #N as
 # get_pull_request shows them (and leaves in out.json)
 state_is () {
-	local v
-	pr "$1" && v=$(jq -r '"\(.state) \(.merge_state)"' out.json) &&
+	local s= m= v
+	pr "$1" && json_value s out.json .state && json_value m out.json .merge_state &&
+	v="$s $m" &&
 	test "$v" = "$2" || { echo "#$1: state merge_state '$v', expected '$2'"; return 1; }
 }
 
@@ -277,7 +278,7 @@ test_expect_success 'closures: edit_version required and checked; the merge clos
 	open_pr clo "Fix things, closes #$i3" "Closes #$i1 and fixes #$i2, resolves #$i4 and #9999." &&
 	n=$PR &&
 	tool_call add_issue_comment "{\"repo\":\"$P\",\"number\":$n,\"body\":\"this also closes #$i3\"}" --token "$DAVE_TOKEN" && forge_ok &&
-	pr $n && ev=$(jq -r .edit_version out.json) &&
+	pr $n && json_value ev out.json .edit_version &&
 	jq -e ".closing_issue_numbers == [$i1, $i2, $i4, 9999]" out.json &&
 	sum=$(merges_sum) &&
 	merge $n 1 &&
@@ -310,7 +311,7 @@ test_expect_success 'a failed merge leaves the declared issues open' '
 	json_int i out.json number &&
 	branch cf2 conf && commit_file cf2 cf2.txt "cf2\n" "cf2: on the conflicting readme" &&
 	open_pr cf2 "Conflict again" "Closes #$i" && n=$PR &&
-	pr $n && ev=$(jq -r .edit_version out.json) &&
+	pr $n && json_value ev out.json .edit_version &&
 	merge $n 1 "" "$ev" && forge_ok && work &&
 	state_is $n "open failed" &&
 	tool_call get_issue "{\"repo\":\"$P\",\"number\":$i}" && forge_ok &&
@@ -445,8 +446,8 @@ test_expect_success 'two merges queued at once into one branch, two workers: bot
 	before=$($G rev-parse main) &&
 	merge $n1 1 && forge_ok && merge $n2 1 && forge_ok &&
 	{ fm worker --once 2>>"$WLOG" & p1=$!; fm worker --once 2>>"$WLOG" & p2=$!; wait $p1 && wait $p2; } &&
-	state_is $n1 "merged merged" && c1=$(jq -r .merge_commit out.json) &&
-	state_is $n2 "merged merged" && c2=$(jq -r .merge_commit out.json) &&
+	state_is $n1 "merged merged" && json_value c1 out.json .merge_commit &&
+	state_is $n2 "merged merged" && json_value c2 out.json .merge_commit &&
 	test "$($G rev-parse main)" = "$c2" &&
 	test "$($G rev-parse "$c2^1")" = "$c1" &&
 	test "$($G rev-parse "$c1^1")" = "$before" &&
@@ -476,7 +477,7 @@ test_expect_success DEBUG_HOOKS 'worker dies after moving the ref: completed fro
 	tool_call create_issue "{\"repo\":\"$P\",\"title\":\"closed after a crash\"}" --token "$DAVE_TOKEN" && forge_ok &&
 	json_int i out.json number &&
 	open_pr k2 "Killed after ref" "Fixes #$i" && n=$PR &&
-	pr $n && ev=$(jq -r .edit_version out.json) &&
+	pr $n && json_value ev out.json .edit_version &&
 	before=$($G rev-parse main) &&
 	merge $n 1 "" "$ev" && forge_ok &&
 	test_must_fail env FORGEMCP_WORKER_FAULT=after-ref "$FORGEMCP" worker --once 2>>"$WLOG" &&
