@@ -200,6 +200,103 @@ test_expect_success 'one open pull request from a branch into a base: 2 reopens 
 	done
 '
 
+# twohosts N1 N2 PATH BODY1 BODY2: N1 POSTs of BODY1 to /hub/PATH through
+# host 1 and N2 of BODY2 through host 2, let go at once: each request is
+# sent but its last byte, then the last bytes one after the other, in a
+# random order; the statuses in codes-1 and codes-2, the answers in
+# twohosts.H-I.json
+twohosts () {
+	perl -MIO::Socket::INET -MList::Util=shuffle -MTime::HiRes=sleep -e '
+		my ($n1, $n2, $path, $b1, $b2, $p1, $p2, $tok) = @ARGV;
+		my @c;
+		for my $h (1, 2) {
+			my ($n, $b, $p) = $h == 1 ? ($n1, $b1, $p1) : ($n2, $b2, $p2);
+			for my $i (1 .. $n) {
+				my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$p") or die "connect: $!\n";
+				$s->autoflush(1);
+				my $req = "POST /hub/$path HTTP/1.0\r\nHost: 127.0.0.1:$p\r\n" .
+				    "Authorization: Bearer $tok\r\nContent-Type: application/json\r\n" .
+				    "Content-Length: " . length($b) . "\r\nConnection: close\r\n\r\n$b";
+				print $s substr($req, 0, -1);
+				push @c, [$h, $i, $s, substr($req, -1)];
+			}
+		}
+		sleep 0.3;
+		print {$_->[2]} $_->[3] for shuffle @c;
+		for (@c) {
+			my ($h, $i, $s) = @$_;
+			my $r = do { local $/; <$s> };
+			my ($code) = $r =~ m{^HTTP/1\.[01] (\d{3})} or die "no answer\n";
+			my (undef, $body) = split /\r\n\r\n/, $r, 2;
+			open my $f, ">", "twohosts.$h-$i.json" or die; print $f $body; close $f;
+			open my $o, ">>", "codes-$h" or die; print $o "$code\n"; close $o;
+		}
+	' "$1" "$2" "$3" "$4" "$5" "${HOST_PORT[1]}" "${HOST_PORT[2]}" "$ANN_TOKEN"
+}
+
+# The parts an agent uploads for a command are checked against it under its
+# tracker_commands row's lock; a part writes that row (lock_count), or after
+# a lease ran out the old agent's next part through one node and the new
+# agent's first part through the other may both pass (neither wrote a row
+# the other did) and the parts of two agents mix.  The old agent's part 5
+# through host 1 and the new agent's part 0 through host 2, twice each, let
+# go at once, ten times: only the new agent's part 0 is left, and every
+# part taken wrote the command's row.  (Without that write the mix was not
+# seen in 30 rounds: a part's foreign key makes the other node's applier
+# wait for the command row, which aborts a part still holding it, so only
+# two parts certified in the same instant mix; the count of writes is what
+# catches a part that no longer writes the row.)
+test_expect_success 'the parts of one command: an old agent'\''s part 5 and a new agent'\''s part 0 through both hosts at once, ten times: never mixed' '
+	galera_sql 1 "INSERT INTO tracker_batches (title, author, created_at)
+		VALUES (\"parts race\", \"ann\", UTC_TIMESTAMP(3))" &&
+	B=$(galera_sql 1 "SELECT id FROM tracker_batches WHERE title = \"parts race\"") &&
+	galera_sql 1 "INSERT INTO tracker_commands (batch_id, seq, type, params, state,
+		claimed_at, updated_at) VALUES ($B, 1, \"fetch_attachment\", \"{}\", \"claimed\",
+		UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))" &&
+	C=$(galera_sql 1 "SELECT id FROM tracker_commands WHERE batch_id = $B") &&
+	test_when_finished "galera_sql 1 \"UPDATE tracker_commands SET state = \\\"failed\\\" WHERE id = $C\"" &&
+	for r in $(seq 1 10); do
+		galera_sql 1 "DELETE FROM wiki_upload_parts WHERE command_id = $C;
+			INSERT INTO wiki_upload_parts (command_id, part, bytes, data) VALUES
+			($C, 0, 4, \"b2xk\"), ($C, 1, 4, \"b2xk\"), ($C, 2, 4, \"b2xk\"),
+			($C, 3, 4, \"b2xk\"), ($C, 4, 4, \"b2xk\")" &&
+		rm -f codes-1 codes-2 &&
+		twohosts 2 2 agent/jira_fetch \
+			"{\"command\":$C,\"part\":5,\"data\":\"b2xk\",\"last\":false}" \
+			"{\"command\":$C,\"part\":0,\"data\":\"bmV3\",\"last\":false}" &&
+		say "round $r: host 1 $(sort codes-1 | uniq -c | tr -s " \n" " "), host 2 $(sort codes-2 | uniq -c | tr -s " \n" " ")" &&
+		test "$(grep -c "^200$" codes-2)" = 2 &&
+		! grep -v "^200$\|^409$" codes-1 &&
+		for n in 1 2 3; do
+			parts=$(galera_sql $n "SELECT GROUP_CONCAT(part, \":\", data ORDER BY part)
+				FROM wiki_upload_parts WHERE command_id = $C") &&
+			test "$parts" = "0:bmV3" || { echo "round $r: node $n holds $parts"; return 1; }
+		done || return 1
+	done &&
+	test "$(galera_sql 3 "SELECT lock_count FROM tracker_commands WHERE id = $C")" -ge 20
+'
+
+# An account's uploaded files (POST /hub/files) are counted under its users
+# row, which each create writes: 12 creates of ann through both hosts for
+# her 1,000th file, three times: one taken each time.
+test_expect_success 'an account'\''s 1,000 files: 12 creates through both hosts for the last place, three times' '
+	for r in 1 2 3; do
+		galera_sql 1 "DELETE FROM tracker_files WHERE user_id = $ANN_ID;
+			INSERT INTO tracker_files (user_id, filename, size, created_at)
+			SELECT $ANN_ID, \"f\", 0, UTC_TIMESTAMP(3) FROM seq_1_to_999" &&
+		rm -f codes-1 codes-2 &&
+		twohosts 6 6 files "{\"name\":\"last\",\"size\":0}" "{\"name\":\"last\",\"size\":0}" &&
+		say "round $r: $(cat codes-1 codes-2 | sort | uniq -c | tr -s " \n" " ")" &&
+		test "$(cat codes-1 codes-2 | grep -c "^201$")" = 1 &&
+		test "$(cat codes-1 codes-2 | grep -c "^413$")" = 11 &&
+		for n in 1 2 3; do
+			test "$(galera_sql $n "SELECT COUNT(*) FROM tracker_files WHERE user_id = $ANN_ID")" = 1000 ||
+				{ echo "round $r: node $n holds more"; return 1; }
+		done || return 1
+	done &&
+	galera_sql 1 "DELETE FROM tracker_files WHERE user_id = $ANN_ID"
+'
+
 # count N [TITLE]: the issues on node N (titled like TITLE)
 count () { galera_sql "$1" "SELECT COUNT(*) FROM issues${2:+ WHERE title LIKE '$2'}"; }
 # host_reads H: host H answers a read

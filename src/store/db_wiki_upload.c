@@ -1,7 +1,10 @@
 /*
  * db_wiki_upload: the parts of a wiki copy an agent uploads (db_wiki.h,
- * schema/014-wiki-upload.sql).  Each part is its own short transaction;
- * the parts are dropped by the transaction that ends the sync.
+ * schema/014-wiki-upload.sql).  Each part is its own short transaction,
+ * which writes its command's row (lock_count): two parts of one command,
+ * on one server or on two Galera nodes, are taken one after the other,
+ * each seeing the parts before it.  The parts are dropped by the
+ * transaction that ends the sync.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +18,9 @@
 
 static const char SQL_COMMAND_LOCK[] =
     "SELECT state, type FROM tracker_commands WHERE id = ? FOR UPDATE";
+/* written, not only locked: on Galera two parts then collide (021-account-command-locks.sql) */
+static const char SQL_COMMAND_WRITE[] =
+    "UPDATE tracker_commands SET lock_count = lock_count + 1 WHERE id = ?";
 static const char SQL_PARTS_DROP[] =
     "DELETE FROM wiki_upload_parts WHERE command_id = ?";
 static const char SQL_PARTS_SIZE[] =
@@ -66,7 +72,9 @@ part_tx(struct db *db, void *arg, struct err *e)
 	int			 rc;
 
 	*a->total = 0;
-	if ((rc = wiki_command_lock(db, a->command, types, a->state, a->state_len, e)) != 0)
+	if ((rc = wiki_command_lock(db, a->command, types, a->state, a->state_len, e)) != 0 ||
+	    (rc = db_run(db, DB_ONCE, SQL_COMMAND_WRITE, NULL, NULL, NULL, e, "u",
+	    a->command)) != 0)
 		return rc;
 	if (a->part == 0 && (rc = db_run(db, DB_ONCE, SQL_PARTS_DROP, NULL, NULL, NULL, e, "u",
 	    a->command)) != 0)
