@@ -603,11 +603,20 @@ test_body_empty () {
 }
 
 # test_rpc_error STATUS CODE [ID_JSON]: a JSON-RPC error with that HTTP status,
-# code and (when given) echoed id.  One jq run checks it all when CODE is an
-# integer and ID_JSON is its own normal form (JSON_SELF_NORMAL_); only when
-# that fails are the checks run one by one, to say which.
+# code and (when given) echoed id.  When CODE is an integer and ID_JSON is
+# its own normal form (JSON_SELF_NORMAL_), the keep-alive client (RPCERROR,
+# no jq run) or else one jq run checks it all; only when that fails are the
+# checks run one by one, to say which.
 test_rpc_error () {
+	local answer=
 	test_status "$1" || return 1
+	if test -n "$MCP_CLIENT_PID" && test "$BASHPID" = "$MCP_CLIENT_OWNER" &&
+	   [[ $2 =~ ^-?(0|[1-9][0-9]{0,14})$ && $RESP != *[$'\t\n']* ]] &&
+	   { test $# -lt 3 || [[ $3 =~ $JSON_SELF_NORMAL_ && $3 != *$'\t'* && -n $3 ]]; }; then
+		printf 'RPCERROR\t%s\t%s\t%s\n' "$RESP.body" "$2" "${3-}" >&"${MCP_CLIENT[1]}" &&
+		read -r answer <&"${MCP_CLIENT[0]}"
+		test "$answer" = ok && return 0
+	fi
 	if [[ $2 =~ ^-?[0-9]{1,15}$ ]] && { test $# -lt 3 || [[ $3 =~ $JSON_SELF_NORMAL_ ]]; } &&
 	   jq -e --argjson code "$2" --arg id "${3-}" --argjson hasid "$(($# >= 3))" \
 		'.jsonrpc == "2.0" and .error.code == $code and

@@ -39,6 +39,15 @@
 # 15 digits written without a fraction or an exponent, or a string of
 # printable ASCII without " or \; "jq" for anything else.
 #
+# A line "RPCERROR  BODY-FILE  CODE  ID" asks what test_rpc_error
+# (lib-mcp.sh) asks of jq: that BODY-FILE is one JSON object with
+# "jsonrpc": "2.0", an error object whose code is the integer CODE and whose
+# message is a non-empty string, no member "result", and (unless ID is
+# empty) an id written as ID (null, true, false, an integer or a plain
+# ASCII string, as jq's tojson writes it).  It prints "ok" when all of that
+# holds and "jq" for anything else (the caller asks jq, which says what
+# failed).
+#
 # Licensed under the ISC license, see LICENSE.
 use strict;
 use warnings;
@@ -146,6 +155,42 @@ sub value {
 	return "ok\t$v";
 }
 
+# scalar_json(VALUE): VALUE as jq -c writes it when it is null, a
+# boolean, an integer of at most 15 digits (no fraction, no exponent in
+# the source) or a string of printable ASCII without " or \; else undef.
+sub scalar_json {
+	my ($v) = @_;
+	return 'null' unless defined $v;
+	if (ref $v) {
+		return undef if ref $v eq 'HASH' || ref $v eq 'ARRAY';
+		return $v ? 'true' : 'false';
+	}
+	my $flags = B::svref_2object(\$v)->FLAGS;
+	if ($flags & (B::SVp_IOK | B::SVp_NOK)) {
+		return undef if $flags & B::SVp_NOK || $v !~ /^-?(0|[1-9][0-9]{0,14})$/ || $v eq '-0';
+		return $v;
+	}
+	return undef unless $v =~ /^[ !#-\[\]-~]*$/;
+	return "\"$v\"";
+}
+
+# rpc_error(BODY-FILE, CODE, ID): the RPCERROR request.
+sub rpc_error {
+	my ($src, $code, $id) = @_;
+	my $doc = read_json($src) or return 'jq';
+	my $d = $doc->[0];
+	return 'jq' unless ref $d eq 'HASH' && ref $d->{error} eq 'HASH';
+	my $e = $d->{error};
+	return 'jq' unless (scalar_json($d->{jsonrpc}) // '') eq '"2.0"';
+	return 'jq' unless (scalar_json($e->{code}) // '') eq $code;
+	my $m = $e->{message};
+	return 'jq' unless defined $m && !ref $m &&
+		!(B::svref_2object(\$m)->FLAGS & (B::SVp_IOK | B::SVp_NOK)) && length $m;
+	return 'jq' if exists $d->{result};
+	return 'jq' if $id ne '' && (scalar_json($d->{id}) // '') ne $id;
+	return 'ok';
+}
+
 sub write_file {
 	my ($name, $mode, @data) = @_;
 	open my $f, $mode, $name or die "mcp-client.pl: $name: $!\n";
@@ -164,6 +209,10 @@ while (my $line = <STDIN>) {
 	}
 	if ($line =~ /^SORTED\t([^\t]*)\t([^\t]*)$/) {
 		print sorted($1, $2), "\n";
+		next;
+	}
+	if ($line =~ /^RPCERROR\t([^\t]*)\t(-?(?:0|[1-9][0-9]{0,14}))\t([^\t]*)$/) {
+		print rpc_error($1, $2, $3), "\n";
 		next;
 	}
 	if ($line =~ /^(J?)VALUE\t([^\t]*)\t((?:\.[A-Za-z_][A-Za-z0-9_]*)+)$/) {
