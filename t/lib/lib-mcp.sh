@@ -273,8 +273,8 @@ json_meta () {
 # body_plain_ METHOD PARAMS_JSON ID: whether modern_body and legacy_body may
 # write the body without jq, as jq would send it but for white space: a
 # METHOD of lower-case letters, / and _; PARAMS_JSON null or an object (not
-# naming _meta), in printable ASCII without a backslash, a fraction, an
-# exponent or a number of 16 digits or more (TOOL_ARGS_FOR_JQ_); an ID
+# naming _meta), in printable ASCII without a fraction, an exponent, a
+# number of 16 digits or more or an escape jq rewrites (TOOL_ARGS_FOR_JQ_); an ID
 # that is an integer of at most 15 digits (sent as a number) or "none".
 # Sets BODY_ID_ to the body's id member (empty for "none").
 body_plain_ () {
@@ -353,10 +353,11 @@ mcp_legacy () {
 # (the body built by one jq run instead of three).
 #
 # With the keep-alive client (mcp_client_start), arguments jq would send
-# unchanged but for white space (printable ASCII without a backslash, a
-# fraction, an exponent or a number of 16 digits or more) go into the body
-# as they are, without a jq run.
-TOOL_ARGS_FOR_JQ_='[^ -~]|[\\]|[0-9][.eE]|[0-9]{16}'
+# unchanged but for white space (printable ASCII without a fraction, an
+# exponent, a number of 16 digits or more, or an escape other than \", \\,
+# \n, \r, \t, \b and \f, which jq writes as they are) go into the body as
+# they are, without a jq run.
+TOOL_ARGS_FOR_JQ_='[^ -~]|[\\]([^"\\nrtbf]|$)|[0-9][.eE]|[0-9]{16}'
 tool_call () {
 	local n=$1 a=${2:-$EMPTY_OBJ} body
 	shift
