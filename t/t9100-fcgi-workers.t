@@ -96,15 +96,45 @@ test_expect_success 'SIGUSR1 stops neither the master nor a worker, nor a worker
 test_expect_success 'SIGTERM to the workers while a connection is taken but silent: it is served' '
 	legacy_body ping null 8 >quiet.json &&
 	mapfile -t cgienv < <(TOKEN=$TOKEN cgi_env_ quiet.json) &&
-	workers >term.before &&
+	workers >term.before || return 1
 	perl "$SRC_DIR/t/lib/fcgi-client.pl" --delay 1.5 "$FCGI_SOCK" quiet.json \
 		"${cgienv[@]}" >"$RESP.raw" 2>quiet.err &
 	client=$!
+	test_register_pid "$client"
 	sleep 0.5 &&
 	kill -TERM $(cat term.before) &&
 	wait "$client" || { cat quiet.err; return 1; }
 	parse_cgi_output_ "$RESP.raw" && test_status 200 && test_json .id 8 &&
 	wait_for 10 eval "test \"\$(workers | wc -l)\" = 2 && ! workers | grep -qxFf term.before" &&
+	mcp_legacy ping null && test_status 200
+'
+
+test_expect_success 'a kept connection (FCGI_KEEP_CONN): a second request on it is answered' '
+	legacy_body ping null 10 >kept.json &&
+	mapfile -t cgienv < <(TOKEN=$TOKEN cgi_env_ kept.json) &&
+	: >kept.go &&
+	perl "$SRC_DIR/t/lib/fcgi-client.pl" --keep kept.go "$FCGI_SOCK" kept.json "${cgienv[@]}" >kept.raw &&
+	test "$(grep -c "\"id\":10" kept.raw)" = 2 &&
+	test "$(grep -c "^Status: 200" kept.raw)" = 2
+'
+
+# A worker waiting on a kept connection for the web server's next request
+# is between requests: SIGTERM closes the connection and the worker leaves
+# (it used to wait there until the web server sent or hung up).
+test_expect_success 'SIGTERM while a kept connection idles: the worker closes it and leaves' '
+	rm -f kept.go &&
+	workers >kept.before || return 1
+	perl "$SRC_DIR/t/lib/fcgi-client.pl" --keep kept.go "$FCGI_SOCK" kept.json \
+		"${cgienv[@]}" >kept.raw 2>kept.err &
+	client=$!
+	test_register_pid "$client"
+	wait_for 10 grep -q "^Status: 200" kept.raw &&
+	kill -TERM $(cat kept.before) &&
+	wait_for 10 eval "! workers | grep -qxFf kept.before" &&
+	: >kept.go &&
+	{ wait "$client"; test $? = 3; } &&
+	grep -x gone kept.err &&
+	wait_for 10 eval "test \"\$(workers | wc -l)\" = 2" &&
 	mcp_legacy ping null && test_status 200
 '
 

@@ -15,15 +15,16 @@ sub fcgi_record {
 
 sub fcgi_len { my $n = shift; $n < 128 ? pack('C', $n) : pack('N', $n | 0x80000000) }
 
-# FCGI_BEGIN_REQUEST (responder), the NAME=VALUE pairs plus CONTENT_LENGTH,
-# and BODY as stdin; the empty record that ends stdin only if WITH_EOF.
+# FCGI_BEGIN_REQUEST (responder; FCGI_KEEP_CONN when KEEP), the NAME=VALUE
+# pairs plus CONTENT_LENGTH, and BODY as stdin; the empty record that ends
+# stdin only if WITH_EOF.
 sub fcgi_request {
-	my ($params, $body, $with_eof) = @_;
+	my ($params, $body, $with_eof, $keep) = @_;
 	my $pairs = join '', map {
 		my ($n, $v) = split /=/, $_, 2;
 		fcgi_len(length $n) . fcgi_len(length $v) . $n . $v
 	} @$params, 'CONTENT_LENGTH=' . length $body;
-	fcgi_record(1, pack('nCx5', 1, 0)) . fcgi_record(4, $pairs) . fcgi_record(4, '') .
+	fcgi_record(1, pack('nCx5', 1, $keep ? 1 : 0)) . fcgi_record(4, $pairs) . fcgi_record(4, '') .
 		($body eq '' ? '' : fcgi_record(5, $body)) .
 		($with_eof ? fcgi_record(5, '') : '');
 }
