@@ -23,7 +23,10 @@
 #                    repositories (the connections' creates spread) and in
 #                    one (every create bumps one counter row); then that one
 #                    repository again with both hosts on node 1 (a single
-#                    writer node).  With the cluster's rates, the retry
+#                    writer node), and with host 1 and a host on node 2
+#                    that writes through node 1 (db_write_socket: reads
+#                    beside the host, writes on one node).  With the
+#                    cluster's rates, the retry
 #                    rate: transactions run again after a collision
 #                    ("transaction conflict, retrying" in the hosts' logs)
 #                    per issue created.  Target: under 5% at 32 connections.
@@ -232,10 +235,17 @@ galera_host_start 3 1 "$HOST_WORKERS"
 LOGS="$LOGS $TRASH/host3/server.log"
 ONE_C=$(create_both one-node "$BODIES/create-1.json" "$H1" "${HOST_URL[3]}")
 note "cluster, both hosts on node 1: one repository $(jq -c . <<<"$ONE_C")"
+# and with host 4 on node 2 writing through node 1 (db_write_socket)
+galera_host_start 4 2 "$HOST_WORKERS" 1
+LOGS="$LOGS $TRASH/host4/server.log"
+WRITE_C=$(create_both write-node "$BODIES/create-1.json" "$H1" "${HOST_URL[4]}")
+note "cluster, host 2 writing through node 1: one repository $(jq -c . <<<"$WRITE_C")"
 
 jq -n --argjson reads "$READS" --argjson spread "$SPREAD_C" --argjson hot "$HOT_C" --argjson one "$ONE_C" \
+	--argjson write "$WRITE_C" \
 	--argjson s1 "$(rps "$TRASH/single-spread.json")" --argjson s2 "$(rps "$TRASH/single-hot.json")" \
 	--argjson cpu "$HOST_CPU" --argjson secs "$SECS" \
 	'{host_cpu_pct: $cpu, seconds: $secs, reads: $reads,
-	  create: {single_spread_rps: $s1, single_hot_rps: $s2, cluster_spread: $spread, cluster_hot: $hot, one_node_hot: $one}}' \
+	  create: {single_spread_rps: $s1, single_hot_rps: $s2, cluster_spread: $spread, cluster_hot: $hot, one_node_hot: $one,
+	  write_node_hot: $write}}' \
 	>"$OUT_JSON" || die "cannot write $OUT_JSON"

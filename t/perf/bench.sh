@@ -479,7 +479,7 @@ jq -r 'select(.search) | "",
 	"$STATE/bench.json"
 if test -n "$CLUSTER_DONE"; then
 	jq -r '"cluster, reads (get_issue; each host \(.host_cpu_pct)% of a core): both hosts \(.reads.both_rps)/s, host 1 alone \(.reads.one_rps)/s; ratio \(.reads.ratio) (rounds \(.reads.rounds | map(tostring) | join(" ")); target >= 1.8)",
-		"cluster, create_issue at 32 connections: single MariaDB \(.create.single_spread_rps)/s in 32 repositories, \(.create.single_hot_rps)/s in one; cluster \(.create.cluster_spread.rps)/s in 32 (\(.create.cluster_spread.retries) retries for \(.create.cluster_spread.issues) issues: \(.create.cluster_spread.retry_pct)%; target < 5%), \(.create.cluster_hot.rps)/s in one (\(.create.cluster_hot.retry_pct)%); in one with both hosts on node 1 \(.create.one_node_hot.rps)/s (\(.create.one_node_hot.retry_pct)%)",
+		"cluster, create_issue at 32 connections: single MariaDB \(.create.single_spread_rps)/s in 32 repositories, \(.create.single_hot_rps)/s in one; cluster \(.create.cluster_spread.rps)/s in 32 (\(.create.cluster_spread.retries) retries for \(.create.cluster_spread.issues) issues: \(.create.cluster_spread.retry_pct)%; target < 5%), \(.create.cluster_hot.rps)/s in one (\(.create.cluster_hot.retry_pct)%); in one with both hosts on node 1 \(.create.one_node_hot.rps)/s (\(.create.one_node_hot.retry_pct)%), with host 2 writing through node 1 \(.create.write_node_hot.rps)/s (\(.create.write_node_hot.retry_pct)%)",
 		"json: '"$STATE"'/cluster.json"' "$STATE/cluster.json"
 fi
 if test -s "$STATE/catalogue.json"; then
