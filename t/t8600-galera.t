@@ -8,10 +8,10 @@
 # tracker command queued through both exactly once; a node killed under a
 # mixed load (plain pass) and rejoined with nothing acknowledged lost, a
 # node cut off by a firewall rule.
-# (About 120 s alone, 90 s with AddressSanitizer, which skips the load.
+# (About 120 s alone, 70 s with AddressSanitizer, which skips the load.
 # One cluster serves every test, the workers' too: forming one (three
 # nodes, two state transfers, the schema, two hosts, the fixtures) costs
-# 20-25 s of CPU a pass.  A node rejoins twice, and the load is 8,000
+# 20-25 s of CPU a pass.  A node rejoins twice, and the load is 20,000
 # requests through two hosts and three nodes on the same cores.)
 . ./test-lib.sh
 . "$TEST_DIRECTORY/lib/fixtures-forge.sh"
@@ -769,11 +769,11 @@ numbered () {
 }
 
 
-# The load: LOAD_REQUESTS (default 8,000; 20,000 was the size it was first
-# tried at) over 8 connections, 4 through each host, one in three of them
-# writes.  The plain pass runs it: under the sanitizers two hosts and three
-# nodes on the same cores are too slow for a load to mean anything.
-LOAD=${LOAD_REQUESTS:-8000}
+# The load: LOAD_REQUESTS (default 20,000) over 8 connections, 4 through
+# each host, one in three of them writes.  The plain pass runs it: under
+# the sanitizers two hosts and three nodes on the same cores are too slow
+# for a load to mean anything.
+LOAD=${LOAD_REQUESTS:-20000}
 test_prereq_PLAIN_BUILD_ () { ! asan_build; }
 TEST_PREREQ_WHY_PLAIN_BUILD="the load runs in the plain pass"
 
