@@ -139,7 +139,8 @@ db_free(struct db *db)
 int
 db_fail(struct db *db, unsigned no, const char *what, const char *msg, struct err *e)
 {
-	log_error("database %s failed: %s (%u)", what, msg, no);
+	log_error("database %s failed: %s (%u)", what, msg != NULL && msg[0] != '\0' ? msg :
+	    no == ER_LOCK_DEADLOCK ? "aborted by a concurrent transaction" : "no message", no);
 	if (lost_connection(no)) {
 		db_disconnect(db);
 		return e != NULL ? err_set(e, ERR_UNAVAILABLE, "database unavailable") :
