@@ -1,9 +1,13 @@
-/* front-int: what the FastCGI front's two files share (front.c answers requests, master.c runs the process). */
+/* front-int: what the FastCGI front's files share (front.c answers requests, front_reply.c writes the answers, master.c runs the process). */
 #ifndef FM_FRONT_INT_H
 #define FM_FRONT_INT_H
 
+#include <stddef.h>
+
 struct config;
 struct core;
+struct core_response;
+struct FCGX_Request;
 
 #define FRONT_MAX_WORKERS	256
 
@@ -25,5 +29,11 @@ int	front_fcgi_refuse(int sock, const char *why);
  * failure says so and releases core.  Returns 0 or -1.
  */
 int	front_git_ready(struct core *core);
+
+/* Formats the CGI response head of r into out; returns its length, -1 when it does not fit. */
+int	front_head(char *out, size_t len, const struct core_response *r);
+/* Writes the whole answer of fr with one writev (front_reply.c); -1 when it needs libfcgi's stream. */
+int	front_send(struct FCGX_Request *fr, const char *head, size_t hlen, const char *body,
+	    size_t blen);
 
 #endif
