@@ -35,7 +35,6 @@
 extern char **environ;
 
 static volatile sig_atomic_t	front_stop;	/* SIGTERM/SIGINT seen */
-static volatile sig_atomic_t	front_busy;	/* a worker is inside a request */
 static int			front_listen = -1;	/* the worker's listening socket */
 static int			front_null = -1;	/* /dev/null, to put in its place */
 
@@ -204,8 +203,8 @@ front_on_term(int sig)
 	 */
 	if (front_null >= 0 && front_listen >= 0)
 		dup2(front_null, front_listen);
-	else if (!front_busy)
-		_exit(0);
+	else
+		_exit(0);	/* no /dev/null: nothing taken yet, nothing to finish */
 }
 
 /* Whether the peer of a TCP connection is in FCGI_WEB_SERVER_ADDRS (when set). */
@@ -359,7 +358,6 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 		fr.keepConnection = 1;
 		if (FCGX_Accept_r(&fr) < 0)
 			continue;
-		front_busy = 1;
 		memset(&req, 0, sizeof(req));
 		req.transport = CORE_HTTP;
 		req.env = fr.envp;
@@ -376,7 +374,6 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 		free(body);
 		FCGX_Finish_r(&fr);
 		shrink = core_idle(core);
-		front_busy = 0;
 	}
 	if (fr.ipcFd >= 0)
 		FCGX_Free(&fr, 1);

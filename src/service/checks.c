@@ -155,14 +155,25 @@ struct approve_tx {
 	struct service_approval	*out;
 };
 
+/* Refuses the approval of a pull request that is not open; 0 when it is. */
+static int
+approve_open(const struct db_repo *repo, int64_t number, const char *state, struct err *e)
+{
+	if (strcmp(state, "open") == 0)
+		return 0;
+	return err_set(e, ERR_INVALID, "pull request #%lld of %s/%s is %s: only the checks of an "
+	    "open pull request can be approved", (long long)number, repo->owner, repo->name,
+	    state);
+}
+
 /* Why the checks cannot be approved, on the state and revision of the locked row; 0 when they can. */
 static int
 approve_refusal(const struct approve_tx *t, const char *state, int64_t version, struct err *e)
 {
-	if (strcmp(state, "open") != 0)
-		return err_set(e, ERR_INVALID, "pull request #%lld of %s/%s is %s: only the checks "
-		    "of an open pull request can be approved", (long long)t->number,
-		    t->repo->owner, t->repo->name, state);
+	int	rc;
+
+	if ((rc = approve_open(t->repo, t->number, state, e)) != 0)
+		return rc;
 	if (version != t->version)
 		return err_set(e, ERR_CONFLICT, "pull request #%lld of %s/%s got revision %lld "
 		    "while its checks were being approved at revision %lld: reload its checks "
@@ -223,12 +234,8 @@ checks_approve(struct db *db, struct repo_cache *repos, struct service_approval 
 	memset(&rev, 0, sizeof rev);
 	if ((rc = service_find_pull(db, &pr, repo, number, "issues have no checks", e)) != 0)
 		goto done;
-	if (strcmp(pr.state, "open") != 0) {
-		rc = err_set(e, ERR_INVALID, "pull request #%lld of %s/%s is %s: only the checks "
-		    "of an open pull request can be approved", (long long)number, repo->owner,
-		    repo->name, pr.state);
+	if ((rc = approve_open(repo, number, pr.state, e)) != 0)
 		goto done;
-	}
 	if ((rc = pull_revision_current(db, repos, repo, &pr, &rev, e)) != 0)
 		goto done;
 	if (version != 0 && version != rev.version) {

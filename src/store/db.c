@@ -78,25 +78,41 @@ db_set(const char *s)
 	return s != NULL && s[0] != '\0';
 }
 
+/* A connection (not made yet) to node. */
+static struct db *
+db_alloc(const struct config *cfg, struct db_node node)
+{
+	struct db	*db;
+
+	if ((db = calloc(1, sizeof *db)) != NULL) {
+		db->cfg = cfg;
+		db->node = node;
+	}
+	return db;
+}
+
+/* Whether the configuration names a write node. */
+static int
+db_write_node(const struct config *cfg)
+{
+	return db_set(cfg->db_write_socket) || db_set(cfg->db_write_host);
+}
+
+#define DB_NODE_READ(c)		((struct db_node){ (c)->db_socket, (c)->db_host, (c)->db_port, "db" })
+#define DB_NODE_WRITE(c)	((struct db_node){ (c)->db_write_socket, (c)->db_write_host, \
+				    (c)->db_write_port, "db_write" })
+
 int
 db_new(struct db **out, const struct config *cfg, struct err *e)
 {
-	struct db	*db, *w = NULL;
+	struct db	*db;
 
 	*out = NULL;
-	if ((db = calloc(1, sizeof *db)) == NULL)
+	if ((db = db_alloc(cfg, DB_NODE_READ(cfg))) == NULL)
 		return err_set(e, ERR_NOMEM, "out of memory");
-	db->cfg = cfg;
-	db->node = (struct db_node){ cfg->db_socket, cfg->db_host, cfg->db_port, "db" };
-	if (db_set(cfg->db_write_socket) || db_set(cfg->db_write_host)) {
-		if ((w = calloc(1, sizeof *w)) == NULL) {
-			free(db);
-			return err_set(e, ERR_NOMEM, "out of memory");
-		}
-		w->cfg = cfg;
-		w->node = (struct db_node){ cfg->db_write_socket, cfg->db_write_host,
-		    cfg->db_write_port, "db_write" };
-		db->writer = w;
+	if (db_write_node(cfg) && (db->writer = db_alloc(cfg, DB_NODE_WRITE(cfg))) == NULL) {
+		free(db);
+		return err_set(e, ERR_NOMEM, "out of memory");
 	}
 	*out = db;
 	return 0;
@@ -105,16 +121,10 @@ db_new(struct db **out, const struct config *cfg, struct err *e)
 int
 db_new_writer(struct db **out, const struct config *cfg, struct err *e)
 {
-	struct db	*db;
-	int		 rc;
-
-	if ((rc = db_new(&db, cfg, e)) != 0)
-		return rc;
-	*out = db_writer(db);
-	if (db->writer != NULL) {
-		db->writer = NULL;
-		db_free(db);
-	}
+	if (!db_write_node(cfg))
+		return db_new(out, cfg, e);
+	if ((*out = db_alloc(cfg, DB_NODE_WRITE(cfg))) == NULL)
+		return err_set(e, ERR_NOMEM, "out of memory");
 	return 0;
 }
 
