@@ -180,7 +180,7 @@ mcp_post () {
 		test -n "$file" || { : >"$RESP.req"; file=$RESP.req; }
 		set -- "$@" --data-binary "@$file" ;;
 	esac
-	if test -n "$MCP_CLIENT_PID" && test "$BASHPID" = "$MCP_CLIENT_OWNER"; then
+	if mcp_client_here_; then
 		mcp_client_post_ "$method" "$url" "$file" "$@"
 		case $? in 0) return 0 ;; 1) return 1 ;; esac
 	fi
@@ -218,6 +218,13 @@ mcp_client_start () {
 		2>>"$TRASH/mcp-client.stderr"; }
 	test_register_pid "$MCP_CLIENT_PID"
 	MCP_CLIENT_OWNER=$BASHPID
+}
+
+# mcp_client_here_: the keep-alive client runs and this shell may use it
+# (its coprocess pipes belong to the shell that started it, not to a
+# subshell)
+mcp_client_here_ () {
+	test -n "$MCP_CLIENT_PID" && test "$BASHPID" = "$MCP_CLIENT_OWNER"
 }
 
 # mcp_client_post_ METHOD URL FILE [-H HEADER]...: mcp_post's request through
@@ -410,8 +417,8 @@ json_int () {
 json_value () {
 	local answer= filter=$3${4:+ // $4} file=$2
 	[[ $file == /* ]] || file=$PWD/$file
-	if test -n "$MCP_CLIENT_PID" && test "$BASHPID" = "$MCP_CLIENT_OWNER" &&
-	   [[ $3 =~ ^(\.[A-Za-z_][A-Za-z0-9_]*)+$ && $file != *[$'\t\n']* ]]; then
+	if mcp_client_here_ &&
+	   [[ $3 =~ $JSON_PATH_RE_ && $file != *[$'\t\n']* ]]; then
 		printf 'VALUE\t%s\t%s\n' "$file" "$3" >&"${MCP_CLIENT[1]}" &&
 		IFS= read -r answer <&"${MCP_CLIENT[0]}"
 		case $answer in
@@ -433,7 +440,7 @@ json_value () {
 # written otherwise.  Fails when jq does.
 body_sorted () {
 	local answer=
-	if test -n "$MCP_CLIENT_PID" && test "$BASHPID" = "$MCP_CLIENT_OWNER"; then
+	if mcp_client_here_; then
 		printf 'SORTED\t%s\t%s\n' "$RESP.body" "$1" >&"${MCP_CLIENT[1]}" &&
 		read -r answer <&"${MCP_CLIENT[0]}"
 		test "$answer" = ok && return 0
@@ -469,6 +476,8 @@ test_status () {
 }
 
 # JSON texts that jq -cS prints unchanged (in the C locale).
+# A jq path of plain keys (.KEY.KEY...), which the keep-alive client reads.
+JSON_PATH_RE_='^(\.[A-Za-z_][A-Za-z0-9_]*)+$'
 JSON_SELF_NORMAL_='^(-?(0|[1-9][0-9]*)|true|false|null|"[] !#-[^-~]*")$'
 
 # test_json FILTER EXPECTED: jq -c FILTER on the body equals EXPECTED.
@@ -481,8 +490,8 @@ test_json () {
 	# normal form; anything else is normalised by jq.
 	if [[ $2 =~ $JSON_SELF_NORMAL_ ]]; then
 		expect=$2
-		if test -n "$MCP_CLIENT_PID" && test "$BASHPID" = "$MCP_CLIENT_OWNER" &&
-		   [[ $1 =~ ^(\.[A-Za-z_][A-Za-z0-9_]*)+$ && $RESP != *[$'\t\n']* ]]; then
+		if mcp_client_here_ &&
+		   [[ $1 =~ $JSON_PATH_RE_ && $RESP != *[$'\t\n']* ]]; then
 			printf 'JVALUE\t%s\t%s\n' "$RESP.body" "$1" >&"${MCP_CLIENT[1]}" &&
 			IFS= read -r actual <&"${MCP_CLIENT[0]}"
 		fi
@@ -611,7 +620,7 @@ test_body_empty () {
 test_rpc_error () {
 	local answer=
 	test_status "$1" || return 1
-	if test -n "$MCP_CLIENT_PID" && test "$BASHPID" = "$MCP_CLIENT_OWNER" &&
+	if mcp_client_here_ &&
 	   [[ $2 =~ ^-?(0|[1-9][0-9]{0,14})$ && $RESP != *[$'\t\n']* ]] &&
 	   { test $# -lt 3 || [[ $3 =~ $JSON_SELF_NORMAL_ && $3 != *$'\t'* && -n $3 ]]; }; then
 		printf 'RPCERROR\t%s\t%s\t%s\n' "$RESP.body" "$2" "${3-}" >&"${MCP_CLIENT[1]}" &&
@@ -662,7 +671,7 @@ result_text_ () {
 		filter='if .result.isError == true and (has("error") | not) then .result.content[0].text
 			else error("expected an in-band tool error (result.isError true, no error)") end'
 	fi
-	if test -n "$MCP_CLIENT_PID" && test "$BASHPID" = "$MCP_CLIENT_OWNER"; then
+	if mcp_client_here_; then
 		local answer=
 		printf 'TEXT\t%s\t%s\t%s\n' "$1" "$RESP.body" "$2" >&"${MCP_CLIENT[1]}" &&
 		read -r answer <&"${MCP_CLIENT[0]}"
@@ -687,7 +696,7 @@ result_text_ () {
 # there is one and the answer's text is a plain string, else of jq.
 test_tool_success () {
 	local answer=
-	if test -n "$MCP_CLIENT_PID" && test "$BASHPID" = "$MCP_CLIENT_OWNER"; then
+	if mcp_client_here_; then
 		printf 'TEXT\tok\t%s\t/dev/null\n' "$RESP.body" >&"${MCP_CLIENT[1]}" &&
 		read -r answer <&"${MCP_CLIENT[0]}"
 	fi
