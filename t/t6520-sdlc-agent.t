@@ -87,6 +87,39 @@ refresh — cancelled: отменена: batch_cancel" &&
 	jq -e ".error == \"команда $C уже завершена: cancelled\"" hub.json
 '
 
+printf 'ведомость ОСВ по счёту 60: итог за квартал\n' >late.bin
+test_expect_success 'parts name their hand-out: a late part of an agent whose lease ran out is refused, the next agent'\''s file is whole' '
+	db_sql "INSERT INTO tracker_attachments (id, issue_id, filename, size, author, created_at)
+		VALUES (77001, 9001, \"ведомость.txt\", $(wc -c <late.bin), \"Иванов\", UTC_TIMESTAMP(3))" &&
+	hub POST attachments/77001/fetch && test "$STATUS" = 202 &&
+	data=$(base64 -w0 late.bin) && p0=${data:0:32} && p1=${data:32} &&
+	claim "{\"lease_seconds\":1}" && jq -e ".command.type == \"fetch_attachment\" and .command.handouts == 1" hub.json &&
+	C=$(jq .command.id hub.json) &&
+	hub POST agent/jira_fetch "{\"command\":$C,\"handout\":1,\"part\":0,\"data\":\"$p0\",\"last\":false}" &&
+	test "$STATUS" = 200 &&
+	sleep 1.2 && claim "{\"lease_seconds\":1}" && jq -e ".command.id == $C and .command.handouts == 2" hub.json &&
+	hub POST agent/jira_fetch "{\"command\":$C,\"handout\":2,\"part\":0,\"data\":\"$p0\",\"last\":false}" &&
+	test "$STATUS" = 200 &&
+	hub POST agent/jira_fetch "{\"command\":$C,\"handout\":1,\"part\":1,\"data\":\"QUFBQQ==\",\"last\":true}" &&
+	test "$STATUS" = 409 &&
+	jq -e ".error == \"часть от выдачи 1 не принята: команда $C выдана заново, сейчас выдача 2\"" hub.json &&
+	hub POST agent/jira_fetch "{\"command\":$C,\"handout\":3,\"part\":1,\"data\":\"QUFBQQ==\",\"last\":true}" &&
+	test "$STATUS" = 409 &&
+	jq -e ".error == \"часть от выдачи 3 не принята: у команды $C сейчас выдача 2\"" hub.json &&
+	for h in "" "\"handout\":0," "\"handout\":\"2\","; do
+		hub POST agent/jira_fetch "{\"command\":$C,$h\"part\":1,\"data\":\"QUFBQQ==\",\"last\":true}" &&
+		test "$STATUS" = 422 &&
+		jq -e ".error == \"нужны command и либо error, либо handout (handouts из claim), part (0, 1, …), data (base64) и last\"" hub.json ||
+		return 1
+	done &&
+	test "$(db_sql "SELECT GROUP_CONCAT(part ORDER BY part) FROM wiki_upload_parts WHERE command_id = $C")" = 0 &&
+	hub POST agent/jira_fetch "{\"command\":$C,\"handout\":2,\"part\":1,\"data\":\"$p1\",\"last\":true}" &&
+	test "$STATUS" = 200 && jq -e ".state == \"done\" and .error == null" hub.json &&
+	hub GET attachments/77001/content && test "$STATUS" = 200 && cmp hub.json late.bin &&
+	hub POST agent/jira_fetch "{\"command\":$C,\"handout\":2,\"part\":0,\"data\":\"$p0\",\"last\":false}" &&
+	test "$STATUS" = 409 && jq -e ".error == \"команда $C не у агента: она done\"" hub.json
+'
+
 test_expect_success 'the agent runs a batch of forgemcp mcp jira; batch_wait returns as it ends' '
 	{ echo "$INIT"; call 2 batch_create "{\"title\":\"Ошибка со связью\",\"commands\":[{\"type\":\"ensure_issue\",\"temp_key\":\"new:1\",\"summary\":\"Ошибка ОСВ 60\",\"issue_type\":\"bug\"},{\"type\":\"ensure_link\",\"key\":\"new:1\",\"link_type\":\"Blocks\",\"to\":\"AURORA-9003\"}]}"; } |
 		sdlc jira --project AURORA &&

@@ -294,7 +294,7 @@ test_expect_success 'the agent API refuses what a refresh may not write, and fil
 	test "$STATUS" = 422 && jq -e ".error | contains(\"no issue AUR-3 of the project AURORA\")" hub.json &&
 	test "$(db_query "SELECT COUNT(*) FROM tracker_issues WHERE id = 99")" = 0 &&
 	hub GET "agent/file?command=$C" && test "$STATUS" = 404 &&
-	hub POST agent/jira_fetch "{\"command\":$C,\"part\":0,\"data\":\"eA==\",\"last\":true}" && test "$STATUS" = 404 &&
+	hub POST agent/jira_fetch "{\"command\":$C,\"handout\":1,\"part\":0,\"data\":\"eA==\",\"last\":true}" && test "$STATUS" = 404 &&
 	hub POST agent/jira_issues "{\"command\":999999,\"issues\":[]}" && test "$STATUS" = 404 &&
 	hub POST agent/jira_issues "{\"command\":$C,\"issues\":[]}" "$READ_TOKEN" && test "$STATUS" = 403 &&
 	hub POST agent/report "{\"command\":$C,\"state\":\"failed\",\"error\":\"t\"}" && test "$STATUS" = 200 &&

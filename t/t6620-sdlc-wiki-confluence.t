@@ -290,12 +290,12 @@ test_expect_success 'credentials the server refuses fail the sync with its statu
 	sync_fails "Confluence: GET /rest/api/content/1001: HTTP 401"
 '
 
-# upload COMMAND ROOT FILE: the document FILE sent to the hub in parts of at most 30,000
-# bytes (never inside a character), as the agent sends it, by one process; the last
-# answer in hub.json, each in the responses log; fails when one is not 200
+# upload COMMAND HANDOUT ROOT FILE: the document FILE sent to the hub in parts of at
+# most 30,000 bytes (never inside a character), as the agent sends it, by one process;
+# the last answer in hub.json, each in the responses log; fails when one is not 200
 upload () {
 	perl -MHTTP::Tiny -MJSON::PP -e '
-		my ($cmd, $root, $file, $url, $tok, $log) = @ARGV;
+		my ($cmd, $handout, $root, $file, $url, $tok, $log) = @ARGV;
 		open my $fh, "<:raw", $file or die "$file: $!\n";
 		my $doc = do { local $/; <$fh> };
 		my ($http, $json) = (HTTP::Tiny->new(timeout => 120), JSON::PP->new->utf8->canonical);
@@ -308,43 +308,49 @@ upload () {
 			$off += $n;
 			$res = $http->post($url, { headers => { Authorization => "Bearer $tok",
 			    "Content-Type" => "application/json" }, content => $json->encode({
-			    command => 0 + $cmd, root => $root, part => $part++, text => $text,
+			    command => 0 + $cmd, handout => 0 + $handout, root => $root,
+			    part => $part++, text => $text,
 			    last => $off >= $len ? JSON::PP::true : JSON::PP::false }) });
 			if (open(my $l, ">>", $log)) { print $l $res->{content}; close $l }
 			exit 1 if $res->{status} != 200;
 		} while ($off < $len);
 		open my $o, ">", "hub.json" or die; print $o $res->{content};
-	' "$1" "$2" "$3" "$BASE_URL/hub/agent/wiki_pages" "$ANN_TOKEN" "$RESPONSES_LOG"
+	' "$1" "$2" "$3" "$4" "$BASE_URL/hub/agent/wiki_pages" "$ANN_TOKEN" "$RESPONSES_LOG"
 }
-# claim: queues a sync and claims it as an agent would; its command id in C
+# claim: queues a sync and claims it as an agent would; its command id in C, its hand-out in H
 claim () {
 	hub POST wiki/sync "{\"project\":\"DOCS\"}" &&
-	hub POST agent/claim "{\"module\":\"wiki\"}" && C=$(jq .command.id hub.json) && test "$C" != null
+	hub POST agent/claim "{\"module\":\"wiki\"}" && C=$(jq .command.id hub.json) && test "$C" != null &&
+	H=$(jq .command.handouts hub.json)
 }
 last_error () { hub GET "wiki/status?project=DOCS" && jq -r .last.error hub.json; }
 
 test_expect_success 'an upload of more than 20,000 pages is refused by the hub; the copy stays' '
 	jq -n "{pages: ([range(0; 20001)] | map({code: \"DOCS-\(. + 1)\", title: \"p\", parent: (if . == 0 then null else \"DOCS-1\" end), source: \"s\", body: \"\"}))}" >many.json &&
-	claim && upload "$C" confluence:DOCS-1 many.json &&
+	claim && upload "$C" "$H" confluence:DOCS-1 many.json &&
 	jq -e ".state == \"failed\"" hub.json &&
 	test "$(last_error)" = "в копии 20001 страниц, больше 20000" &&
 	test "$(db_sql "SELECT COUNT(*) FROM wiki_pages")" = 6
 '
 
-test_expect_success 'a hostile upload: colliding codes, a cycle of parents, a bad shape, parts out of order' '
+test_expect_success 'a hostile upload: colliding codes, a cycle of parents, a bad shape, parts out of order, of another hand-out or of none' '
 	printf "{\"pages\":[{\"code\":\"DOCS-1\",\"title\":\"a\",\"parent\":null,\"source\":\"s\",\"body\":\"\"},{\"code\":\"DOCS-1\",\"title\":\"b\",\"parent\":null,\"source\":\"s\",\"body\":\"\"}]}" >dup.json &&
-	claim && upload "$C" confluence:DOCS-1 dup.json &&
+	claim && upload "$C" "$H" confluence:DOCS-1 dup.json &&
 	test "$(last_error)" = "код DOCS-1 у двух страниц: страница DOCS-1 и страница DOCS-1" &&
 	printf "{\"pages\":[{\"code\":\"DOCS-1\",\"title\":\"r\",\"parent\":null,\"source\":\"s\",\"body\":\"\"},{\"code\":\"DOCS-2\",\"title\":\"a\",\"parent\":\"DOCS-3\",\"source\":\"s\",\"body\":\"\"},{\"code\":\"DOCS-3\",\"title\":\"b\",\"parent\":\"DOCS-2\",\"source\":\"s\",\"body\":\"\"}]}" >cycle.json &&
-	claim && upload "$C" confluence:DOCS-1 cycle.json &&
+	claim && upload "$C" "$H" confluence:DOCS-1 cycle.json &&
 	test "$(last_error)" = "страницы образуют цикл родителей: DOCS-2 (страница DOCS-2) — её предок она сама" &&
 	printf "{\"pages\":[{\"code\":\"DOCS-1\",\"title\":7}]}" >shape.json &&
-	claim && upload "$C" confluence:DOCS-1 shape.json &&
+	claim && upload "$C" "$H" confluence:DOCS-1 shape.json &&
 	test "$(last_error)" = "копия от агента: pages[0] — не {code, title, parent, source, body} строками" &&
-	claim && hub POST agent/wiki_pages "{\"command\":$C,\"root\":\"confluence:DOCS-1\",\"part\":1,\"text\":\"x\",\"last\":true}" &&
+	claim && hub POST agent/wiki_pages "{\"command\":$C,\"root\":\"confluence:DOCS-1\",\"handout\":$H,\"part\":1,\"text\":\"x\",\"last\":true}" &&
 	test "$STATUS" = 409 && jq -e ".error == \"часть 1 не по порядку: начните с части 0\"" hub.json &&
-	hub POST agent/wiki_pages "{\"command\":$C,\"root\":\"confluence:DOCS-1\",\"error\":\"stop\"}" &&
+	hub POST agent/wiki_pages "{\"command\":$C,\"root\":\"confluence:DOCS-1\",\"handout\":$((H + 1)),\"part\":0,\"text\":\"x\",\"last\":true}" &&
+	test "$STATUS" = 409 && jq -e ".error == \"часть от выдачи $((H + 1)) не принята: у команды $C сейчас выдача $H\"" hub.json &&
 	hub POST agent/wiki_pages "{\"command\":$C,\"root\":\"confluence:DOCS-1\",\"part\":0,\"text\":\"x\",\"last\":true}" &&
+	test "$STATUS" = 422 && jq -e ".error == \"нужны command, root и либо error, либо handout (handouts из claim), part (0, 1, …), text и last\"" hub.json &&
+	hub POST agent/wiki_pages "{\"command\":$C,\"root\":\"confluence:DOCS-1\",\"error\":\"stop\"}" &&
+	hub POST agent/wiki_pages "{\"command\":$C,\"root\":\"confluence:DOCS-1\",\"handout\":$H,\"part\":0,\"text\":\"x\",\"last\":true}" &&
 	test "$STATUS" = 409 &&
 	test "$(db_sql "SELECT COUNT(*) FROM wiki_pages")" = 6 &&
 	test "$(db_sql "SELECT COUNT(*) FROM wiki_upload_parts")" = 0

@@ -245,13 +245,14 @@ twohosts () {
 # seen in 30 rounds: a part's foreign key makes the other node's applier
 # wait for the command row, which aborts a part still holding it, so only
 # two parts certified in the same instant mix; the count of writes is what
-# catches a part that no longer writes the row.)
+# catches a part that no longer writes the row.  Both name hand-out 1, the
+# command's: a part of an earlier hand-out is refused outright, t6520.)
 test_expect_success 'the parts of one command: an old agent'\''s part 5 and a new agent'\''s part 0 through both hosts at once, ten times: never mixed' '
 	galera_sql 1 "INSERT INTO tracker_batches (title, author, created_at)
 		VALUES (\"parts race\", \"ann\", UTC_TIMESTAMP(3))" &&
 	B=$(galera_sql 1 "SELECT id FROM tracker_batches WHERE title = \"parts race\"") &&
-	galera_sql 1 "INSERT INTO tracker_commands (batch_id, seq, type, params, state,
-		claimed_at, updated_at) VALUES ($B, 1, \"fetch_attachment\", \"{}\", \"claimed\",
+	galera_sql 1 "INSERT INTO tracker_commands (batch_id, seq, type, params, state, handouts,
+		claimed_at, updated_at) VALUES ($B, 1, \"fetch_attachment\", \"{}\", \"claimed\", 1,
 		UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))" &&
 	C=$(galera_sql 1 "SELECT id FROM tracker_commands WHERE batch_id = $B") &&
 	test_when_finished "galera_sql 1 \"UPDATE tracker_commands SET state = \\\"failed\\\" WHERE id = $C\"" &&
@@ -262,8 +263,8 @@ test_expect_success 'the parts of one command: an old agent'\''s part 5 and a ne
 			($C, 3, 4, \"b2xk\"), ($C, 4, 4, \"b2xk\")" &&
 		rm -f codes-1 codes-2 &&
 		twohosts 2 2 agent/jira_fetch \
-			"{\"command\":$C,\"part\":5,\"data\":\"b2xk\",\"last\":false}" \
-			"{\"command\":$C,\"part\":0,\"data\":\"bmV3\",\"last\":false}" &&
+			"{\"command\":$C,\"handout\":1,\"part\":5,\"data\":\"b2xk\",\"last\":false}" \
+			"{\"command\":$C,\"handout\":1,\"part\":0,\"data\":\"bmV3\",\"last\":false}" &&
 		say "round $r: host 1 $(sort codes-1 | uniq -c | tr -s " \n" " "), host 2 $(sort codes-2 | uniq -c | tr -s " \n" " ")" &&
 		test "$(grep -c "^200$" codes-2)" = 2 &&
 		! grep -v "^200$\|^409$" codes-1 &&

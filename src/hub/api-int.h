@@ -75,16 +75,21 @@ void	hub_agent_route(struct db *db, const struct config *cfg, const struct princ
 
 /* The 409 (404 when state is "") for a command that is not the agent's to report. */
 void	hub_agent_not_claimed(struct core_response *resp, uint64_t id, const char *state);
+/* The 409 for a part of hand-out handout of command id, now in hand-out current. */
+void	hub_agent_stale(struct core_response *resp, uint64_t id, uint64_t handout,
+	    uint64_t current);
 
 /*
  * A file an agent sends for a command in base64 parts of at most a
- * request body each (api_parts.c): {command, part: 0, 1, …, data, last}
- * or {command, error}.  hub_part_parse reads the body (-1 after answering
- * 422); hub_part_take stores the part (of a file of at most max bytes)
- * and after the last decodes the whole into *bytes (*n; caller frees).
+ * request body each (api_parts.c): {command, handout, part: 0, 1, …,
+ * data, last} or {command, error}; handout is the claim's handouts, and a
+ * part of another hand-out is refused (409).  hub_part_parse reads the
+ * body (-1 after answering 422); hub_part_take stores the part (of a file
+ * of at most max bytes) and after the last decodes the whole into *bytes
+ * (*n; caller frees).
  */
 struct hub_part {
-	uint64_t	 command;
+	uint64_t	 command, handout;
 	int64_t		 part;
 	const char	*data, *error;
 	int		 last;

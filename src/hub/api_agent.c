@@ -82,6 +82,22 @@ hub_agent_not_claimed(struct core_response *resp, uint64_t id, const char *state
 	hub_refuse_msg(resp, state[0] == '\0' ? 404 : 409, msg);
 }
 
+void
+hub_agent_stale(struct core_response *resp, uint64_t id, uint64_t handout, uint64_t current)
+{
+	char	msg[200];
+
+	if (handout < current)
+		hub_say(msg, sizeof msg, "часть от выдачи %llu не принята: команда %llu выдана "
+		    "заново, сейчас выдача %llu", (unsigned long long)handout,
+		    (unsigned long long)id, (unsigned long long)current);
+	else
+		hub_say(msg, sizeof msg, "часть от выдачи %llu не принята: у команды %llu "
+		    "сейчас выдача %llu", (unsigned long long)handout, (unsigned long long)id,
+		    (unsigned long long)current);
+	hub_refuse_msg(resp, 409, msg);
+}
+
 /* POST /hub/agent/report {command, state: done|failed, error?, result?} */
 static void
 hub_agent_report(struct db *db, struct json_object *body, struct core_response *resp)

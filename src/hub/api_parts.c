@@ -2,8 +2,9 @@
  * api_parts: a file an agent sends the hub in base64 parts (api-int.h):
  * the wiki's and the tracker's attachments read from a server the hub
  * cannot reach itself.  Each part is a request body the hub's max_body
- * takes; they wait in wiki_upload_parts, keyed by the command, until the
- * last.
+ * takes and names the hand-out it is of, so that an agent whose lease ran
+ * out cannot add to the upload of the one that claimed the command next;
+ * they wait in wiki_upload_parts, keyed by the command, until the last.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +30,9 @@ hub_part_parse(struct json_object *body, struct hub_part *in, struct core_respon
 	if ((v = json_object_object_get(body, "command")) != NULL &&
 	    json_object_is_type(v, json_type_int) && json_object_get_int64(v) > 0)
 		in->command = (uint64_t)json_object_get_int64(v);
+	if ((v = json_object_object_get(body, "handout")) != NULL &&
+	    json_object_is_type(v, json_type_int) && json_object_get_int64(v) > 0)
+		in->handout = (uint64_t)json_object_get_int64(v);
 	if (json_object_is_type((v = json_object_object_get(body, "data")), json_type_string))
 		in->data = json_object_get_string(v);
 	if (json_object_is_type((v = json_object_object_get(body, "error")), json_type_string))
@@ -36,10 +40,10 @@ hub_part_parse(struct json_object *body, struct hub_part *in, struct core_respon
 	if (json_object_is_type((v = json_object_object_get(body, "part")), json_type_int))
 		in->part = json_object_get_int64(v);
 	in->last = json_object_get_boolean(json_object_object_get(body, "last"));
-	if (in->command == 0 || (in->error == NULL && (in->data == NULL || in->part < 0 ||
-	    in->part > 1000000))) {
-		hub_refuse_msg(resp, 422, "нужны command и либо error, либо part (0, 1, …), data "
-		    "(base64) и last");
+	if (in->command == 0 || (in->error == NULL && (in->handout == 0 || in->data == NULL ||
+	    in->part < 0 || in->part > 1000000))) {
+		hub_refuse_msg(resp, 422, "нужны command и либо error, либо handout (handouts из "
+		    "claim), part (0, 1, …), data (base64) и last");
 		return -1;
 	}
 	return 0;
@@ -77,6 +81,7 @@ hub_part_take(struct db *db, const struct hub_part *in, size_t max, char **bytes
 	struct json_object	*o;
 	const char		*said;
 	char			 state[16] = "", *text = NULL, msg[100];
+	uint64_t		 current = 0;
 	size_t			 total = 0, len;
 	struct err		 e;
 	int			 rc;
@@ -89,9 +94,11 @@ hub_part_take(struct db *db, const struct hub_part *in, size_t max, char **bytes
 		return HUB_PART_FAILED;
 	}
 	err_clear(&e);
-	rc = wiki_upload_part(db, in->command, (unsigned)in->part, in->data, strlen(in->data),
-	    (max + 2) / 3 * 4, &total, state, sizeof state, &e);
-	if (rc == ERR_INVALID)
+	rc = wiki_upload_part(db, in->command, in->handout, (unsigned)in->part, in->data,
+	    strlen(in->data), (max + 2) / 3 * 4, &total, state, sizeof state, &current, &e);
+	if (rc == ERR_INVALID && strcmp(state, "claimed") == 0)
+		hub_agent_stale(resp, in->command, in->handout, current);
+	else if (rc == ERR_INVALID)
 		hub_agent_not_claimed(resp, in->command, state);
 	else if (rc == ERR_CONFLICT && !db_tx_gave_up(db)) {
 		snprintf(msg, sizeof msg, "часть %lld не по порядку: начните с части 0",

@@ -5,10 +5,11 @@
  * copy is one JSON document {pages: [{code, title, parent, source, body}],
  * attachments: [{page, name, size, mime, source}]}; the agent cuts its
  * text into parts that each fit a request body (max_body), the hub keeps
- * them in order, and the last part has the whole document parsed and
- * checked by the git backend's own checks (wiki_copy.c) before the one
- * transaction that loads it.  The agent is trusted no more than a git
- * repository: its copy passes every check a git copy does.
+ * them in order (each of the command's current hand-out), and the last
+ * part has the whole document parsed and checked by the git backend's own
+ * checks (wiki_copy.c) before the one transaction that loads it.  The
+ * agent is trusted no more than a git repository: its copy passes every
+ * check a git copy does.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -245,7 +246,7 @@ hub_wiki_pages(struct db *db, struct json_object *body, struct core_response *re
 	char			**names = NULL, why[800] = "", revision[41] = "", state[32] = "";
 	char			 msg[200];
 	const char		*label, *type, *root, *error, *text;
-	uint64_t		 id = 0;
+	uint64_t		 id = 0, handout = 0, current = 0;
 	int64_t			 part = -1;
 	size_t			 total = 0, i;
 	struct err		 e;
@@ -256,6 +257,9 @@ hub_wiki_pages(struct db *db, struct json_object *body, struct core_response *re
 	if ((v = json_get(body, "command")) != NULL && json_object_is_type(v, json_type_int) &&
 	    json_object_get_int64(v) > 0)
 		id = (uint64_t)json_object_get_int64(v);
+	if ((v = json_get(body, "handout")) != NULL && json_object_is_type(v, json_type_int) &&
+	    json_object_get_int64(v) > 0)
+		handout = (uint64_t)json_object_get_int64(v);
 	root = wiki_str(body, "root");
 	error = wiki_str(body, "error");
 	text = wiki_str(body, "text");
@@ -265,9 +269,9 @@ hub_wiki_pages(struct db *db, struct json_object *body, struct core_response *re
 	    json_object_get_boolean(json_get(body, "last"));
 	if (id == 0 || root == NULL || (root[0] == '\0' && error == NULL) ||
 	    hub_wiki_chars(root) > WIKI_ROOT_CHARS_MAX ||
-	    (error == NULL && (text == NULL || part < 0 || part > 1000000))) {
-		hub_refuse_msg(resp, 422, "нужны command, root и либо error, либо part (0, 1, …), "
-		    "text и last");
+	    (error == NULL && (handout == 0 || text == NULL || part < 0 || part > 1000000))) {
+		hub_refuse_msg(resp, 422, "нужны command, root и либо error, либо handout "
+		    "(handouts из claim), part (0, 1, …), text и last");
 		goto done;
 	}
 	if (hub_wiki_command(db, id, &cmd, &label, &type, resp) != 0)
@@ -287,8 +291,12 @@ hub_wiki_pages(struct db *db, struct json_object *body, struct core_response *re
 		hub_refuse_msg(resp, 413, msg);
 		goto done;
 	}
-	rc = wiki_upload_part(db, id, (unsigned)part, text, strlen(text), WIKI_UPLOAD_MAX, &total,
-	    state, sizeof state, &e);
+	rc = wiki_upload_part(db, id, handout, (unsigned)part, text, strlen(text),
+	    WIKI_UPLOAD_MAX, &total, state, sizeof state, &current, &e);
+	if (rc == ERR_INVALID && strcmp(state, "claimed") == 0) {
+		hub_agent_stale(resp, id, handout, current);
+		goto done;
+	}
 	if (rc == ERR_INVALID) {
 		hub_agent_not_claimed(resp, id, state);
 		goto done;

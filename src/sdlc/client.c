@@ -192,7 +192,7 @@ hub_file_send(const struct hub_client *hub, const char *path, struct json_object
 }
 
 int
-hub_send_file(const struct hub_client *hub, const char *path, int64_t id,
+hub_send_file(const struct hub_client *hub, const char *path, int64_t id, int64_t handout,
     const unsigned char *data, size_t len, char *end, size_t end_len, char *why,
     size_t why_len)
 {
@@ -204,6 +204,7 @@ hub_send_file(const struct hub_client *hub, const char *path, int64_t id,
 		n = len - off < HUB_FILE_PART ? len - off : HUB_FILE_PART;
 		body = json_object_new_object();
 		json_object_object_add(body, "command", json_object_new_int64(id));
+		json_object_object_add(body, "handout", json_object_new_int64(handout));
 		json_object_object_add(body, "part", json_object_new_int64((int64_t)part));
 		json_object_object_add(body, "data", json_object_new_string_len((char *)b64,
 		    EVP_EncodeBlock(b64, data + off, (int)n)));

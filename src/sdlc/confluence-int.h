@@ -24,12 +24,13 @@ int	confluence_hub_root(const struct hub_client *hub, const char *label, char **
 	    char *why, size_t len);
 /*
  * Sends the copy text (JSON) of command id, read from root, to the hub in
- * parts of at most CF_PART_BYTES; the last has it checked and loaded.  0
- * with the end the hub reported in why ("done" or "failed: …"), or -1 with
- * why when the hub did not take a part.
+ * parts of at most CF_PART_BYTES, each naming handout (the claim's
+ * handouts); the last has it checked and loaded.  0 with the end the hub
+ * reported in why ("done" or "failed: …"), or -1 with why when the hub did
+ * not take a part.
  */
-int	confluence_hub_upload(const struct hub_client *hub, int64_t id, const char *root,
-	    const char *text, char *why, size_t len);
+int	confluence_hub_upload(const struct hub_client *hub, int64_t id, int64_t handout,
+	    const char *root, const char *text, char *why, size_t len);
 /* Tells the hub the sync of command id failed with why: 0, or -1 when it could not. */
 int	confluence_hub_fail(const struct hub_client *hub, int64_t id, const char *root,
 	    const char *why);

@@ -383,7 +383,8 @@ confluence_run(const struct hub_client *hub, const struct rest_server *cf,
 	json_object_object_add(doc, "attachments", json_object_get(w.atts));
 	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
 	    JSON_C_TO_STRING_NOSLASHESCAPE);
-	rc = confluence_hub_upload(hub, id, root, text != NULL ? text : "", said, sizeof said);
+	rc = confluence_hub_upload(hub, id, json_object_get_int64(json_get(cmd, "handouts")), root,
+	    text != NULL ? text : "", said, sizeof said);
 	if (rc == 0) {
 		log_info("agent: command %lld (wiki_sync, %zu pages from %s): %s", (long long)id,
 		    w.n, cf->url, said);

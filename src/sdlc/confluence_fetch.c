@@ -68,8 +68,9 @@ confluence_fetch(const struct hub_client *hub, const struct rest_server *cf,
 	if (rest_get_raw(cl, curl, cf, src + base, CF_FETCH_MAX, &a, why,
 	    sizeof why) != 0)
 		goto failed;
-	if (hub_send_file(hub, "/agent/wiki_fetch", id, (const unsigned char *)(a.buf != NULL ?
-	    a.buf : ""), a.len, end, sizeof end, why, sizeof why) != 0) {
+	if (hub_send_file(hub, "/agent/wiki_fetch", id,
+	    json_object_get_int64(json_get(cmd, "handouts")), (const unsigned char *)(a.buf !=
+	    NULL ? a.buf : ""), a.len, end, sizeof end, why, sizeof why) != 0) {
 		log_error("agent: command %lld: %s", (long long)id, why);
 		goto done;
 	}

@@ -64,8 +64,8 @@ cf_cost(unsigned char c)
  * JSON; the last has it loaded.  *state and *error from the hub's end.
  */
 int
-confluence_hub_upload(const struct hub_client *hub, int64_t id, const char *root,
-    const char *text, char *why, size_t len)
+confluence_hub_upload(const struct hub_client *hub, int64_t id, int64_t handout,
+    const char *root, const char *text, char *why, size_t len)
 {
 	struct json_object	*body, *r = NULL;
 	struct hub_client	 end_hub;
@@ -86,6 +86,7 @@ confluence_hub_upload(const struct hub_client *hub, int64_t id, const char *root
 		body = json_object_new_object();
 		json_object_object_add(body, "command", json_object_new_int64(id));
 		json_object_object_add(body, "root", json_object_new_string(root));
+		json_object_object_add(body, "handout", json_object_new_int64(handout));
 		json_object_object_add(body, "part", json_object_new_int64((int64_t)part));
 		json_object_object_add(body, "text", json_object_new_string_len(p, (int)(q - p)));
 		json_object_object_add(body, "last", json_object_new_boolean(last));

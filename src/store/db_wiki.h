@@ -182,12 +182,16 @@ void	wiki_content_release(struct wiki_content *c);
  * Adds part (0, 1, ... in order; 0 drops the parts before) of the copy
  * the agent uploads for the claimed wiki_sync, wiki_fetch or fetch_attachment command
  * (the tracker's file an agent read from Jira), in one transaction;
- * *total receives the bytes uploaded with it.  ERR_INVALID when the command
- * is not claimed (*state its state, "" for none), ERR_CONFLICT for a part
- * out of order, ERR_TOOBIG when the parts would pass max bytes.
+ * handout is the hand-out the part is of (the claim's handouts), checked
+ * on the locked command row; *total receives the bytes uploaded with it.
+ * ERR_INVALID when the command is not claimed (*state its state, "" for
+ * none) or is claimed in another hand-out (*state "claimed", *current
+ * that hand-out); ERR_CONFLICT for a part out of order, ERR_TOOBIG when
+ * the parts would pass max bytes.
  */
-int	wiki_upload_part(struct db *db, uint64_t command, unsigned part, const char *text,
-	    size_t len, size_t max, size_t *total, char *state, size_t state_len, struct err *e);
+int	wiki_upload_part(struct db *db, uint64_t command, uint64_t handout, unsigned part,
+	    const char *text, size_t len, size_t max, size_t *total, char *state,
+	    size_t state_len, uint64_t *current, struct err *e);
 /* The parts of command joined in order into *out (len bytes, NUL-terminated; caller frees). */
 int	wiki_upload_read(struct db *db, uint64_t command, char **out, size_t *len, struct err *e);
 /* Drops the parts of command: inside the transaction that ends its sync. */
