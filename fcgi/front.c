@@ -30,7 +30,7 @@
 #include "front-int.h"
 #include "log.h"
 
-#define FRONT_IDLE_MS		1000	/* idle time after which a worker left large shrinks */
+#define FRONT_IDLE_MS		1000	/* idle time after which a worker gives back what it holds */
 
 extern char **environ;
 
@@ -244,38 +244,36 @@ front_peer_ok(const struct sockaddr_storage *ss, const char *allowed)
  * the worker accepts here and gives libfcgi the connection (fr's
  * listening socket is /dev/null, which libfcgi never accepts on).  A
  * connection the web server keeps open (FCGI_KEEP_CONN) is waited on the
- * same way.  Returns 1 with fr->ipcFd set, 0 to look again, -1 to stop
- * (an error is logged).
+ * same way.  The listening socket is non-blocking: every idle worker is
+ * woken by a connection and one takes it, so a worker waits in ppoll,
+ * where a limit (idle, NULL for none) can end the wait.  Returns 1 with
+ * fr->ipcFd set, 0 to look again, 2 when idle passed with nothing to
+ * take, -1 to stop (an error is logged).
  */
 static int
-front_next(FCGX_Request *fr, int sock, const sigset_t *waiting)
+front_next(FCGX_Request *fr, int sock, const sigset_t *waiting, const struct timespec *idle)
 {
 	struct sockaddr_storage	 ss;
 	socklen_t		 len = sizeof(ss);
 	struct pollfd		 pfd = { .events = POLLIN };
-	sigset_t		 held;
-	int			 fd, one = 1, err;
+	int			 fd, one = 1, n;
 
-	if (fr->ipcFd >= 0) {
-		pfd.fd = fr->ipcFd;
-		if (ppoll(&pfd, 1, NULL, waiting) < 0)
-			return front_stop ? -1 : 0;
+	pfd.fd = fr->ipcFd >= 0 ? fr->ipcFd : sock;
+	if ((n = ppoll(&pfd, 1, idle, waiting)) <= 0)
+		return front_stop ? -1 : n == 0 ? 2 : 0;
+	if (fr->ipcFd >= 0)
 		return 1;
-	}
-	sigprocmask(SIG_SETMASK, waiting, &held);
-	fd = accept4(sock, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC);
-	err = errno;
-	sigprocmask(SIG_SETMASK, &held, NULL);
-	if (fd < 0) {
+	if ((fd = accept4(sock, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC)) < 0) {
 		if (front_stop)
 			return -1;
-		/* a connection that failed before it was taken (accept(2)) */
-		if (err == EINTR || err == EAGAIN || err == ECONNABORTED || err == EPROTO ||
-		    err == ECONNRESET || err == ETIMEDOUT || err == ENETDOWN ||
-		    err == ENETUNREACH || err == EHOSTDOWN || err == EHOSTUNREACH ||
-		    err == ENOPROTOOPT || err == ENONET || err == EOPNOTSUPP)
+		/* taken by another worker, or failed before it was taken (accept(2)) */
+		if (errno == EINTR || errno == EAGAIN || errno == ECONNABORTED ||
+		    errno == EPROTO || errno == ECONNRESET || errno == ETIMEDOUT ||
+		    errno == ENETDOWN || errno == ENETUNREACH || errno == EHOSTDOWN ||
+		    errno == EHOSTUNREACH || errno == ENOPROTOOPT || errno == ENONET ||
+		    errno == EOPNOTSUPP)
 			return 0;
-		log_error("FastCGI accept failed: %s", strerror(err));
+		log_error("FastCGI accept failed: %s", strerror(errno));
 		return -1;
 	}
 	if (ss.ss_family == AF_INET || ss.ss_family == AF_INET6) {
@@ -294,6 +292,16 @@ front_next(FCGX_Request *fr, int sock, const sigset_t *waiting)
 	return 1;
 }
 
+/* Monotonic milliseconds. */
+static int64_t
+front_now_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 int
 front_worker(struct core *core, const struct config *cfg, int sock)
 {
@@ -303,7 +311,9 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 	struct sigaction	 sa;
 	sigset_t		 set, waiting;
 	char			*body;
-	int			 shrink = 0, rc;
+	struct timespec		 idle;
+	int64_t			 rest_at = 0;
+	int			 status = 0, fl, rc;
 
 	front_listen = sock;
 	front_null = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -328,25 +338,35 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 		log_error("cannot set up the FastCGI request");
 		return 1;
 	}
+	fl = fcntl(sock, F_GETFL);
+	if (fl < 0 || fcntl(sock, F_SETFL, fl | O_NONBLOCK) != 0) {
+		log_error("cannot make the FastCGI socket non-blocking: %s", strerror(errno));
+		return 1;
+	}
 	while (!front_stop) {
 		/*
-		 * Left large by a request and no other one for FRONT_IDLE_MS:
-		 * shrink.  A connection that comes meanwhile is served first
-		 * (its own core_idle decides again).
+		 * Left large by a request, or holding requests of an
+		 * account's block: once no request came for FRONT_IDLE_MS
+		 * (rest_at), give them back.  A request that comes first, on
+		 * a new connection or a kept one, is served first (its own
+		 * core_idle decides again).
 		 */
-		if (shrink) {
-			struct pollfd		 pfd = { .fd = sock, .events = POLLIN };
-			struct timespec		 idle = { FRONT_IDLE_MS / 1000,
-			    (FRONT_IDLE_MS % 1000) * 1000000L };
+		if (rest_at != 0) {
+			int64_t	 left = rest_at - front_now_ms();
 
-			if (ppoll(&pfd, 1, &idle, &waiting) == 0)
-				core_shrink(core);
-			shrink = 0;
-			continue;
+			if (left <= 0) {
+				core_rest(core);
+				rest_at = 0;
+				continue;
+			}
+			idle.tv_sec = left / 1000;
+			idle.tv_nsec = (left % 1000) * 1000000L;
 		}
-		if ((rc = front_next(&fr, sock, &waiting)) <= 0) {
-			if (rc < 0)
-				return front_stop ? 0 : 1;
+		if ((rc = front_next(&fr, sock, &waiting, rest_at != 0 ? &idle : NULL)) != 1) {
+			if (rc < 0) {
+				status = front_stop ? 0 : 1;
+				break;
+			}
 			continue;
 		}
 		/*
@@ -373,11 +393,12 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 		core_response_release(&resp);
 		free(body);
 		FCGX_Finish_r(&fr);
-		shrink = core_idle(core);
+		rest_at = core_idle(core) ? front_now_ms() + FRONT_IDLE_MS : 0;
 	}
+	core_rest(core);	/* the requests it holds go back before it leaves */
 	if (fr.ipcFd >= 0)
 		FCGX_Free(&fr, 1);
-	return 0;
+	return status;
 }
 
 int
@@ -420,6 +441,7 @@ front_cgi(struct core *core, const struct config *cfg)
 	core_handle(core, &req, &resp);
 	front_cgi_write(&resp);
 	free(body);
+	core_rest(core);	/* a refused batch's requests go back */
 	return 0;
 }
 

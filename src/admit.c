@@ -9,18 +9,22 @@
  *
  * The count lives in the shared rate_limits table so the limit holds across
  * workers and hosts (a MEMORY table; on a Galera cluster forgemcp migrate
- * makes it InnoDB, which the cluster replicates: doc/galera.md).  A worker reserves the account's requests there in
- * blocks: one at first, doubling (up to ADMIT_BLOCK_MAX) while each block
- * is used up within a second, and never more than an eighth of what is
- * left under the limit.  It admits the block's requests whose numbers are
- * within the limit and no others, so an account never gets more than
- * rate_limit requests a window.  The cost of the block is that a block a
- * worker reserved but did not use counts against the account: a client
- * fast enough to earn blocks on several workers can be refused a little
- * before the limit.  A client slower than about one request a second per
- * worker is counted one request at a time, exactly.  A batch costs one
- * request per call: it is admitted only when all of them fit, and its
- * block is at least that large.
+ * makes it InnoDB, which the cluster replicates: doc/galera.md).  A worker
+ * reserves the account's requests there in blocks: one at first, doubling
+ * (up to ADMIT_BLOCK_MAX) while each block is used up within a second, and
+ * never more than an eighth of what is left under the limit.  The count is
+ * never raised over the limit and a refused request is not counted, so an
+ * account never gets more than rate_limit requests a window.  Requests a
+ * worker reserved and has not admitted are given back to the table once
+ * it has had no request for a second (admit_release, from the front's
+ * idle wait), when it stops, and when their slot is taken by another
+ * token; so over the window an account gets exactly rate_limit requests.
+ * The cost: a request can be refused while another worker still holds
+ * unused requests of its account, for up to a second, until they come
+ * back.  A client slower than about one request a second per worker is
+ * counted one request at a time.  A batch costs one request per call: it
+ * is admitted only when all of them fit, and its block is at least that
+ * large.
  *
  * The table holds at most rate_limit_buckets buckets, one per account and
  * one per network (IPv4 /24, IPv6 /64) of clients without a valid token,
@@ -71,6 +75,7 @@ struct admit {
 	unsigned		 anon_limit;	/* rate_limit_anonymous */
 	unsigned		 buckets;	/* rate_limit_buckets */
 	int64_t			 full_logged;	/* the window a refusal for want of a bucket was logged */
+	int			 holding;	/* a slot may hold requests not yet admitted */
 	struct admit_slot	 slot[ADMIT_SLOTS];
 };
 
@@ -160,6 +165,52 @@ admit_block(const struct admit *a, const struct admit_slot *s, int hit, int64_t 
 	return b < 1 ? 1 : b;
 }
 
+/* The window (unix seconds) a request now falls in. */
+static int64_t
+admit_window(const struct admit *a)
+{
+	int64_t	 wall = (int64_t)time(NULL);
+
+	return wall - wall % a->window;
+}
+
+/*
+ * Gives back the requests slot s counted in the current window and did
+ * not admit, so another worker can admit them.  One that cannot be given
+ * back is lost to the account for the window (logged).
+ */
+static void
+admit_give_back(struct admit *a, struct db *db, struct admit_slot *s)
+{
+	struct err	 e;
+
+	if (s->left == 0 || s->hash[0] == '\0')
+		return;
+	err_clear(&e);
+	if (s->window == admit_window(a) &&
+	    db_ratelimit_return(db, s->who.user_id, s->window, s->left, &e) != 0)
+		log_warn("rate limit: %llu requests of account %llu could not be given back: %s",
+		    (unsigned long long)s->left, (unsigned long long)s->who.user_id, e.msg);
+	err_clear(&e);
+	s->left = 0;
+}
+
+int
+admit_holding(const struct admit *a)
+{
+	return a->holding;
+}
+
+void
+admit_release(struct admit *a, struct db *db)
+{
+	int	 i;
+
+	for (i = 0; a->holding && i < ADMIT_SLOTS; i++)
+		admit_give_back(a, db, &a->slot[i]);
+	a->holding = 0;
+}
+
 enum auth_result
 admit_check(struct admit *a, struct principal *out, struct db *db, const char *authorization,
     unsigned cost, struct admit_verdict *v, struct err *e)
@@ -168,8 +219,8 @@ admit_check(struct admit *a, struct principal *out, struct db *db, const char *a
 	struct auth_window	 w;
 	enum auth_result	 r;
 	char			 hash[65];
-	int64_t			 now, wall;
-	uint64_t		 first;
+	int64_t			 now;
+	uint64_t		 held, have;
 	int			 hit;
 
 	v->over = 0;
@@ -178,9 +229,8 @@ admit_check(struct admit *a, struct principal *out, struct db *db, const char *a
 		cost = 1;
 	if ((r = auth_bearer_hash(hash, authorization)) != AUTH_OK)
 		return r;
-	wall = (int64_t)time(NULL);
 	v->length = a->window;
-	v->start = wall - wall % v->length;
+	v->start = admit_window(a);
 	now = admit_now_ms();
 	s = admit_slot(a, hash, &hit);
 	if (hit && now - s->checked_ms < a->ttl_ms &&
@@ -190,41 +240,47 @@ admit_check(struct admit *a, struct principal *out, struct db *db, const char *a
 		*out = s->who;
 		return AUTH_OK;
 	}
+	/* what this slot holds of the window stays its account's; another's goes back */
+	if (!hit)
+		admit_give_back(a, db, s);
+	held = hit && s->window == v->start ? s->left : 0;
 	memset(&w, 0, sizeof(w));
 	w.start = v->start;
 	w.buckets = a->buckets;
-	if ((w.block = admit_block(a, s, hit, v->start, now)) < cost)
-		w.block = cost;
+	w.limit = a->limit;
+	if ((w.block = admit_block(a, s, hit, v->start, now)) + held < cost)
+		w.block = cost - held;
 	r = auth_lookup(out, db, hash, a->limit > 0 ? &w : NULL, e);
 	if (r != AUTH_OK) {
-		if (hit)
+		if (hit) {
+			admit_give_back(a, db, s);
 			memset(s, 0, sizeof(*s));
+		}
 		return r;
 	}
 	memset(s, 0, sizeof(*s));
-	if (a->ttl_ms > 0) {
-		memcpy(s->hash, hash, sizeof(s->hash));
-		s->who = *out;
-		s->checked_ms = now;
-	}
+	memcpy(s->hash, hash, sizeof(s->hash));
+	s->who = *out;
+	s->checked_ms = now;
 	if (a->limit == 0)
 		return AUTH_OK;
-	if (w.full) {
+	have = held + w.granted;
+	s->window = v->start;
+	s->block = w.block;
+	s->count = w.before + w.granted;
+	s->block_ms = now;
+	if (w.full)
 		admit_full(a, v);
-		return AUTH_OK;
-	}
-	first = w.count - w.block + 1;
-	if (first + cost - 1 > a->limit) {
-		v->over = 1;
-		return AUTH_OK;
-	}
-	if (a->ttl_ms > 0) {
-		s->window = v->start;
-		s->block = w.block;
-		s->count = w.count;
-		s->block_ms = now;
-		/* this request's cost is the block's first; the rest up to the limit stay */
-		s->left = (w.count <= a->limit ? w.count : a->limit) - (first + cost - 1);
+	else if (have < cost)
+		v->over = 1;	/* what it has waits for a smaller request or goes back */
+	else
+		have -= cost;
+	s->left = have;
+	if (have > 0)
+		a->holding = 1;
+	if (a->ttl_ms == 0) {
+		admit_give_back(a, db, s);	/* no cache: nothing is kept between requests */
+		memset(s, 0, sizeof(*s));
 	}
 	return AUTH_OK;
 }
@@ -233,18 +289,20 @@ int
 admit_network(struct admit *a, struct db *db, const char *network, struct admit_verdict *v,
     struct err *e)
 {
-	uint64_t	 n = 0;
-	int64_t		 wall;
+	struct db_bump	 b = { 0 };
 	int		 rc;
 
 	v->over = 0;
 	v->full = 0;
-	wall = (int64_t)time(NULL);
 	v->length = a->window;
-	v->start = wall - wall % v->length;
+	v->start = admit_window(a);
 	if (a->anon_limit == 0)
 		return 0;
-	rc = db_ratelimit_hit(db, 'a', network, v->start, a->buckets, &n, e);
+	b.window_start = v->start;
+	b.block = 1;
+	b.limit = a->anon_limit;
+	b.buckets = a->buckets;
+	rc = db_ratelimit_hit(db, 'a', network, &b, e);
 	if (rc == ERR_TOOBIG) {
 		err_clear(e);
 		admit_full(a, v);
@@ -252,6 +310,6 @@ admit_network(struct admit *a, struct db *db, const char *network, struct admit_
 	}
 	if (rc != 0)
 		return rc;
-	v->over = n > a->anon_limit;
+	v->over = b.granted == 0;
 	return 0;
 }

@@ -38,6 +38,13 @@ void		 admit_free(struct admit *a);
 enum auth_result admit_check(struct admit *a, struct principal *out, struct db *db,
 	    const char *authorization, unsigned cost, struct admit_verdict *v, struct err *e);
 /*
+ * Whether a slot may hold requests counted and not yet admitted: the
+ * front then calls admit_release once no request has come for a while.
+ */
+int		 admit_holding(const struct admit *a);
+/* Gives back to the shared count the requests reserved and not admitted. */
+void		 admit_release(struct admit *a, struct db *db);
+/*
  * Counts a request without a valid token against its client's network
  * (http_client_network's text) and rate_limit_anonymous.  Returns 0 with
  * *v filled: v->over when it is over the limit, or (v->full too) when no

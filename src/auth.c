@@ -258,9 +258,12 @@ auth_lookup(struct principal *out, struct db *db, const char *hash, struct auth_
 
 	memset(&row, 0, sizeof(row));
 	if (w != NULL) {
-		w->count = 0;
+		struct db_bump	 b = { w->start, w->block, w->limit, w->buckets, 0, 0 };
+
 		w->full = 0;
-		rc = db_token_admit(db, &row, hash, w->start, w->block, w->buckets, &w->count, e);
+		rc = db_token_admit(db, &row, hash, &b, e);
+		w->before = b.before;
+		w->granted = b.granted;
 		if (rc == ERR_TOOBIG) {
 			w->full = 1;	/* the token is valid; the caller refuses it */
 			err_clear(e);

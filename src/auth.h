@@ -69,7 +69,9 @@ struct auth_window {
 	int64_t		start;		/* unix seconds */
 	unsigned	buckets;	/* rate_limit_buckets: the table's bound */
 	uint64_t	block;		/* requests to count at once (at least 1) */
-	uint64_t	count;		/* out: the account's count after the block; 0 not counted */
+	uint64_t	limit;		/* the count is never raised over it */
+	uint64_t	before;		/* out: the account's count before the block */
+	uint64_t	granted;	/* out: requests counted, at most block; 0 over the limit */
 	int		full;		/* out: not counted, no bucket could be had: refuse it */
 };
 /*
@@ -79,7 +81,8 @@ struct auth_window {
 enum auth_result auth_bearer_hash(char hash[65], const char *authorization);
 /*
  * Looks up the token whose SHA-256 is hash (lower-case hex) and, with w,
- * counts w->block requests of its account.  Results as auth_check; a
+ * counts up to w->block requests of its account, never over w->limit
+ * (w->granted says how many).  Results as auth_check; a
  * valid token whose account has no bucket and cannot have one is AUTH_OK
  * with w->full set, and one whose count could not be written
  * AUTH_UNAVAILABLE: either way the request must not be served.

@@ -50,14 +50,19 @@ int	core_git_ready(void);
  * small.  Fronts that serve many requests call it after each answer.  While
  * requests keep coming it keeps the cached repositories (the next search
  * would pay to open them again) and trims at most once a second; it returns
- * 1 when the process is still larger than an idle one needs to be, and the
- * front then calls core_shrink once no request has come for a while.
+ * 1 when the process is still larger than an idle one needs to be or holds
+ * requests of an account's block it has not admitted, and the front then
+ * calls core_rest once no request has come for a while.
  */
 int	core_idle(struct core *c);
 /* Counts us microseconds spent serving toward core_idle's next look (core_handle). */
 void	core_served(long us);
-/* Closes the cached repositories and gives all free heap back. */
-void	core_shrink(struct core *c);
+/*
+ * The worker is idle, or stops: gives back the requests of its blocks
+ * (admit_release) and, when it is large, closes the cached repositories
+ * and gives all free heap back.
+ */
+void	core_rest(struct core *c);
 /*
  * Notes that the hub started (a FastCGI master, once the database is
  * ready): an agent that has not claimed since has not reported to it.

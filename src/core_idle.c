@@ -1,17 +1,21 @@
-/* core_idle: an idle worker gives back what a large request left: cached repositories and free heap. */
+/*
+ * core_idle: an idle worker gives back what it holds: what a large request
+ * left (cached repositories, free heap) and its account request blocks.
+ */
 #include <fcntl.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "admit.h"
 #include "core.h"
 #include "store/repo.h"
 
 /*
  * Heap in use above which core_idle closes the cached repositories at once,
  * even while requests keep coming: a bound on a busy worker, not the usual
- * way back (that is core_shrink, once the worker is idle).  A search or a
+ * way back (that is core_rest, once the worker is idle).  A search or a
  * diff over a large repository leaves 4 to 20 MB of libgit2's delta and
  * object caches; closing them after each one made every search start cold,
  * at about three times the CPU of a warm one.
@@ -21,7 +25,7 @@
 
 /*
  * Resident size (4 KiB pages) above which an idle worker closes its cached
- * repositories and trims its heap (core_shrink): their mapped pack windows
+ * repositories and trims its heap (core_rest): their mapped pack windows
  * and caches count in it; the heap counters do not see the windows.
  */
 #define CORE_RSS_IDLE		(12l * 1024 * 1024 / 4096)
@@ -74,7 +78,7 @@ core_idle(struct core *c)
 	 * read's time), and counting page faults instead is a system call.
 	 */
 	if (core_served_us < CORE_LOOK_US && now == looked_at)
-		return core_large;
+		return core_large || admit_holding(c->admit);
 	core_served_us = 0;
 	looked_at = now;
 	mi = mallinfo2();
@@ -93,12 +97,15 @@ core_idle(struct core *c)
 		trimmed_at = now;
 	}
 	core_large = core_resident() > CORE_RSS_IDLE;
-	return core_large;
+	return core_large || admit_holding(c->admit);
 }
 
 void
-core_shrink(struct core *c)
+core_rest(struct core *c)
 {
+	admit_release(c->admit, c->db);
+	if (!core_large)
+		return;
 	repo_cache_close_all(c->repos);
 	malloc_trim(0);
 	core_large = 0;

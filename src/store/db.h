@@ -121,30 +121,46 @@ int	db_repo_find_visible(struct db *db, struct db_repo *out, uint64_t user_id,
 void	db_repo_release(struct db_repo *r);
 
 /*
- * Admission control: counts one request of principal (kind 'u' an account
- * id, 'a' the network of a client without a valid token; at most 64
- * characters) in the fixed window starting at window_start (unix seconds)
- * and stores the count so far, this request included, in *count.  Each
- * principal has one bucket (a row) and the table holds at most buckets of
- * them: a principal without one takes a free one, else the buckets of
- * ended windows are deleted, else, for an account only, the least recently
- * used network's.  One round trip for a principal that has a bucket.
- * Returns 0; ERR_TOOBIG when no bucket can be had (nothing counted);
- * ERR_UNAVAILABLE or ERR_DB.
+ * A bump of a principal's rate-limit bucket: block requests asked for in
+ * the fixed window starting at window_start (unix seconds), the count never
+ * raised over limit.  The table holds at most buckets rows.
  */
-int	db_ratelimit_hit(struct db *db, char kind, const char *principal, int64_t window_start,
-	    unsigned buckets, uint64_t *count, struct err *e);
+struct db_bump {
+	int64_t		 window_start;
+	uint64_t	 block;		/* requests asked for; at least 1 */
+	uint64_t	 limit;
+	unsigned	 buckets;
+	uint64_t	 before;	/* out: the count before the bump */
+	uint64_t	 granted;	/* out: requests counted, at most block; 0 over the limit */
+};
 /*
- * db_token_lookup and, in the same round trip, block hits on the account's
- * bucket (db_ratelimit_hit's count, kind 'u', principal the token's user
- * id, raised by block at once); only a valid token is counted.  *count is
- * the account's count after the block, or 0 for an invalid token.  A valid
- * token whose count cannot be kept is an error, with *out filled all the
- * same: ERR_TOOBIG when no bucket can be had, ERR_UNAVAILABLE or ERR_DB.
+ * Counts b->block requests of principal (kind 'u' an account, principal its
+ * user id, 'a' the network of a client without a valid token; at most 64
+ * characters) as far as the limit allows: a request refused is not
+ * counted.  Each principal has one bucket (a row) and the table holds at
+ * most b->buckets of them: a principal without one takes a free one, else
+ * the buckets of ended windows are deleted, else, for an account only, the
+ * least recently used network's.  One round trip for a principal that has
+ * a bucket.  Returns 0; ERR_TOOBIG when no bucket can be had (nothing
+ * counted); ERR_UNAVAILABLE or ERR_DB.
+ */
+int	db_ratelimit_hit(struct db *db, char kind, const char *principal, struct db_bump *b,
+	    struct err *e);
+/*
+ * Gives back n requests an account's worker counted in the window starting
+ * at window_start and did not use; nothing when that window has ended.
+ */
+int	db_ratelimit_return(struct db *db, uint64_t user_id, int64_t window_start, uint64_t n,
+	    struct err *e);
+/*
+ * db_token_lookup and, in the same round trip, the bump b of the account's
+ * bucket (db_ratelimit_hit, kind 'u', principal the token's user id); only
+ * a valid token is counted.  A valid token whose count cannot be kept is an
+ * error, with *out filled all the same: ERR_TOOBIG when no bucket can be
+ * had, ERR_UNAVAILABLE or ERR_DB.
  */
 int	db_token_admit(struct db *db, struct db_token *out, const char *hash_hex,
-	    int64_t window_start, uint64_t block, unsigned buckets, uint64_t *count,
-	    struct err *e);
+	    struct db_bump *b, struct err *e);
 
 /* ---- administration (the forgemcp CLI) ---- */
 

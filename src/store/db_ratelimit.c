@@ -15,14 +15,20 @@
 /*
  * A principal's bucket is one row (schema/007): its window, the count in
  * it and when it was last used.  A request bumps the row it has with one
- * UPDATE; LAST_INSERT_ID(expr) makes the new count the statement's insert
- * id, so no SELECT is needed.  A row of an earlier window starts again at
- * the block; one of a later window (a host whose clock is behind) is
- * counted in that window.
+ * UPDATE that raises the count by the block asked for, never over the
+ * limit; LAST_INSERT_ID(expr) makes the count before the statement's
+ * insert id, so no SELECT is needed, and what was granted follows from it.
+ * A refused request leaves the count as it was, so requests given back
+ * (db_ratelimit_return) can be granted again.  A row of an earlier window
+ * starts again at 0; one of a later window (a host whose clock is behind)
+ * is counted in that window.  touched always grows, so the row is always
+ * changed and ROW_COUNT() tells a row that is there from none.
  */
+#define RL_BEFORE	"IF(window_start >= ?, n, 0)"
 static const char SQL_RL_BUMP[] =
-    "UPDATE rate_limits SET n = LAST_INSERT_ID(IF(window_start >= ?, n + ?, ?)),"
-    " window_start = GREATEST(window_start, ?), touched = ?"
+    "UPDATE rate_limits SET n = LEAST(LAST_INSERT_ID(" RL_BEFORE ") + ?,"
+    " GREATEST(" RL_BEFORE ", ?)),"
+    " window_start = GREATEST(window_start, ?), touched = GREATEST(touched + 1, ?)"
     " WHERE kind = ? AND principal = ?";
 /*
  * A principal without a row takes one while the table holds fewer than
@@ -30,10 +36,15 @@ static const char SQL_RL_BUMP[] =
  */
 static const char SQL_RL_CLAIM[] =
     "INSERT INTO rate_limits (kind, principal, window_start, n, touched)"
-    " SELECT ?, ?, ?, LAST_INSERT_ID(?), ? FROM DUAL"
+    " SELECT ?, ?, ?, LEAST(LAST_INSERT_ID(0) + ?, ?), ? FROM DUAL"
     " WHERE (SELECT COUNT(*) FROM rate_limits) < ?"
-    " ON DUPLICATE KEY UPDATE n = LAST_INSERT_ID(IF(window_start >= ?, n + ?, ?)),"
-    " window_start = GREATEST(window_start, ?), touched = ?";
+    " ON DUPLICATE KEY UPDATE n = LEAST(LAST_INSERT_ID(" RL_BEFORE ") + ?,"
+    " GREATEST(" RL_BEFORE ", ?)),"
+    " window_start = GREATEST(window_start, ?), touched = GREATEST(touched + 1, ?)";
+/* Requests a worker reserved and did not use, given back in their window. */
+static const char SQL_RL_RETURN[] =
+    "UPDATE rate_limits SET n = n - LEAST(n, ?), touched = GREATEST(touched + 1, ?)"
+    " WHERE kind = 'u' AND principal = ? AND window_start = ?";
 /* Rows of windows that have ended: their counts no longer matter. */
 static const char SQL_RL_EXPIRE[] =
     "DELETE FROM rate_limits WHERE window_start < ? LIMIT 1024";
@@ -67,22 +78,31 @@ rl_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* What a bump with count before granted of b: at most the block, never over the limit. */
+static void
+rl_granted(struct db_bump *b, uint64_t before)
+{
+	b->before = before;
+	b->granted = before >= b->limit ? 0 :
+	    b->limit - before < b->block ? b->limit - before : b->block;
+}
+
 /*
  * Inserts principal's row if the table has room.  *claimed is 1 when the
- * row was inserted or bumped (*count set), 0 when there was no room.  A
- * table the engine itself finds full (ER_RECORD_FILE_FULL) is no room too.
+ * row was inserted or bumped (b's results set), 0 when there was no room.
+ * A table the engine itself finds full (ER_RECORD_FILE_FULL) is no room too.
  */
 static int
-rl_claim(struct db *db, const char *k, const char *p, int64_t window_start, uint64_t block,
-    int64_t now_ms, unsigned buckets, int *claimed, uint64_t *count, struct err *e)
+rl_claim(struct db *db, const char *k, const char *p, struct db_bump *b, int64_t now_ms,
+    int *claimed, struct err *e)
 {
 	uint64_t	 affected = 0, n = 0;
 	int		 rc;
 
 	*claimed = 0;
-	rc = db_run(db, DB_ONCE, SQL_RL_CLAIM, NULL, &affected, &n, e, "ssiuiuiuuii", k, p,
-	    window_start, block, now_ms, (uint64_t)buckets, window_start, block, block,
-	    window_start, now_ms);
+	rc = db_run(db, DB_ONCE, SQL_RL_CLAIM, NULL, &affected, &n, e, "ssiuuiuiuiuii", k, p,
+	    b->window_start, b->block, b->limit, now_ms, (uint64_t)b->buckets,
+	    b->window_start, b->block, b->window_start, b->limit, b->window_start, now_ms);
 	if (rc == ERR_TOOBIG) {
 		err_clear(e);
 		return 0;
@@ -91,7 +111,7 @@ rl_claim(struct db *db, const char *k, const char *p, int64_t window_start, uint
 		return rc;
 	if (affected > 0) {
 		*claimed = 1;
-		*count = n;
+		rl_granted(b, n);
 	}
 	return 0;
 }
@@ -117,8 +137,8 @@ rl_make_room(struct db *db, char kind, int64_t window_start, uint64_t *freed, st
 
 /* A principal without a row: a free one, else one made free, else ERR_TOOBIG. */
 static int
-rl_new_bucket(struct db *db, char kind, const char *principal, int64_t window_start,
-    uint64_t block, unsigned buckets, uint64_t *count, struct err *e)
+rl_new_bucket(struct db *db, char kind, const char *principal, struct db_bump *b,
+    struct err *e)
 {
 	char		 k[2] = { kind, '\0' };
 	char		 p[65];
@@ -127,48 +147,62 @@ rl_new_bucket(struct db *db, char kind, const char *principal, int64_t window_st
 	int		 claimed = 0, rc;
 
 	db_copy_str(p, sizeof(p), principal);
-	if ((rc = rl_claim(db, k, p, window_start, block, now_ms, buckets, &claimed, count,
-	    e)) != 0 || claimed)
+	if ((rc = rl_claim(db, k, p, b, now_ms, &claimed, e)) != 0 || claimed)
 		return rc;
-	if ((rc = rl_make_room(db, kind, window_start, &freed, e)) != 0)
+	if ((rc = rl_make_room(db, kind, b->window_start, &freed, e)) != 0)
 		return rc;
-	if (freed > 0 && (rc = rl_claim(db, k, p, window_start, block, now_ms, buckets,
-	    &claimed, count, e)) != 0)
+	if (freed > 0 && (rc = rl_claim(db, k, p, b, now_ms, &claimed, e)) != 0)
 		return rc;
 	if (!claimed)
-		return err_set(e, ERR_TOOBIG, "no rate limit bucket is free (%u in use)", buckets);
+		return err_set(e, ERR_TOOBIG, "no rate limit bucket is free (%u in use)",
+		    b->buckets);
 	return 0;
 }
 
 static int
-rl_hit(struct db *db, const char *k, const char *p, int64_t window_start,
-    unsigned buckets, uint64_t *count, struct err *e)
+rl_hit(struct db *db, const char *k, const char *p, struct db_bump *b, struct err *e)
 {
 	uint64_t	 affected = 0, n = 0;
 	int		 rc;
 
-	if ((rc = db_run(db, DB_ONCE, SQL_RL_BUMP, NULL, &affected, &n, e, "iuuiiss",
-	    window_start, (uint64_t)1, (uint64_t)1, window_start, rl_now_ms(), k, p)) != 0)
+	if ((rc = db_run(db, DB_ONCE, SQL_RL_BUMP, NULL, &affected, &n, e, "iuiuiiss",
+	    b->window_start, b->block, b->window_start, b->limit, b->window_start, rl_now_ms(),
+	    k, p)) != 0)
 		return rc;
 	if (affected > 0) {
-		*count = n;
+		rl_granted(b, n);
 		return 0;
 	}
-	return rl_new_bucket(db, k[0], p, window_start, 1, buckets, count, e);
+	return rl_new_bucket(db, k[0], p, b, e);
 }
 
 int
-db_ratelimit_hit(struct db *db, char kind, const char *principal, int64_t window_start,
-    unsigned buckets, uint64_t *count, struct err *e)
+db_ratelimit_hit(struct db *db, char kind, const char *principal, struct db_bump *b,
+    struct err *e)
 {
 	char		 k[2] = { kind, '\0' };
 	char		 p[65];
 	int		 attempt = 0, rc;
 
-	*count = 0;
+	b->before = b->granted = 0;
+	if (b->block < 1)
+		b->block = 1;
 	db_copy_str(p, sizeof(p), principal != NULL ? principal : "");
-	while ((rc = rl_hit(db, k, p, window_start, buckets, count, e)) != 0 &&
-	    rl_again(rc, &attempt, e))
+	while ((rc = rl_hit(db, k, p, b, e)) != 0 && rl_again(rc, &attempt, e))
+		;
+	return rc;
+}
+
+int
+db_ratelimit_return(struct db *db, uint64_t user_id, int64_t window_start, uint64_t n,
+    struct err *e)
+{
+	char		 p[24];
+	int		 attempt = 0, rc;
+
+	snprintf(p, sizeof(p), "%llu", (unsigned long long)user_id);
+	while ((rc = db_run(db, DB_ONCE, SQL_RL_RETURN, NULL, NULL, NULL, e, "uisi", n,
+	    rl_now_ms(), p, window_start)) != 0 && rl_again(rc, &attempt, e))
 		;
 	return rc;
 }
@@ -178,17 +212,19 @@ db_ratelimit_hit(struct db *db, char kind, const char *principal, int64_t window
  * requests) in one round trip: four statements in one text query.  The
  * lookup leaves the user id of a valid (unrevoked, unexpired) token in
  * @fm_admit_user, the UPDATE counts it, and the last SELECT reads whether
- * the bucket was there (1, else 0) and the count.  The text holds only a
- * checked hex digest and integers.
+ * the bucket was there (1, else 0) and the count before.  The text holds
+ * only a checked hex digest and integers.
  */
+#define RL_BEFORE_FMT	"IF(window_start >= %lld, n, 0)"
 static const char SQL_ADMIT_FMT[] =
     "SET @fm_admit_user = NULL;"
     DB_TOKEN_COLS ", @fm_admit_user := IF(t.revoked_at IS NULL AND"
     " (t.expires_at IS NULL OR t.expires_at > UTC_TIMESTAMP()),"
     " CAST(t.user_id AS CHAR CHARACTER SET ascii), NULL)"
     DB_TOKEN_FROM " WHERE t.token_hash = '%s';"
-    "UPDATE rate_limits SET n = LAST_INSERT_ID(IF(window_start >= %lld, n + %llu, %llu)),"
-    " window_start = GREATEST(window_start, %lld), touched = %lld"
+    "UPDATE rate_limits SET n = LEAST(LAST_INSERT_ID(" RL_BEFORE_FMT ") + %llu,"
+    " GREATEST(" RL_BEFORE_FMT ", %llu)),"
+    " window_start = GREATEST(window_start, %lld), touched = GREATEST(touched + 1, %lld)"
     " WHERE kind = 'u' AND principal = @fm_admit_user;"
     "SELECT ROW_COUNT(), LAST_INSERT_ID()";
 
@@ -201,7 +237,7 @@ struct admit {
 	int		 found;		/* the token row was there */
 	int		 counted;	/* the count statement ran */
 	uint64_t	 affected;	/* 1 the bucket was bumped, 0 there was none */
-	uint64_t	 count;
+	uint64_t	 before;	/* the count before the bump */
 };
 
 /*
@@ -233,7 +269,7 @@ admit_results(struct db *db, struct admit *a, struct err *e)
 			} else if (mysql_num_fields(res) == 2) {
 				a->counted = 1;
 				a->affected = db_to_u64(row[0]);
-				a->count = db_to_u64(row[1]);
+				a->before = db_to_u64(row[1]);
 			}
 		}
 		mysql_free_result(res);
@@ -244,24 +280,24 @@ admit_results(struct db *db, struct admit *a, struct err *e)
 }
 
 int
-db_token_admit(struct db *db, struct db_token *out, const char *hash_hex, int64_t window_start,
-    uint64_t block, unsigned buckets, uint64_t *count, struct err *e)
+db_token_admit(struct db *db, struct db_token *out, const char *hash_hex, struct db_bump *b,
+    struct err *e)
 {
-	char		 q[sizeof(SQL_ADMIT_FMT) + 64 + 5 * 24];
+	char		 q[sizeof(SQL_ADMIT_FMT) + 64 + 8 * 24];
 	char		 user[24];
 	const char	*cp[TOKEN_COLS];
 	struct admit	 a;
 	int		 attempt, again, i, n, rc = 0;
 
 	memset(out, 0, sizeof *out);
-	*count = 0;
+	b->before = b->granted = 0;
 	if (!db_hash_ok(hash_hex))
 		return err_set(e, ERR_NOTFOUND, "token not found");
-	if (block < 1)
-		block = 1;
-	n = snprintf(q, sizeof(q), SQL_ADMIT_FMT, hash_hex, (long long)window_start,
-	    (unsigned long long)block, (unsigned long long)block, (long long)window_start,
-	    (long long)rl_now_ms());
+	if (b->block < 1)
+		b->block = 1;
+	n = snprintf(q, sizeof(q), SQL_ADMIT_FMT, hash_hex, (long long)b->window_start,
+	    (unsigned long long)b->block, (long long)b->window_start,
+	    (unsigned long long)b->limit, (long long)b->window_start, (long long)rl_now_ms());
 	if (n < 0 || (size_t)n >= sizeof(q))
 		return err_set(e, ERR_INTERNAL, "internal error: admission query too long");
 	for (attempt = 0, again = 0; attempt < 2; attempt++) {
@@ -294,13 +330,12 @@ db_token_admit(struct db *db, struct db_token *out, const char *hash_hex, int64_
 	if (rc != 0)
 		return rc;	/* the bucket could not be bumped: no admission (logged) */
 	if (a.counted && a.affected > 0) {
-		*count = a.count;
+		rl_granted(b, a.before);
 		return 0;
 	}
 	snprintf(user, sizeof(user), "%llu", (unsigned long long)out->user_id);
 	again = 0;
-	while ((rc = rl_new_bucket(db, 'u', user, window_start, block, buckets, count, e)) != 0 &&
-	    rl_again(rc, &again, e))
+	while ((rc = rl_new_bucket(db, 'u', user, b, e)) != 0 && rl_again(rc, &again, e))
 		;
 	return rc;
 }
