@@ -285,15 +285,10 @@ forge_rollback(struct db *db)
 	db_rollback(db);
 }
 
-/*
- * The repository's next number, taken and advanced in one statement: the
- * number is the statement's insert id (LAST_INSERT_ID(expr)).  The row
- * stays locked to the end of the transaction; on Galera a create through
- * another node collides with it until then, so the fewer round trips
- * after it, the fewer collisions.
- */
-static const char SQL_NUMBER_TAKE[] =
-    "UPDATE repositories SET next_number = LAST_INSERT_ID(next_number) + 1 WHERE id = ?";
+static const char SQL_NUMBER_LOCK[] =
+    "SELECT next_number FROM repositories WHERE id = ? FOR UPDATE";
+static const char SQL_NUMBER_ADVANCE[] =
+    "UPDATE repositories SET next_number = next_number + 1 WHERE id = ?";
 /* written, not only locked: on Galera two nodes then collide (020-written-locks.sql) */
 static const char SQL_REPO_LOCK[] =
     "UPDATE repositories SET lock_count = lock_count + 1 WHERE id = ?";
@@ -334,16 +329,21 @@ forge_repo_lock(struct db *db, uint64_t repo_id, struct err *e)
 int
 forge_number_next(struct db *db, int64_t *out, uint64_t repo_id, struct err *e)
 {
-	uint64_t	 n = 0, number = 0;
+	struct db_rows	 r = { 0 };
 	int		 rc;
 
 	*out = 0;
-	if ((rc = db_run(db, DB_ONCE, SQL_NUMBER_TAKE, NULL, &n, &number, e, "u", repo_id)) != 0)
-		return rc;
-	if (n == 0)
-		return err_set(e, ERR_NOTFOUND, "%s", DB_REPO_NOT_FOUND);
-	*out = (int64_t)number;
-	return 0;
+	if ((rc = db_run(db, DB_ONCE, SQL_NUMBER_LOCK, &r, NULL, NULL, e, "u", repo_id)) != 0)
+		goto done;
+	if (r.n == 0) {
+		rc = err_set(e, ERR_NOTFOUND, "%s", DB_REPO_NOT_FOUND);
+		goto done;
+	}
+	*out = (int64_t)db_to_u64(db_rows_get(&r, 0, 0));
+	rc = db_run(db, DB_ONCE, SQL_NUMBER_ADVANCE, NULL, NULL, NULL, e, "u", repo_id);
+done:
+	db_rows_release(&r);
+	return rc;
 }
 
 /* A duplicate number means the counter and the table disagree: a bug, not user input. */
