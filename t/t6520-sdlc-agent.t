@@ -45,17 +45,50 @@ test_expect_success 'the protocol: commands of a batch are handed out in order, 
 	jq -e ".command.id == $C1 and .command.handouts == 2" hub.json
 '
 
+test_expect_success 'reports name their hand-out: the late report of the agent whose lease ran out is refused, the next agent'\''s ends the command' '
+	hub POST agent/report "{\"command\":$C1,\"handout\":1,\"state\":\"failed\",\"error\":\"Jira: 500\"}" &&
+	test "$STATUS" = 409 &&
+	jq -e ".error == \"отчёт от выдачи 1 не принят: команда $C1 выдана заново, сейчас выдача 2\"" hub.json &&
+	hub POST agent/report "{\"command\":$C1,\"handout\":3,\"state\":\"done\"}" && test "$STATUS" = 409 &&
+	jq -e ".error == \"отчёт от выдачи 3 не принят: у команды $C1 сейчас выдача 2\"" hub.json &&
+	for h in "" "\"handout\":0," "\"handout\":\"2\"," "\"handout\":-2,"; do
+		hub POST agent/report "{\"command\":$C1,$h\"state\":\"done\"}" && test "$STATUS" = 422 &&
+		jq -e ".error == \"нужны command (id команды), handout (handouts из claim) и state: done или failed\"" hub.json ||
+		return 1
+	done &&
+	test "$(db_sql "SELECT state, handouts, error IS NULL FROM tracker_commands WHERE id = $C1")" = "claimed	2	1" &&
+	hub POST agent/report "{\"command\":$C1,\"handout\":2,\"state\":\"done\"}" && test "$STATUS" = 200 &&
+	test "$(db_sql "SELECT state, error IS NULL FROM tracker_commands WHERE id = $C1")" = "done	1" &&
+	hub POST agent/report "{\"command\":$C1,\"handout\":1,\"state\":\"done\"}" && test "$STATUS" = 409 &&
+	jq -e ".error == \"команда $C1 не у агента: она done\"" hub.json
+'
+
 test_expect_success 'reports: done ends a command and lets the next go; other reports are refused' '
-	hub POST agent/report "{\"command\":$C1,\"state\":\"failed\"}" && test "$STATUS" = 422 &&
-	jq -e ".error == \"у failed нужна причина: error\"" hub.json &&
-	hub POST agent/report "{\"command\":$C1,\"state\":\"done\"}" && test "$STATUS" = 200 &&
-	hub POST agent/report "{\"command\":$C1,\"state\":\"done\"}" && test "$STATUS" = 409 &&
-	jq -e ".error == \"команда $C1 не у агента: она done\"" hub.json &&
-	hub POST agent/report "{\"command\":999999,\"state\":\"done\"}" && test "$STATUS" = 404 &&
 	claim && jq -e ".command.type == \"refresh\" and .command.params == {keys: [\"AURORA-9001\"]}" hub.json &&
 	C2=$(jq .command.id hub.json) &&
-	hub POST agent/report "{\"command\":$C2,\"state\":\"done\"}" &&
+	hub POST agent/report "{\"command\":$C2,\"handout\":1,\"state\":\"failed\"}" && test "$STATUS" = 422 &&
+	jq -e ".error == \"у failed нужна причина: error\"" hub.json &&
+	hub POST agent/report "{\"command\":999999,\"handout\":1,\"state\":\"done\"}" && test "$STATUS" = 404 &&
+	jq -e ".error == \"команды 999999 нет\"" hub.json &&
+	hub POST agent/report "{\"command\":$C2,\"handout\":1,\"state\":\"done\"}" && test "$STATUS" = 200 &&
 	hub GET "batches/$B" && jq -e ".batch.state == \"done\"" hub.json
+'
+
+test_expect_success 'the local backend'\''s run names its hand-out too: a late one is refused, the next agent'\''s applies the command' '
+	hub POST batches "{\"title\":\"поздний\",\"project\":\"AURORA\",\"commands\":[{\"type\":\"ensure_fields\",\"key\":\"AURORA-9001\",\"status\":\"Проверка\"}]}" &&
+	B=$(jq .id hub.json) && claim "{\"lease_seconds\":1}" && C=$(jq .command.id hub.json) &&
+	sleep 1.2 && claim "{\"lease_seconds\":1}" && jq -e ".command.id == $C and .command.handouts == 2" hub.json &&
+	hub POST agent/local "{\"command\":$C,\"handout\":1}" && test "$STATUS" = 409 &&
+	jq -e ".error == \"запрос от выдачи 1 не принят: команда $C выдана заново, сейчас выдача 2\"" hub.json &&
+	hub POST agent/local "{\"command\":$C}" && test "$STATUS" = 422 &&
+	jq -e ".error == \"нужны command (id команды) и handout (handouts из claim)\"" hub.json &&
+	hub GET issues/AURORA-9001 && jq -e ".issue.status != \"Проверка\"" hub.json &&
+	hub POST agent/local "{\"command\":$C,\"handout\":2}" && test "$STATUS" = 200 &&
+	jq -e ".state == \"done\"" hub.json &&
+	hub GET issues/AURORA-9001 && jq -e ".issue.status == \"Проверка\"" hub.json &&
+	claim && jq -e ".command.batch == $B and .command.type == \"refresh\"" hub.json &&
+	hub POST agent/report "{\"command\":$(jq .command.id hub.json),\"handout\":1,\"state\":\"done\"}" &&
+	test "$STATUS" = 200
 '
 
 test_expect_success 'a command handed out five times without a report fails' '
@@ -80,7 +113,7 @@ refresh — cancelled: отменена: batch_cancel" &&
 	hub POST "commands/$C/cancel" "{}" && test "$STATUS" = 409 &&
 	jq -e ".error == \"команда #$C уже у агента и будет выполнена; остановить — \`POST /commands/$C/cancel\` с \`force: true\`\"" hub.json &&
 	hub POST "commands/$C/cancel" "{\"force\":true}" && test "$STATUS" = 200 &&
-	hub POST agent/report "{\"command\":$C,\"state\":\"done\"}" && test "$STATUS" = 409 &&
+	hub POST agent/report "{\"command\":$C,\"handout\":1,\"state\":\"done\"}" && test "$STATUS" = 409 &&
 	jq -e ".error == \"команда $C не у агента: она cancelled\"" hub.json &&
 	hub GET "batches/$B" && jq -e ".batch.state == \"cancelled\"" hub.json &&
 	hub POST "commands/$C/cancel" "{\"force\":true}" && test "$STATUS" = 409 &&
@@ -88,7 +121,7 @@ refresh — cancelled: отменена: batch_cancel" &&
 '
 
 printf 'ведомость ОСВ по счёту 60: итог за квартал\n' >late.bin
-test_expect_success 'parts name their hand-out: a late part of an agent whose lease ran out is refused, the next agent'\''s file is whole' '
+test_expect_success 'parts and the {command, handout, error} name their hand-out: a late one of an agent whose lease ran out is refused, the next agent'\''s file is whole' '
 	db_sql "INSERT INTO tracker_attachments (id, issue_id, filename, size, author, created_at)
 		VALUES (77001, 9001, \"ведомость.txt\", $(wc -c <late.bin), \"Иванов\", UTC_TIMESTAMP(3))" &&
 	hub POST attachments/77001/fetch && test "$STATUS" = 202 &&
@@ -109,9 +142,13 @@ test_expect_success 'parts name their hand-out: a late part of an agent whose le
 	for h in "" "\"handout\":0," "\"handout\":\"2\","; do
 		hub POST agent/jira_fetch "{\"command\":$C,$h\"part\":1,\"data\":\"QUFBQQ==\",\"last\":true}" &&
 		test "$STATUS" = 422 &&
-		jq -e ".error == \"нужны command и либо error, либо handout (handouts из claim), part (0, 1, …), data (base64) и last\"" hub.json ||
+		jq -e ".error == \"нужны command, handout (handouts из claim) и либо error, либо part (0, 1, …), data (base64) и last\"" hub.json ||
 		return 1
 	done &&
+	hub POST agent/jira_fetch "{\"command\":$C,\"error\":\"Jira: 500\"}" && test "$STATUS" = 422 &&
+	hub POST agent/jira_fetch "{\"command\":$C,\"handout\":1,\"error\":\"Jira: 500\"}" && test "$STATUS" = 409 &&
+	jq -e ".error == \"отчёт от выдачи 1 не принят: команда $C выдана заново, сейчас выдача 2\"" hub.json &&
+	hub GET attachments/77001 && jq -e ".attachment.state == \"fetching\"" hub.json &&
 	test "$(db_sql "SELECT GROUP_CONCAT(part ORDER BY part) FROM wiki_upload_parts WHERE command_id = $C")" = 0 &&
 	hub POST agent/jira_fetch "{\"command\":$C,\"handout\":2,\"part\":1,\"data\":\"$p1\",\"last\":true}" &&
 	test "$STATUS" = 200 && jq -e ".state == \"done\" and .error == null" hub.json &&

@@ -62,7 +62,7 @@ test_expect_success 'notes on new:2 follow the key another backend reports for i
 	hub POST agent/claim "{}" && test "$STATUS" = 200 &&
 	jq -e ".command.type == \"ensure_issue\"" hub.json &&
 	C=$(jq -r .command.id hub.json) &&
-	hub POST agent/report "{\"command\":$C,\"state\":\"done\",\"result\":{\"key\":\"AURORA-9100\"}}" &&
+	hub POST agent/report "{\"command\":$C,\"handout\":1,\"state\":\"done\",\"result\":{\"key\":\"AURORA-9100\"}}" &&
 	test "$STATUS" = 200 &&
 	test "$(db_sql "SELECT HEX(risks) FROM tracker_notes WHERE issue_key = \"AURORA-9100\"")" = \
 		"$(printf "Сроки" | od -An -tx1 | tr -d " \n" | tr a-f A-F)" &&

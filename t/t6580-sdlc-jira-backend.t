@@ -285,20 +285,24 @@ done
 test_expect_success 'the agent API refuses what a refresh may not write, and files and parts of other commands' '
 	refresh_batch && hub POST agent/claim "{\"module\":\"jira\"}" && C=$(jq .command.id hub.json) &&
 	test "$(jq -r .command.type hub.json)" = refresh &&
-	hub POST agent/jira_issues "{\"command\":$C,\"issues\":[{\"id\":99,\"key\":\"OTHER-1\",\"summary\":\"x\",\"status\":\"Новая\",\"created\":\"2026-11-01T00:00:00Z\",\"labels\":[\"OTHER\"]}]}" &&
+	hub POST agent/jira_issues "{\"command\":$C,\"handout\":1,\"issues\":[{\"id\":99,\"key\":\"OTHER-1\",\"summary\":\"x\",\"status\":\"Новая\",\"created\":\"2026-11-01T00:00:00Z\",\"labels\":[\"OTHER\"]}]}" &&
 	test "$STATUS" = 422 && jq -e ".error == \"страница обновления не принята: issues[0]: no label AURORA: not of the project this refresh is for\"" hub.json &&
 	long=$(printf "%01001d" 0) &&
-	hub POST agent/jira_issues "{\"command\":$C,\"issues\":[{\"id\":99,\"key\":\"AUR-99\",\"summary\":\"$long\",\"status\":\"Новая\",\"created\":\"2026-11-01T00:00:00Z\",\"labels\":[\"AURORA\"]}]}" &&
+	hub POST agent/jira_issues "{\"command\":$C,\"handout\":1,\"issues\":[{\"id\":99,\"key\":\"AUR-99\",\"summary\":\"$long\",\"status\":\"Новая\",\"created\":\"2026-11-01T00:00:00Z\",\"labels\":[\"AURORA\"]}]}" &&
 	test "$STATUS" = 422 && jq -e ".error == \"страница обновления не принята: issues[0]: summary is longer than the mirror holds\"" hub.json &&
-	hub POST agent/jira_issues "{\"command\":$C,\"more\":{\"key\":\"AUR-3\",\"comments\":[]}}" &&
+	hub POST agent/jira_issues "{\"command\":$C,\"handout\":1,\"more\":{\"key\":\"AUR-3\",\"comments\":[]}}" &&
 	test "$STATUS" = 422 && jq -e ".error | contains(\"no issue AUR-3 of the project AURORA\")" hub.json &&
 	test "$(db_query "SELECT COUNT(*) FROM tracker_issues WHERE id = 99")" = 0 &&
+	hub POST agent/jira_issues "{\"command\":$C,\"issues\":[]}" && test "$STATUS" = 422 &&
+	jq -e ".error == \"нужны command (id команды refresh) и handout (handouts из claim)\"" hub.json &&
+	hub POST agent/jira_issues "{\"command\":$C,\"handout\":2,\"issues\":[]}" && test "$STATUS" = 409 &&
+	jq -e ".error == \"страница от выдачи 2 не принята: у команды $C сейчас выдача 1\"" hub.json &&
 	hub GET "agent/file?command=$C" && test "$STATUS" = 404 &&
 	hub POST agent/jira_fetch "{\"command\":$C,\"handout\":1,\"part\":0,\"data\":\"eA==\",\"last\":true}" && test "$STATUS" = 404 &&
-	hub POST agent/jira_issues "{\"command\":999999,\"issues\":[]}" && test "$STATUS" = 404 &&
-	hub POST agent/jira_issues "{\"command\":$C,\"issues\":[]}" "$READ_TOKEN" && test "$STATUS" = 403 &&
-	hub POST agent/report "{\"command\":$C,\"state\":\"failed\",\"error\":\"t\"}" && test "$STATUS" = 200 &&
-	hub POST agent/jira_issues "{\"command\":$C,\"issues\":[]}" && test "$STATUS" = 409
+	hub POST agent/jira_issues "{\"command\":999999,\"handout\":1,\"issues\":[]}" && test "$STATUS" = 404 &&
+	hub POST agent/jira_issues "{\"command\":$C,\"handout\":1,\"issues\":[]}" "$READ_TOKEN" && test "$STATUS" = 403 &&
+	hub POST agent/report "{\"command\":$C,\"handout\":1,\"state\":\"failed\",\"error\":\"t\"}" && test "$STATUS" = 200 &&
+	hub POST agent/jira_issues "{\"command\":$C,\"handout\":1,\"issues\":[]}" && test "$STATUS" = 409
 '
 
 test_expect_success 'the credentials are in no log: agent, hub, nginx, the loopback Jira, module servers' '

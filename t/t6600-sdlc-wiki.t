@@ -260,13 +260,17 @@ test_expect_success 'root_set while a sync runs queues another; a sync reads the
 	jq -e ".queued == false and .batch == $B1" hub.json &&
 	hub PATCH projects/AWPCA "{\"wiki_root\":\"ann/wiki@main:DOC-2\"}" &&
 	jq -e ".queued == true and .batch != $B1" hub.json &&
-	hub POST agent/wiki_git "{\"command\":$C1}" && test "$STATUS" = 200 &&
+	hub POST agent/wiki_git "{\"command\":$C1}" && test "$STATUS" = 422 &&
+	jq -e ".error == \"нужны command (id команды) и handout (handouts из claim)\"" hub.json &&
+	hub POST agent/wiki_git "{\"command\":$C1,\"handout\":2}" && test "$STATUS" = 409 &&
+	jq -e ".error == \"запрос от выдачи 2 не принят: у команды $C1 сейчас выдача 1\"" hub.json &&
+	hub POST agent/wiki_git "{\"command\":$C1,\"handout\":1}" && test "$STATUS" = 200 &&
 	jq -e ".state == \"done\" and .pages == 3" hub.json &&
-	hub POST agent/wiki_git "{\"command\":$C1}" && test "$STATUS" = 409 &&
+	hub POST agent/wiki_git "{\"command\":$C1,\"handout\":1}" && test "$STATUS" = 409 &&
 	hub GET "wiki/tree?project=AWPCA&depth=5" &&
 	jq -e "[.pages[] | [.code, .depth]] == [[\"DOC-2\", 0], [\"DOC-4\", 1], [\"DOC-5\", 2]]" hub.json &&
 	hub POST agent/claim "{\"module\":\"wiki\"}" && C2=$(jq .command.id hub.json) &&
-	hub POST agent/wiki_git "{\"command\":$C2}" && jq -e ".state == \"done\" and .pages == 3" hub.json
+	hub POST agent/wiki_git "{\"command\":$C2,\"handout\":1}" && jq -e ".state == \"done\" and .pages == 3" hub.json
 '
 
 test_done

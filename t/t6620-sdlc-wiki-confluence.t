@@ -348,8 +348,12 @@ test_expect_success 'a hostile upload: colliding codes, a cycle of parents, a ba
 	hub POST agent/wiki_pages "{\"command\":$C,\"root\":\"confluence:DOCS-1\",\"handout\":$((H + 1)),\"part\":0,\"text\":\"x\",\"last\":true}" &&
 	test "$STATUS" = 409 && jq -e ".error == \"часть от выдачи $((H + 1)) не принята: у команды $C сейчас выдача $H\"" hub.json &&
 	hub POST agent/wiki_pages "{\"command\":$C,\"root\":\"confluence:DOCS-1\",\"part\":0,\"text\":\"x\",\"last\":true}" &&
-	test "$STATUS" = 422 && jq -e ".error == \"нужны command, root и либо error, либо handout (handouts из claim), part (0, 1, …), text и last\"" hub.json &&
-	hub POST agent/wiki_pages "{\"command\":$C,\"root\":\"confluence:DOCS-1\",\"error\":\"stop\"}" &&
+	test "$STATUS" = 422 && jq -e ".error == \"нужны command, root, handout (handouts из claim) и либо error, либо part (0, 1, …), text и last\"" hub.json &&
+	hub POST agent/wiki_pages "{\"command\":$C,\"root\":\"confluence:DOCS-1\",\"error\":\"stop\"}" && test "$STATUS" = 422 &&
+	hub POST agent/wiki_pages "{\"command\":$C,\"root\":\"confluence:DOCS-1\",\"handout\":$((H + 1)),\"error\":\"stop\"}" &&
+	test "$STATUS" = 409 && jq -e ".error == \"отчёт от выдачи $((H + 1)) не принят: у команды $C сейчас выдача $H\"" hub.json &&
+	hub POST agent/wiki_pages "{\"command\":$C,\"root\":\"confluence:DOCS-1\",\"handout\":$H,\"error\":\"stop\"}" &&
+	test "$STATUS" = 200 && jq -e ".state == \"failed\" and .error == \"stop\"" hub.json &&
 	hub POST agent/wiki_pages "{\"command\":$C,\"root\":\"confluence:DOCS-1\",\"handout\":$H,\"part\":0,\"text\":\"x\",\"last\":true}" &&
 	test "$STATUS" = 409 &&
 	test "$(db_sql "SELECT COUNT(*) FROM wiki_pages")" = 6 &&

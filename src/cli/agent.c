@@ -120,6 +120,7 @@ agent_step(const struct hub_client *hub, const char *module, const struct rest_s
 	body = json_object_new_object();
 	json_object_object_add(body, "command",
 	    json_object_get(json_object_object_get(cmd, "id")));
+	json_object_object_add(body, "handout", json_object_new_int64(hub_handout(cmd)));
 	res = hub_request(hub, "POST", run, body, &status, &r);
 	json_object_put(body);
 	if (res != HUB_ANSWERED || status != 200) {

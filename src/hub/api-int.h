@@ -73,20 +73,40 @@ void	hub_agent_route(struct db *db, const struct config *cfg, const struct princ
 	    const char *method, const char *path, const char *query, struct json_object *body,
 	    struct core_response *resp);
 
+/* The positive integer member name of body (command, handout), or 0: absent or not one. */
+uint64_t hub_agent_id(struct json_object *body, const char *name);
+/* How the 422 of an agent's request names the hand-out it must carry. */
+#define HUB_HANDOUT_NEEDED	"handout (handouts из claim)"
 /* The 409 (404 when state is "") for a command that is not the agent's to report. */
 void	hub_agent_not_claimed(struct core_response *resp, uint64_t id, const char *state);
-/* The 409 for a part of hand-out handout of command id, now in hand-out current. */
-void	hub_agent_stale(struct core_response *resp, uint64_t id, uint64_t handout,
-	    uint64_t current);
+/* What an agent's request for a claimed command is, as its refusal names it. */
+enum hub_ask {
+	HUB_ASK_PART,		/* a part of a file or of a wiki copy */
+	HUB_ASK_PAGE,		/* a page of a refresh (agent/jira_issues) */
+	HUB_ASK_REPORT,		/* agent/report, and the {command, handout, error} of a part's path */
+	HUB_ASK_RUN,		/* agent/local, agent/wiki_git: the hub runs the command */
+	HUB_ASK__MAX
+};
+/*
+ * After ERR_INVALID from a store function given h (store/db_agent.h) for
+ * command id: answers 404 when there is no such command, 409 «команда N
+ * не у агента: она S» when it is not claimed, 409 «часть от выдачи 1 не
+ * принята: команда N выдана заново, сейчас выдача 2» (ask names what was
+ * refused) when it is claimed in another hand-out, and returns 1; 0 when
+ * the request was the holder's, the ERR_INVALID the caller's to answer.
+ */
+struct tracker_handout;
+int	hub_agent_refused(struct core_response *resp, enum hub_ask ask, uint64_t id,
+	    const struct tracker_handout *h);
 
 /*
  * A file an agent sends for a command in base64 parts of at most a
  * request body each (api_parts.c): {command, handout, part: 0, 1, …,
- * data, last} or {command, error}; handout is the claim's handouts, and a
- * part of another hand-out is refused (409).  hub_part_parse reads the
- * body (-1 after answering 422); hub_part_take stores the part (of a file
- * of at most max bytes) and after the last decodes the whole into *bytes
- * (*n; caller frees).
+ * data, last} or {command, handout, error}; handout is the claim's
+ * handouts, and a part of another hand-out is refused (409).
+ * hub_part_parse reads the body (-1 after answering 422); hub_part_take
+ * stores the part (of a file of at most max bytes) and after the last
+ * decodes the whole into *bytes (*n; caller frees).
  */
 struct hub_part {
 	uint64_t	 command, handout;

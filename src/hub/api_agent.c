@@ -1,4 +1,8 @@
-/* api_agent: the agent protocol of the hub API: claim, report, and the local backend (api-int.h). */
+/*
+ * api_agent: the agent protocol of the hub API: claim, report, and the
+ * local backend (api-int.h).  Every request for a claimed command names
+ * the hand-out it is of; hub_agent_refused answers one the store refused.
+ */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +22,7 @@
 #define HUB_LEASE_DEFAULT	60	/* seconds an agent has to report a command */
 #define HUB_LEASE_MAX		3600
 
-/* The positive integer member name of body, or 0 (absent or not one). */
-static uint64_t
+uint64_t
 hub_agent_id(struct json_object *body, const char *name)
 {
 	struct json_object	*v;
@@ -82,37 +85,57 @@ hub_agent_not_claimed(struct core_response *resp, uint64_t id, const char *state
 	hub_refuse_msg(resp, state[0] == '\0' ? 404 : 409, msg);
 }
 
-void
-hub_agent_stale(struct core_response *resp, uint64_t id, uint64_t handout, uint64_t current)
+/* The refused request as its 409 names it, and the word that agrees with it. */
+static const struct {
+	const char	*what, *taken;
+} hub_asks[HUB_ASK__MAX] = {
+	{ "часть", "принята" },		/* HUB_ASK_PART */
+	{ "страница", "принята" },	/* HUB_ASK_PAGE */
+	{ "отчёт", "принят" },		/* HUB_ASK_REPORT */
+	{ "запрос", "принят" },		/* HUB_ASK_RUN */
+};
+
+int
+hub_agent_refused(struct core_response *resp, enum hub_ask ask, uint64_t id,
+    const struct tracker_handout *h)
 {
 	char	msg[200];
 
-	if (handout < current)
-		hub_say(msg, sizeof msg, "часть от выдачи %llu не принята: команда %llu выдана "
-		    "заново, сейчас выдача %llu", (unsigned long long)handout,
-		    (unsigned long long)id, (unsigned long long)current);
+	if (strcmp(h->state, "claimed") != 0) {
+		hub_agent_not_claimed(resp, id, h->state);
+		return 1;
+	}
+	if (h->current == h->handout)
+		return 0;
+	if (h->handout < h->current)
+		hub_say(msg, sizeof msg, "%s от выдачи %llu не %s: команда %llu выдана заново, "
+		    "сейчас выдача %llu", hub_asks[ask].what, (unsigned long long)h->handout,
+		    hub_asks[ask].taken, (unsigned long long)id, (unsigned long long)h->current);
 	else
-		hub_say(msg, sizeof msg, "часть от выдачи %llu не принята: у команды %llu "
-		    "сейчас выдача %llu", (unsigned long long)handout, (unsigned long long)id,
-		    (unsigned long long)current);
+		hub_say(msg, sizeof msg, "%s от выдачи %llu не %s: у команды %llu сейчас выдача "
+		    "%llu", hub_asks[ask].what, (unsigned long long)h->handout, hub_asks[ask].taken,
+		    (unsigned long long)id, (unsigned long long)h->current);
 	hub_refuse_msg(resp, 409, msg);
+	return 1;
 }
 
-/* POST /hub/agent/report {command, state: done|failed, error?, result?} */
+/* POST /hub/agent/report {command, handout, state: done|failed, error?, result?} */
 static void
 hub_agent_report(struct db *db, struct json_object *body, struct core_response *resp)
 {
 	struct json_object	*result = NULL, *o;
+	struct tracker_handout	 h = { hub_agent_id(body, "handout"), 0, "" };
 	const char		*state, *error;
 	uint64_t		 id = hub_agent_id(body, "command");
-	char			 now[32];
 	struct err		 e;
 	int			 rc, present;
 
 	state = hub_member(body, "state", &present);
 	error = hub_member(body, "error", &present);
-	if (id == 0 || state == NULL || (strcmp(state, "done") != 0 && strcmp(state, "failed") != 0)) {
-		hub_refuse_msg(resp, 422, "нужны command (id команды) и state: done или failed");
+	if (id == 0 || h.handout == 0 || state == NULL || (strcmp(state, "done") != 0 &&
+	    strcmp(state, "failed") != 0)) {
+		hub_refuse_msg(resp, 422, "нужны command (id команды), " HUB_HANDOUT_NEEDED
+		    " и state: done или failed");
 		return;
 	}
 	if (strcmp(state, "failed") == 0 && (error == NULL || error[0] == '\0')) {
@@ -125,11 +148,9 @@ hub_agent_report(struct db *db, struct json_object *body, struct core_response *
 		return;
 	}
 	err_clear(&e);
-	rc = tracker_report(db, id, strcmp(state, "done") == 0, error, result, now, sizeof now, &e);
-	if (rc == ERR_INVALID) {
-		hub_agent_not_claimed(resp, id, now);
+	rc = tracker_report(db, id, &h, strcmp(state, "done") == 0, error, result, &e);
+	if (rc == ERR_INVALID && hub_agent_refused(resp, HUB_ASK_REPORT, id, &h))
 		return;
-	}
 	if (rc != 0) {
 		hub_failed(resp, rc, &e);
 		return;
@@ -140,28 +161,22 @@ hub_agent_report(struct db *db, struct json_object *body, struct core_response *
 	core_response_json(resp, 200, o);
 }
 
-/* POST /hub/agent/local {command}: the local backend runs a claimed command. */
+/* POST /hub/agent/local {command, handout}: the local backend runs a claimed command. */
 static void
-hub_agent_local(struct db *db, const struct config *cfg, struct json_object *body,
+hub_agent_local(struct db *db, const struct config *cfg, uint64_t id, uint64_t handout,
     struct core_response *resp)
 {
 	struct json_object	*o;
-	uint64_t		 id = hub_agent_id(body, "command");
-	char			 state[32], *why = NULL;
+	struct tracker_handout	 h = { handout, 0, "" };
+	char			*why = NULL;
 	struct err		 e;
 	int			 rc, done;
 
-	if (id == 0) {
-		hub_refuse_msg(resp, 422, "нужен command: id команды");
-		return;
-	}
 	err_clear(&e);
-	rc = tracker_local_run(db, id, &done, &why, state, sizeof state,
-	    (uint64_t)cfg->tracker_copies_mb << 20, &e);
-	if (rc == ERR_INVALID) {
-		hub_agent_not_claimed(resp, id, state);
+	rc = tracker_local_run(db, id, &h, &done, &why, (uint64_t)cfg->tracker_copies_mb << 20,
+	    &e);
+	if (rc == ERR_INVALID && hub_agent_refused(resp, HUB_ASK_RUN, id, &h))
 		return;
-	}
 	if (rc != 0) {
 		hub_failed(resp, rc, &e);
 		return;
@@ -222,8 +237,9 @@ hub_agent_route(struct db *db, const struct config *cfg, const struct principal 
     const char *method, const char *path, const char *query, struct json_object *body,
     struct core_response *resp)
 {
-	char	module[16];
-	int	bad = 0;
+	uint64_t	id = hub_agent_id(body, "command"), handout = hub_agent_id(body, "handout");
+	char		module[16];
+	int		bad = 0;
 
 	if (strcmp(path, "agent") == 0 && strcmp(method, "GET") == 0) {
 		hub_agent_status(db, hub_query(query, "module", module, sizeof module, &bad) != NULL &&
@@ -251,15 +267,15 @@ hub_agent_route(struct db *db, const struct config *cfg, const struct principal 
 		hub_agent_claim(db, body, resp);
 	else if (strcmp(path, "agent/report") == 0)
 		hub_agent_report(db, body, resp);
-	else if (strcmp(path, "agent/local") == 0)
-		hub_agent_local(db, cfg, body, resp);
 	else if (strcmp(path, "agent/publish") == 0)
 		hub_agent_publish(db, body, resp);
-	else if (strcmp(path, "agent/wiki_git") == 0) {
-		if (hub_agent_id(body, "command") == 0)
-			hub_refuse_msg(resp, 422, "нужен command: id команды");
+	else if (strcmp(path, "agent/local") == 0 || strcmp(path, "agent/wiki_git") == 0) {
+		if (id == 0 || handout == 0)
+			hub_refuse_msg(resp, 422, "нужны command (id команды) и " HUB_HANDOUT_NEEDED);
+		else if (strcmp(path, "agent/local") == 0)
+			hub_agent_local(db, cfg, id, handout, resp);
 		else
-			hub_wiki_git(db, cfg, hub_agent_id(body, "command"), resp);
+			hub_wiki_git(db, cfg, id, handout, resp);
 	}
 	else if (strcmp(path, "agent/jira_issues") == 0)
 		hub_jira_issues(db, body, resp);

@@ -16,6 +16,7 @@
 #include "err.h"
 #include "log.h"
 #include "hub/api-int.h"
+#include "store/db_agent.h"
 #include "store/db_tracker.h"
 
 /* The attachments' limit (§2.7): the hub never holds a larger tracker file. */
@@ -77,29 +78,25 @@ hub_agent_file(struct db *db, const char *path, const char *query, struct core_r
 	core_response_json(resp, 200, o);
 }
 
-/* POST /hub/agent/jira_issues {command, project?, issues} */
+/* POST /hub/agent/jira_issues {command, handout, project?, issues} */
 void
 hub_jira_issues(struct db *db, struct json_object *body, struct core_response *resp)
 {
-	struct json_object	*o, *v;
-	char			 state[16] = "", msg[600];
-	uint64_t		 id = 0;
+	struct json_object	*o;
+	struct tracker_handout	 h = { hub_agent_id(body, "handout"), 0, "" };
+	char			 msg[600];
+	uint64_t		 id = hub_agent_id(body, "command");
 	struct err		 e;
 	int			 rc, n;
 
-	if ((v = json_object_object_get(body, "command")) != NULL &&
-	    json_object_is_type(v, json_type_int) && json_object_get_int64(v) > 0)
-		id = (uint64_t)json_object_get_int64(v);
-	if (id == 0) {
-		hub_refuse_msg(resp, 422, "нужен command: id команды refresh");
+	if (id == 0 || h.handout == 0) {
+		hub_refuse_msg(resp, 422, "нужны command (id команды refresh) и " HUB_HANDOUT_NEEDED);
 		return;
 	}
 	err_clear(&e);
-	rc = tracker_refresh_page(db, id, body, &n, state, sizeof state, &e);
-	if (rc == ERR_INVALID && strcmp(state, "claimed") != 0) {
-		hub_agent_not_claimed(resp, id, state);
+	rc = tracker_refresh_page(db, id, &h, body, &n, &e);
+	if (rc == ERR_INVALID && hub_agent_refused(resp, HUB_ASK_PAGE, id, &h))
 		return;
-	}
 	if (rc == ERR_INVALID) {
 		snprintf(msg, sizeof msg, "страница обновления не принята: %s", e.msg);
 		hub_refuse_msg(resp, 422, msg);
@@ -115,14 +112,15 @@ hub_jira_issues(struct db *db, struct json_object *body, struct core_response *r
 	core_response_json(resp, 200, o);
 }
 
-/* POST /hub/agent/jira_fetch {command, part, data, last} | {command, error} */
+/* POST /hub/agent/jira_fetch {command, handout, part, data, last} | {command, handout, error} */
 void
 hub_jira_fetch(struct db *db, const struct config *cfg, struct json_object *body,
     struct core_response *resp)
 {
 	struct json_object	*o;
 	struct hub_part		 in;
-	char			 why[700] = "", state[16] = "", *bytes = NULL, *end = NULL;
+	struct tracker_handout	 h = { 0, 0, "" };
+	char			 why[700] = "", *bytes = NULL, *end = NULL;
 	size_t			 n = 0;
 	struct err		 e;
 	int			 rc;
@@ -137,23 +135,25 @@ hub_jira_fetch(struct db *db, const struct config *cfg, struct json_object *body
 		break;
 	}
 	err_clear(&e);
-	rc = tracker_fetch_end(db, in.command, bytes, n, bytes == NULL ? why : NULL,
-	    (uint64_t)cfg->tracker_copies_mb << 20, state, sizeof state, &end, &e);
+	h.handout = in.handout;
+	rc = tracker_fetch_end(db, in.command, &h, bytes, n, bytes == NULL ? why : NULL,
+	    (uint64_t)cfg->tracker_copies_mb << 20, &end, &e);
 	free(bytes);
-	if (rc == ERR_INVALID)
-		hub_agent_not_claimed(resp, in.command, state);
-	else if (rc != 0)
+	/* end is NULL unless the command ended */
+	if (rc == ERR_INVALID && hub_agent_refused(resp, in.error != NULL ? HUB_ASK_REPORT :
+	    HUB_ASK_PART, in.command, &h))
+		return;
+	if (rc != 0) {
 		hub_failed(resp, rc, &e);
-	else {
-		log_info("hub: tracker attachment of command %llu: %s",
-		    (unsigned long long)in.command, end != NULL ? end : "stored");
-		o = json_object_new_object();
-		json_object_object_add(o, "command", json_object_new_uint64(in.command));
-		json_object_object_add(o, "state", json_object_new_string(end != NULL ? "failed" :
-		    "done"));
-		json_object_object_add(o, "error", end != NULL ? json_object_new_string(end) : NULL);
-		json_object_object_add(o, "bytes", json_object_new_uint64(n));
-		core_response_json(resp, 200, o);
+		return;
 	}
+	log_info("hub: tracker attachment of command %llu: %s", (unsigned long long)in.command,
+	    end != NULL ? end : "stored");
+	o = json_object_new_object();
+	json_object_object_add(o, "command", json_object_new_uint64(in.command));
+	json_object_object_add(o, "state", json_object_new_string(end != NULL ? "failed" : "done"));
+	json_object_object_add(o, "error", end != NULL ? json_object_new_string(end) : NULL);
+	json_object_object_add(o, "bytes", json_object_new_uint64(n));
+	core_response_json(resp, 200, o);
 	free(end);
 }

@@ -18,6 +18,7 @@
 #include "hub/api-int.h"
 #include "hub/wiki-int.h"
 #include "store/db.h"
+#include "store/db_agent.h"
 #include "store/db_wiki.h"
 
 int
@@ -27,12 +28,8 @@ hub_part_parse(struct json_object *body, struct hub_part *in, struct core_respon
 
 	memset(in, 0, sizeof *in);
 	in->part = -1;
-	if ((v = json_object_object_get(body, "command")) != NULL &&
-	    json_object_is_type(v, json_type_int) && json_object_get_int64(v) > 0)
-		in->command = (uint64_t)json_object_get_int64(v);
-	if ((v = json_object_object_get(body, "handout")) != NULL &&
-	    json_object_is_type(v, json_type_int) && json_object_get_int64(v) > 0)
-		in->handout = (uint64_t)json_object_get_int64(v);
+	in->command = hub_agent_id(body, "command");
+	in->handout = hub_agent_id(body, "handout");
 	if (json_object_is_type((v = json_object_object_get(body, "data")), json_type_string))
 		in->data = json_object_get_string(v);
 	if (json_object_is_type((v = json_object_object_get(body, "error")), json_type_string))
@@ -40,10 +37,10 @@ hub_part_parse(struct json_object *body, struct hub_part *in, struct core_respon
 	if (json_object_is_type((v = json_object_object_get(body, "part")), json_type_int))
 		in->part = json_object_get_int64(v);
 	in->last = json_object_get_boolean(json_object_object_get(body, "last"));
-	if (in->command == 0 || (in->error == NULL && (in->handout == 0 || in->data == NULL ||
+	if (in->command == 0 || in->handout == 0 || (in->error == NULL && (in->data == NULL ||
 	    in->part < 0 || in->part > 1000000))) {
-		hub_refuse_msg(resp, 422, "нужны command и либо error, либо handout (handouts из "
-		    "claim), part (0, 1, …), data (base64) и last");
+		hub_refuse_msg(resp, 422, "нужны command, " HUB_HANDOUT_NEEDED " и либо error, "
+		    "либо part (0, 1, …), data (base64) и last");
 		return -1;
 	}
 	return 0;
@@ -80,8 +77,8 @@ hub_part_take(struct db *db, const struct hub_part *in, size_t max, char **bytes
 {
 	struct json_object	*o;
 	const char		*said;
-	char			 state[16] = "", *text = NULL, msg[100];
-	uint64_t		 current = 0;
+	struct tracker_handout	 h = { in->handout, 0, "" };
+	char			*text = NULL, msg[100];
 	size_t			 total = 0, len;
 	struct err		 e;
 	int			 rc;
@@ -94,13 +91,11 @@ hub_part_take(struct db *db, const struct hub_part *in, size_t max, char **bytes
 		return HUB_PART_FAILED;
 	}
 	err_clear(&e);
-	rc = wiki_upload_part(db, in->command, in->handout, (unsigned)in->part, in->data,
-	    strlen(in->data), (max + 2) / 3 * 4, &total, state, sizeof state, &current, &e);
-	if (rc == ERR_INVALID && strcmp(state, "claimed") == 0)
-		hub_agent_stale(resp, in->command, in->handout, current);
-	else if (rc == ERR_INVALID)
-		hub_agent_not_claimed(resp, in->command, state);
-	else if (rc == ERR_CONFLICT && !db_tx_gave_up(db)) {
+	rc = wiki_upload_part(db, in->command, &h, (unsigned)in->part, in->data,
+	    strlen(in->data), (max + 2) / 3 * 4, &total, &e);
+	if (rc == ERR_INVALID && hub_agent_refused(resp, HUB_ASK_PART, in->command, &h))
+		return HUB_PART_ANSWERED;
+	if (rc == ERR_CONFLICT && !db_tx_gave_up(db)) {
 		snprintf(msg, sizeof msg, "часть %lld не по порядку: начните с части 0",
 		    (long long)in->part);
 		hub_refuse_msg(resp, 409, msg);

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hub/api-int.h"
+
 struct core_response;
 struct json_object;
 struct db;
@@ -112,14 +114,15 @@ size_t	wiki_copy_find(const struct wiki_copy *c, const char *code);
  */
 int	wiki_copy_order(struct wiki_copy *c, size_t root);
 /*
- * Ends the claimed wiki_sync command id of project label and answers the
- * agent {command, state, error, pages}: with why NULL, loads c's result
- * as the copy of root at revision in one transaction; otherwise (or when
- * the root changed meanwhile) records the failed sync with why and keeps
- * the old copy.  409/404 for a command that is not claimed.
+ * Ends the wiki_sync command id of project label, claimed in hand-out
+ * handout, and answers the agent {command, state, error, pages}: with why
+ * NULL, loads c's result as the copy of root at revision in one
+ * transaction; otherwise (or when the root changed meanwhile) records the
+ * failed sync with why and keeps the old copy.  409/404 for a command
+ * that is not claimed or is in another hand-out (hub_agent_refused, ask).
  */
 void	wiki_copy_finish(struct db *db, struct core_response *resp, uint64_t id,
-	    const char *label, const char *root, const char *revision,
-	    const struct wiki_copy *c, const char *why);
+	    uint64_t handout, enum hub_ask ask, const char *label, const char *root,
+	    const char *revision, const struct wiki_copy *c, const char *why);
 
 #endif

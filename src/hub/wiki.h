@@ -28,10 +28,11 @@ int	hub_wiki_root_ok(struct db *db, const struct principal *who, const char *roo
 void	hub_wiki_root_set(struct db *db, const struct principal *who, const char *label,
 	    struct json_object *body, struct core_response *resp);
 /*
- * POST /hub/agent/wiki_git {command}: the git backend runs the claimed
- * wiki_sync command id: {command, state, error, pages}.
+ * POST /hub/agent/wiki_git {command, handout}: the git backend runs the
+ * wiki_sync command id, claimed in hand-out handout: {command, state,
+ * error, pages}.
  */
-void	hub_wiki_git(struct db *db, const struct config *cfg, uint64_t id,
+void	hub_wiki_git(struct db *db, const struct config *cfg, uint64_t id, uint64_t handout,
 	    struct core_response *resp);
 /*
  * /hub/wiki/attachments/<rest> (wiki_fetch.c): GET {id}, POST {id}/fetch,
@@ -40,25 +41,25 @@ void	hub_wiki_git(struct db *db, const struct config *cfg, uint64_t id,
 void	hub_wiki_attachments(struct db *db, const struct principal *who, const char *method,
 	    const char *path, const char *rest, const char *query, struct core_response *resp);
 /*
- * The git backend's end of the claimed wiki_fetch command id: the file
- * stored as the attachment's copy, or the reason it is not:
- * {command, state, error, bytes}.
+ * The git backend's end of the wiki_fetch command id, claimed in hand-out
+ * handout: the file stored as the attachment's copy, or the reason it is
+ * not: {command, state, error, bytes}.
  */
 void	hub_wiki_git_fetch(struct db *db, const struct config *cfg, uint64_t id,
-	    struct core_response *resp);
+	    uint64_t handout, struct core_response *resp);
 /*
- * POST /hub/agent/wiki_fetch {command, part, data, last} or {command,
- * error}: a part (base64) of the file an agent read for the claimed
- * wiki_fetch command; the last has it stored (wiki_fetch.c), within the
- * project's wiki_copies_mb.
+ * POST /hub/agent/wiki_fetch {command, handout, part, data, last} or
+ * {command, handout, error}: a part (base64) of the file an agent read
+ * for the claimed wiki_fetch command; the last has it stored
+ * (wiki_fetch.c), within the project's wiki_copies_mb.
  */
 void	hub_wiki_fetch_part(struct db *db, const struct config *cfg, struct json_object *body,
 	    struct core_response *resp);
 /*
- * POST /hub/agent/wiki_pages {command, root, part, text, last} or
- * {command, root, error}: a part of the copy an agent read from its source
- * (wiki_upload.c); the last part has the copy checked and loaded, or an
- * error ends the sync failed.
+ * POST /hub/agent/wiki_pages {command, root, handout, part, text, last}
+ * or {command, root, handout, error}: a part of the copy an agent read
+ * from its source (wiki_upload.c); the last part has the copy checked and
+ * loaded, or an error ends the sync failed.
  */
 void	hub_wiki_pages(struct db *db, struct json_object *body, struct core_response *resp);
 

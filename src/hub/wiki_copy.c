@@ -19,6 +19,7 @@
 #include "hub/api-int.h"
 #include "hub/wiki.h"
 #include "hub/wiki-int.h"
+#include "store/db_agent.h"
 #include "store/db_batches.h"
 #include "store/db_wiki.h"
 
@@ -322,31 +323,33 @@ wiki_copy_answer(struct core_response *resp, uint64_t id, const char *error, siz
 }
 
 void
-wiki_copy_finish(struct db *db, struct core_response *resp, uint64_t id, const char *label,
-    const char *root, const char *revision, const struct wiki_copy *c, const char *why)
+wiki_copy_finish(struct db *db, struct core_response *resp, uint64_t id, uint64_t handout,
+    enum hub_ask ask, const char *label, const char *root, const char *revision,
+    const struct wiki_copy *c, const char *why)
 {
-	char		 state[32] = "", text[800];
-	size_t		 n = 0;
-	struct err	 e;
-	int		 rc = 0;
+	struct tracker_handout	 h = { handout, 0, "" };
+	char			 text[800];
+	size_t			 n = 0;
+	struct err		 e;
+	int			 rc = 0;
 
 	err_clear(&e);
 	text[0] = '\0';
 	if (why != NULL)
 		snprintf(text, sizeof text, "%s", why);
-	else if ((rc = wiki_load(db, id, label, root, revision, c->pages, c->n_pages, c->atts,
-	    c->n_atts, state, sizeof state, &e)) == ERR_CONFLICT)
+	else if ((rc = wiki_load(db, id, &h, label, root, revision, c->pages, c->n_pages, c->atts,
+	    c->n_atts, &e)) == ERR_CONFLICT)
 		snprintf(text, sizeof text, "копия изменилась во время синхронизации (сменился "
 		    "корень вики или запись столкнулась с другой); ничего не записано, повторите sync");
 	else if (rc == 0)
 		n = c->n_pages;
 	if (text[0] != '\0') {
 		n = 0;
-		rc = wiki_sync_failed(db, id, label, root, text, state, sizeof state, &e);
+		rc = wiki_sync_failed(db, id, &h, label, root, text, &e);
 	}
-	if (rc == ERR_INVALID)
-		hub_agent_not_claimed(resp, id, state);
-	else if (rc != 0)
+	if (rc == ERR_INVALID && hub_agent_refused(resp, ask, id, &h))
+		return;
+	if (rc != 0)
 		hub_failed(resp, rc, &e);
 	else {
 		log_info("hub: wiki sync of %s (command %llu): %s", label, (unsigned long long)id,

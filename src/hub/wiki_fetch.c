@@ -23,6 +23,7 @@
 #include "hub/texts.h"
 #include "hub/wiki.h"
 #include "hub/wiki-int.h"
+#include "store/db_agent.h"
 #include "store/db_wiki.h"
 #include "store/repo.h"
 
@@ -166,22 +167,26 @@ done:
 	return data;
 }
 
-/* The end of the claimed wiki_fetch command id: stored (data, n) or failed with why. */
+/*
+ * The end of the wiki_fetch command id, claimed in hand-out handout (ask:
+ * what the refusal of another names): stored (data, n) or failed with why.
+ */
 static void
 fetch_finish(struct db *db, const struct config *cfg, struct core_response *resp, uint64_t id,
-    uint64_t attachment, const char *data, size_t n, const char *why)
+    uint64_t handout, enum hub_ask ask, uint64_t attachment, const char *data, size_t n,
+    const char *why)
 {
 	struct json_object	*o;
-	char			 state[16] = "";
+	struct tracker_handout	 h = { handout, 0, "" };
 	struct err		 e;
 	int			 rc;
 
 	err_clear(&e);
-	rc = wiki_fetch_end(db, id, attachment, data, n, why, (uint64_t)cfg->wiki_copies_mb << 20,
-	    state, sizeof state, &e);
-	if (rc == ERR_INVALID)
-		hub_agent_not_claimed(resp, id, state);
-	else if (rc != 0)
+	rc = wiki_fetch_end(db, id, &h, attachment, data, n, why,
+	    (uint64_t)cfg->wiki_copies_mb << 20, &e);
+	if (rc == ERR_INVALID && hub_agent_refused(resp, ask, id, &h))
+		return;
+	if (rc != 0)
 		hub_failed(resp, rc, &e);
 	else {
 		log_info("hub: wiki attachment %llu (command %llu): %s",
@@ -228,7 +233,7 @@ fetch_claimed(struct db *db, uint64_t id, struct wiki_fetch *f, char *why, size_
 }
 
 void
-hub_wiki_git_fetch(struct db *db, const struct config *cfg, uint64_t id,
+hub_wiki_git_fetch(struct db *db, const struct config *cfg, uint64_t id, uint64_t handout,
     struct core_response *resp)
 {
 	struct wiki_fetch	 f;
@@ -239,7 +244,8 @@ hub_wiki_git_fetch(struct db *db, const struct config *cfg, uint64_t id,
 	if (fetch_claimed(db, id, &f, why, sizeof why, resp)) {
 		if (why[0] == '\0')
 			data = fetch_git_read(db, cfg, &f, &len, why, sizeof why);
-		fetch_finish(db, cfg, resp, id, f.attachment, data, len, why[0] != '\0' ? why : NULL);
+		fetch_finish(db, cfg, resp, id, handout, HUB_ASK_RUN, f.attachment, data, len,
+		    why[0] != '\0' ? why : NULL);
 	}
 	free(data);
 	wiki_fetch_release(&f);
@@ -251,6 +257,7 @@ hub_wiki_fetch_part(struct db *db, const struct config *cfg, struct json_object 
 {
 	struct wiki_fetch	 f;
 	struct hub_part		 in;
+	enum hub_ask		 ask;
 	char			 why[700] = "", *bytes = NULL;
 	size_t			 n = 0;
 
@@ -258,8 +265,9 @@ hub_wiki_fetch_part(struct db *db, const struct config *cfg, struct json_object 
 	if (hub_part_parse(body, &in, resp) != 0 || !fetch_claimed(db, in.command, &f, why,
 	    sizeof why, resp))
 		goto done;
+	ask = in.error != NULL ? HUB_ASK_REPORT : HUB_ASK_PART;
 	if (why[0] != '\0') {
-		fetch_finish(db, cfg, resp, in.command, f.attachment, NULL, 0, why);
+		fetch_finish(db, cfg, resp, in.command, in.handout, ask, f.attachment, NULL, 0, why);
 		goto done;
 	}
 	switch (hub_part_take(db, &in, WIKI_FETCH_MAX, &bytes, &n, why, sizeof why, resp)) {
@@ -267,12 +275,14 @@ hub_wiki_fetch_part(struct db *db, const struct config *cfg, struct json_object 
 		if (n != f.size) {
 			snprintf(why, sizeof why, "файл в источнике — %zu байт, а при синхронизации "
 			    "был %llu: копия устарела, сначала sync", n, (unsigned long long)f.size);
-			fetch_finish(db, cfg, resp, in.command, f.attachment, NULL, 0, why);
+			fetch_finish(db, cfg, resp, in.command, in.handout, ask, f.attachment, NULL,
+			    0, why);
 		} else
-			fetch_finish(db, cfg, resp, in.command, f.attachment, bytes, n, NULL);
+			fetch_finish(db, cfg, resp, in.command, in.handout, ask, f.attachment, bytes,
+			    n, NULL);
 		break;
 	case HUB_PART_FAILED:
-		fetch_finish(db, cfg, resp, in.command, f.attachment, NULL, 0, why);
+		fetch_finish(db, cfg, resp, in.command, in.handout, ask, f.attachment, NULL, 0, why);
 		break;
 	case HUB_PART_ANSWERED:
 		break;

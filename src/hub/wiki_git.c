@@ -236,7 +236,8 @@ done:
 }
 
 void
-hub_wiki_git(struct db *db, const struct config *cfg, uint64_t id, struct core_response *resp)
+hub_wiki_git(struct db *db, const struct config *cfg, uint64_t id, uint64_t handout,
+    struct core_response *resp)
 {
 	struct json_object	*cmd = NULL;
 	struct repo_files	 files = { 0 };
@@ -253,7 +254,7 @@ hub_wiki_git(struct db *db, const struct config *cfg, uint64_t id, struct core_r
 	if (hub_wiki_command(db, id, &cmd, &label, &type, resp) != 0)
 		goto done;
 	if (type != NULL && strcmp(type, "wiki_fetch") == 0) {
-		hub_wiki_git_fetch(db, cfg, id, resp);
+		hub_wiki_git_fetch(db, cfg, id, handout, resp);
 		goto done;
 	}
 	if (label == NULL || type == NULL || strcmp(type, "wiki_sync") != 0) {
@@ -273,7 +274,8 @@ hub_wiki_git(struct db *db, const struct config *cfg, uint64_t id, struct core_r
 		;	/* why says it */
 	else
 		(void)wiki_git_read(cfg->repo_root, root, &g, &files, revision, why, sizeof why);
-	wiki_copy_finish(db, resp, id, label, root, revision, &g.c, why[0] != '\0' ? why : NULL);
+	wiki_copy_finish(db, resp, id, handout, HUB_ASK_RUN, label, root, revision, &g.c,
+	    why[0] != '\0' ? why : NULL);
 done:
 	wiki_copy_free(&g.c);
 	free(g.by_path);

@@ -26,6 +26,7 @@
 #include "hub/wiki.h"
 #include "hub/wiki-int.h"
 #include "store/db.h"
+#include "store/db_agent.h"
 #include "store/db_batches.h"
 #include "store/db_wiki.h"
 
@@ -243,10 +244,11 @@ hub_wiki_pages(struct db *db, struct json_object *body, struct core_response *re
 {
 	struct json_object	*cmd = NULL, *v, *doc = NULL;
 	struct wiki_copy	 c;
-	char			**names = NULL, why[800] = "", revision[41] = "", state[32] = "";
+	char			**names = NULL, why[800] = "", revision[41] = "";
 	char			 msg[200];
 	const char		*label, *type, *root, *error, *text;
-	uint64_t		 id = 0, handout = 0, current = 0;
+	struct tracker_handout	 h = { hub_agent_id(body, "handout"), 0, "" };
+	uint64_t		 id = hub_agent_id(body, "command");
 	int64_t			 part = -1;
 	size_t			 total = 0, i;
 	struct err		 e;
@@ -254,12 +256,6 @@ hub_wiki_pages(struct db *db, struct json_object *body, struct core_response *re
 
 	memset(&c, 0, sizeof c);
 	err_clear(&e);
-	if ((v = json_get(body, "command")) != NULL && json_object_is_type(v, json_type_int) &&
-	    json_object_get_int64(v) > 0)
-		id = (uint64_t)json_object_get_int64(v);
-	if ((v = json_get(body, "handout")) != NULL && json_object_is_type(v, json_type_int) &&
-	    json_object_get_int64(v) > 0)
-		handout = (uint64_t)json_object_get_int64(v);
 	root = wiki_str(body, "root");
 	error = wiki_str(body, "error");
 	text = wiki_str(body, "text");
@@ -267,11 +263,11 @@ hub_wiki_pages(struct db *db, struct json_object *body, struct core_response *re
 		part = json_object_get_int64(v);
 	last = json_object_is_type(json_get(body, "last"), json_type_boolean) &&
 	    json_object_get_boolean(json_get(body, "last"));
-	if (id == 0 || root == NULL || (root[0] == '\0' && error == NULL) ||
+	if (id == 0 || h.handout == 0 || root == NULL || (root[0] == '\0' && error == NULL) ||
 	    hub_wiki_chars(root) > WIKI_ROOT_CHARS_MAX ||
-	    (error == NULL && (handout == 0 || text == NULL || part < 0 || part > 1000000))) {
-		hub_refuse_msg(resp, 422, "нужны command, root и либо error, либо handout "
-		    "(handouts из claim), part (0, 1, …), text и last");
+	    (error == NULL && (text == NULL || part < 0 || part > 1000000))) {
+		hub_refuse_msg(resp, 422, "нужны command, root, " HUB_HANDOUT_NEEDED " и либо "
+		    "error, либо part (0, 1, …), text и last");
 		goto done;
 	}
 	if (hub_wiki_command(db, id, &cmd, &label, &type, resp) != 0)
@@ -282,8 +278,8 @@ hub_wiki_pages(struct db *db, struct json_object *body, struct core_response *re
 	}
 	if (error != NULL) {
 		snprintf(why, sizeof why, "%.*s", hub_utf8_prefix(error, WIKI_ERROR_MAX), error);
-		wiki_copy_finish(db, resp, id, label, root, NULL, &c, why[0] != '\0' ? why :
-		    "агент не сказал причины");
+		wiki_copy_finish(db, resp, id, h.handout, HUB_ASK_REPORT, label, root, NULL, &c,
+		    why[0] != '\0' ? why : "агент не сказал причины");
 		goto done;
 	}
 	if (strlen(text) > WIKI_PART_MAX) {
@@ -291,16 +287,10 @@ hub_wiki_pages(struct db *db, struct json_object *body, struct core_response *re
 		hub_refuse_msg(resp, 413, msg);
 		goto done;
 	}
-	rc = wiki_upload_part(db, id, handout, (unsigned)part, text, strlen(text),
-	    WIKI_UPLOAD_MAX, &total, state, sizeof state, &current, &e);
-	if (rc == ERR_INVALID && strcmp(state, "claimed") == 0) {
-		hub_agent_stale(resp, id, handout, current);
+	rc = wiki_upload_part(db, id, &h, (unsigned)part, text, strlen(text), WIKI_UPLOAD_MAX,
+	    &total, &e);
+	if (rc == ERR_INVALID && hub_agent_refused(resp, HUB_ASK_PART, id, &h))
 		goto done;
-	}
-	if (rc == ERR_INVALID) {
-		hub_agent_not_claimed(resp, id, state);
-		goto done;
-	}
 	if (rc == ERR_CONFLICT && !db_tx_gave_up(db)) {
 		hub_say(msg, sizeof msg, "часть %lld не по порядку: начните с части 0",
 		    (long long)part);
@@ -310,7 +300,7 @@ hub_wiki_pages(struct db *db, struct json_object *body, struct core_response *re
 	if (rc == ERR_TOOBIG) {
 		snprintf(why, sizeof why, "копия вики больше %zu байт: столько хаб не принимает",
 		    WIKI_UPLOAD_MAX);
-		wiki_copy_finish(db, resp, id, label, root, NULL, &c, why);
+		wiki_copy_finish(db, resp, id, h.handout, HUB_ASK_PART, label, root, NULL, &c, why);
 		goto done;
 	}
 	if (rc != 0) {
@@ -326,7 +316,8 @@ hub_wiki_pages(struct db *db, struct json_object *body, struct core_response *re
 		goto done;
 	}
 	(void)wiki_upload_check(db, id, root, &c, &names, &doc, revision, why, sizeof why);
-	wiki_copy_finish(db, resp, id, label, root, revision, &c, why[0] != '\0' ? why : NULL);
+	wiki_copy_finish(db, resp, id, h.handout, HUB_ASK_PART, label, root, revision, &c,
+	    why[0] != '\0' ? why : NULL);
 done:
 	for (i = 0; names != NULL && i < c.n + 1; i++)
 		free(names[i]);

@@ -217,13 +217,20 @@ hub_send_file(const struct hub_client *hub, const char *path, int64_t id, int64_
 	return 0;
 }
 
+int64_t
+hub_handout(struct json_object *cmd)
+{
+	return json_object_get_int64(json_get(cmd, "handouts"));
+}
+
 int
-hub_send_failure(const struct hub_client *hub, const char *path, int64_t id,
+hub_send_failure(const struct hub_client *hub, const char *path, int64_t id, int64_t handout,
     const char *error, char *end, size_t end_len, char *why, size_t why_len)
 {
 	struct json_object	*body = json_object_new_object();
 
 	json_object_object_add(body, "command", json_object_new_int64(id));
+	json_object_object_add(body, "handout", json_object_new_int64(handout));
 	/* a reason cut by bytes may end inside a character: the hub takes UTF-8 only */
 	json_object_object_add(body, "error", json_new_string_repaired(error, strlen(error)));
 	return hub_file_send(hub, path, body, end, end_len, why, why_len);

@@ -42,20 +42,26 @@ enum hub_result hub_request(const struct hub_client *c, const char *method, cons
 enum hub_result hub_download(const struct hub_client *c, const char *path, size_t max,
 	    long *status, char **data, size_t *len, struct json_object **out);
 /*
- * A file an agent read for the claimed command id (of hand-out handout,
- * the claim's handouts), sent to path (the hub's /agent/wiki_fetch or
- * /agent/jira_fetch) in base64 parts of HUB_FILE_PART bytes, each a
- * request body the hub takes: 0 with the
- * hub's end of it in end ("done", "failed: why"), or -1 with why when the
- * hub did not take a part.  hub_send_failure tells it the file could not
- * be read, with error.
+ * The hand-out a claimed command cmd (the claim's {command}) is of: its
+ * handouts, which every request of the agent for it names (handout), so
+ * that the hub refuses a request of an agent whose lease ran out.
+ */
+int64_t	hub_handout(struct json_object *cmd);
+/*
+ * A file an agent read for the claimed command id (of hand-out handout),
+ * sent to path (the hub's /agent/wiki_fetch or /agent/jira_fetch) in
+ * base64 parts of HUB_FILE_PART bytes, each a request body the hub takes:
+ * 0 with the hub's end of it in end ("done", "failed: why"), or -1 with
+ * why when the hub did not take a part.  hub_send_failure tells it the
+ * file could not be read, with error.
  */
 #define HUB_FILE_PART	30000
 int	hub_send_file(const struct hub_client *hub, const char *path, int64_t id,
 	    int64_t handout, const unsigned char *data, size_t len, char *end, size_t end_len,
 	    char *why, size_t why_len);
 int	hub_send_failure(const struct hub_client *hub, const char *path, int64_t id,
-	    const char *error, char *end, size_t end_len, char *why, size_t why_len);
+	    int64_t handout, const char *error, char *end, size_t end_len, char *why,
+	    size_t why_len);
 /* A query value escaped for a URL (caller frees); NULL when out of memory. */
 char	*hub_escape(const char *s);
 

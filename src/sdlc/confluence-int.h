@@ -31,8 +31,11 @@ int	confluence_hub_root(const struct hub_client *hub, const char *label, char **
  */
 int	confluence_hub_upload(const struct hub_client *hub, int64_t id, int64_t handout,
 	    const char *root, const char *text, char *why, size_t len);
-/* Tells the hub the sync of command id failed with why: 0, or -1 when it could not. */
-int	confluence_hub_fail(const struct hub_client *hub, int64_t id, const char *root,
-	    const char *why);
+/*
+ * Tells the hub the sync of command id (of hand-out handout) failed with
+ * why: 0, or -1 when it could not.
+ */
+int	confluence_hub_fail(const struct hub_client *hub, int64_t id, int64_t handout,
+	    const char *root, const char *why);
 
 #endif

@@ -383,8 +383,8 @@ confluence_run(const struct hub_client *hub, const struct rest_server *cf,
 	json_object_object_add(doc, "attachments", json_object_get(w.atts));
 	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
 	    JSON_C_TO_STRING_NOSLASHESCAPE);
-	rc = confluence_hub_upload(hub, id, json_object_get_int64(json_get(cmd, "handouts")), root,
-	    text != NULL ? text : "", said, sizeof said);
+	rc = confluence_hub_upload(hub, id, hub_handout(cmd), root, text != NULL ? text : "", said,
+	    sizeof said);
 	if (rc == 0) {
 		log_info("agent: command %lld (wiki_sync, %zu pages from %s): %s", (long long)id,
 		    w.n, cf->url, said);
@@ -394,7 +394,8 @@ confluence_run(const struct hub_client *hub, const struct rest_server *cf,
 	goto done;
 failed:
 	log_info("agent: command %lld (wiki_sync): failed: %s", (long long)id, w.why);
-	rc = confluence_hub_fail(hub, id, root != NULL ? root : "", w.why) == 0 ? 1 : -1;
+	rc = confluence_hub_fail(hub, id, hub_handout(cmd), root != NULL ? root : "", w.why) == 0 ?
+	    1 : -1;
 done:
 	json_object_put(doc);
 	free(root);

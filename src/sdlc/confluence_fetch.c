@@ -68,9 +68,9 @@ confluence_fetch(const struct hub_client *hub, const struct rest_server *cf,
 	if (rest_get_raw(cl, curl, cf, src + base, CF_FETCH_MAX, &a, why,
 	    sizeof why) != 0)
 		goto failed;
-	if (hub_send_file(hub, "/agent/wiki_fetch", id,
-	    json_object_get_int64(json_get(cmd, "handouts")), (const unsigned char *)(a.buf !=
-	    NULL ? a.buf : ""), a.len, end, sizeof end, why, sizeof why) != 0) {
+	if (hub_send_file(hub, "/agent/wiki_fetch", id, hub_handout(cmd),
+	    (const unsigned char *)(a.buf != NULL ? a.buf : ""), a.len, end, sizeof end, why,
+	    sizeof why) != 0) {
 		log_error("agent: command %lld: %s", (long long)id, why);
 		goto done;
 	}
@@ -79,8 +79,8 @@ confluence_fetch(const struct hub_client *hub, const struct rest_server *cf,
 	goto done;
 failed:
 	log_info("agent: command %lld (wiki_fetch): failed: %s", (long long)id, why);
-	rc = hub_send_failure(hub, "/agent/wiki_fetch", id, why, end, sizeof end, why,
-	    sizeof why) == 0 ? 1 : -1;
+	rc = hub_send_failure(hub, "/agent/wiki_fetch", id, hub_handout(cmd), why, end, sizeof end,
+	    why, sizeof why) == 0 ? 1 : -1;
 	if (rc < 0)
 		log_error("agent: command %lld: the hub was not told: %s", (long long)id, why);
 done:

@@ -122,8 +122,8 @@ confluence_hub_upload(const struct hub_client *hub, int64_t id, int64_t handout,
 
 /* Tells the hub the sync failed with why. */
 int
-confluence_hub_fail(const struct hub_client *hub, int64_t id, const char *root,
-    const char *why)
+confluence_hub_fail(const struct hub_client *hub, int64_t id, int64_t handout,
+    const char *root, const char *why)
 {
 	struct json_object	*body = json_object_new_object(), *r = NULL;
 	enum hub_result		 res;
@@ -131,6 +131,7 @@ confluence_hub_fail(const struct hub_client *hub, int64_t id, const char *root,
 
 	json_object_object_add(body, "command", json_object_new_int64(id));
 	json_object_object_add(body, "root", json_object_new_string(root));
+	json_object_object_add(body, "handout", json_object_new_int64(handout));
 	json_object_object_add(body, "error", json_new_string_repaired(why, strlen(why)));
 	res = hub_request(hub, "POST", "/agent/wiki_pages", body, &status, &r);
 	json_object_put(body);

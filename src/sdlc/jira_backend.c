@@ -254,10 +254,10 @@ jb_fields(struct jira_backend *jb, char *why, size_t len)
 	return 0;
 }
 
-/* Reports command id: done with result, or failed with why. */
+/* Reports command id of hand-out handout: done with result, or failed with why. */
 static int
-jb_report(const struct hub_client *hub, int64_t id, int done, const char *why,
-    struct json_object *result)
+jb_report(const struct hub_client *hub, int64_t id, int64_t handout, int done,
+    const char *why, struct json_object *result)
 {
 	struct json_object	*body, *r = NULL;
 	long			 status = 0;
@@ -265,6 +265,7 @@ jb_report(const struct hub_client *hub, int64_t id, int done, const char *why,
 
 	body = json_object_new_object();
 	json_object_object_add(body, "command", json_object_new_int64(id));
+	json_object_object_add(body, "handout", json_object_new_int64(handout));
 	json_object_object_add(body, "state", json_object_new_string(done ? "done" : "failed"));
 	if (!done)
 		json_object_object_add(body, "error", json_new_string_repaired(why, strlen(why)));
@@ -306,7 +307,7 @@ jira_backend_run(const struct hub_client *hub, struct jira_backend *jb,
 		return 1;
 	log_info("agent: command %lld (%s): %s%s%s", (long long)id, type,
 	    rc == 0 ? "done" : "failed", rc == 0 ? "" : ": ", rc == 0 ? "" : why);
-	rc = jb_report(hub, id, rc == 0, why, result);
+	rc = jb_report(hub, id, hub_handout(cmd), rc == 0, why, result);
 	json_object_put(result);
 	return rc == 0 ? 1 : -1;
 }

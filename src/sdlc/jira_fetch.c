@@ -56,9 +56,9 @@ jb_fetch(const struct hub_client *hub, struct jira_backend *jb, struct json_obje
 	} else if ((int64_t)a.len != json_object_get_int64(size))
 		snprintf(why, len, "Jira прислала %zu байт файла вложения %lld, а сказала %lld",
 		    a.len, (long long)att, (long long)json_object_get_int64(size));
-	else if (hub_send_file(hub, "/agent/jira_fetch", id,
-	    json_object_get_int64(json_get(cmd, "handouts")), (const unsigned char *)(a.buf !=
-	    NULL ? a.buf : ""), a.len, end, sizeof end, why, len) != 0) {
+	else if (hub_send_file(hub, "/agent/jira_fetch", id, hub_handout(cmd),
+	    (const unsigned char *)(a.buf != NULL ? a.buf : ""), a.len, end, sizeof end, why,
+	    len) != 0) {
 		log_error("agent: command %lld: %s", (long long)id, why);
 		goto done;
 	} else {
@@ -69,8 +69,8 @@ jb_fetch(const struct hub_client *hub, struct jira_backend *jb, struct json_obje
 	}
 failed:
 	log_info("agent: command %lld (fetch_attachment): failed: %s", (long long)id, why);
-	rc = hub_send_failure(hub, "/agent/jira_fetch", id, why, end, sizeof end, why, len) == 0 ?
-	    1 : -1;
+	rc = hub_send_failure(hub, "/agent/jira_fetch", id, hub_handout(cmd), why, end, sizeof end,
+	    why, len) == 0 ? 1 : -1;
 done:
 	free(a.buf);
 	json_object_put(o);

@@ -29,14 +29,14 @@
 
 struct jr_send {
 	const struct hub_client	*hub;
-	int64_t			 command;
+	int64_t			 command, handout;
 	struct json_object	*page;		/* issues waiting to be sent */
 	size_t			 bytes;		/* their JSON's length */
 	char			*why;
 	size_t			 len;
 };
 
-/* POST /agent/jira_issues {command, <name>: what} (what put): 0, or -1 with why. */
+/* POST /agent/jira_issues {command, handout, <name>: what} (what put): 0, or -1 with why. */
 static int
 jr_post(struct jr_send *s, const char *name, struct json_object *what)
 {
@@ -46,6 +46,7 @@ jr_post(struct jr_send *s, const char *name, struct json_object *what)
 
 	body = json_object_new_object();
 	json_object_object_add(body, "command", json_object_new_int64(s->command));
+	json_object_object_add(body, "handout", json_object_new_int64(s->handout));
 	json_object_object_add(body, name, what);
 	rc = hub_request(s->hub, "POST", "/agent/jira_issues", body, &status, &r) ==
 	    HUB_ANSWERED && status == 200 ? 0 : -1;
@@ -322,6 +323,7 @@ jb_refresh(const struct hub_client *hub, struct jira_backend *jb, struct json_ob
 
 	s.hub = hub;
 	s.command = json_object_get_int64(json_get(cmd, "id"));
+	s.handout = hub_handout(cmd);
 	s.why = why;
 	s.len = len;
 	s.page = json_object_new_array();

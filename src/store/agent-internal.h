@@ -19,11 +19,8 @@ const char	*agent_resolve(struct json_object *params, struct json_object *temps)
 /* The temporary keys the ensure_issue commands before seq made: {"new:1": "AURORA-12"}. */
 int		 agent_temps(struct db *db, struct json_object **out, uint64_t batch,
 		    uint64_t seq, struct err *e);
-/* Locks command id; ERR_INVALID with its state in state unless it is claimed. */
-int		 agent_lock_claimed(struct db *db, uint64_t id, struct db_rows *r, char *state,
-		    size_t len, struct err *e);
 /*
- * Ends command id (locked, its row r from agent_lock_claimed) in state,
+ * Ends command id (locked, its row r from tracker_handout_lock) in state,
  * with why and result.  A done ensure_issue takes the notes of its
  * temporary key to the key it reports, whichever backend made it.
  */

@@ -194,13 +194,18 @@ struct json_object *tracker_row(const struct db_rows *r, size_t row, const char 
 struct json_object *tracker_rows(const struct db_rows *r, size_t max, const char *const *names,
 		    const char *kinds);
 /*
- * In an open transaction: locks the agent's command, which must be claimed
- * and of one of types (NULL-terminated); its state into state ("" when
- * there is no such command of those types).  ERR_INVALID otherwise
- * (db_wiki_upload.c; the wiki's sync, upload and fetch ends).
+ * In an open transaction: locks the row of the command an agent's request
+ * is for, which must be claimed, of one of types (NULL-terminated; NULL:
+ * any) and in the hand-out h->handout names; h->state and h->current
+ * receive the row's (db_agent.h).  The row is written too (lock_count), so
+ * that on Galera the request and a hand-out through another node collide
+ * at commit.  r (may be NULL) receives the row {state, batch_id, type,
+ * params, handouts}; the caller releases it.  ERR_INVALID when the request
+ * is refused (db_agent.c; every agent request for a claimed command).
  */
-int		 wiki_command_lock(struct db *db, uint64_t command, const char *const *types,
-		    char *state, size_t len, struct err *e);
+struct tracker_handout;
+int		 tracker_handout_lock(struct db *db, uint64_t command, const char *const *types,
+		    struct tracker_handout *h, struct db_rows *r, struct err *e);
 /* Whether s is a fixture's time, "YYYY-MM-DDTHH:MM:SSZ" (db_tracker.c). */
 int		 tracker_time_ok(const char *s);
 /*

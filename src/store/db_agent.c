@@ -45,7 +45,11 @@ static const char SQL_END[] =
     "UPDATE tracker_commands SET state = ?, error = ?, result = ?,"
     " updated_at = UTC_TIMESTAMP(3) WHERE id = ?";
 static const char SQL_STATE[] =
-    "SELECT state, batch_id, type, params FROM tracker_commands WHERE id = ? FOR UPDATE";
+    "SELECT state, batch_id, type, params, handouts FROM tracker_commands WHERE id = ?"
+    " FOR UPDATE";
+/* written, not only locked: on Galera a request and a hand-out collide (migration 021) */
+static const char SQL_STATE_WRITE[] =
+    "UPDATE tracker_commands SET lock_count = lock_count + 1 WHERE id = ?";
 static const char SQL_SYNC_RUN[] =
     "INSERT INTO tracker_sync_runs (project_id, command_id, state, issues, history_at,"
     " started_at, finished_at) SELECT b.project_id, ?, 'done', ?, UTC_TIMESTAMP(3),"
@@ -241,20 +245,35 @@ agent_sync_done(struct db *db, uint64_t id, int64_t issues, uint64_t batch, stru
 	return db_run(db, DB_ONCE, SQL_SYNC_RUN, NULL, NULL, NULL, e, "uiu", id, issues, batch);
 }
 
-/* Locks command id; ERR_INVALID with its state in state unless it is claimed. */
 int
-agent_lock_claimed(struct db *db, uint64_t id, struct db_rows *r, char *state, size_t len,
-    struct err *e)
+tracker_handout_lock(struct db *db, uint64_t id, const char *const *types,
+    struct tracker_handout *h, struct db_rows *r, struct err *e)
 {
-	int	rc;
+	struct db_rows	 own = { 0 };
+	size_t		 i;
+	int		 rc;
 
-	state[0] = '\0';
+	h->state[0] = '\0';
+	h->current = 0;
+	if (r == NULL)
+		r = &own;
 	if ((rc = db_run(db, DB_ONCE, SQL_STATE, r, NULL, NULL, e, "u", id)) != 0)
-		return rc;
-	if (r->n == 0)
-		return ERR_INVALID;
-	snprintf(state, len, "%s", db_rows_get(r, 0, 0));
-	return strcmp(state, "claimed") == 0 ? 0 : ERR_INVALID;
+		goto done;
+	for (i = 0; r->n > 0 && types != NULL && types[i] != NULL; i++)
+		if (strcmp(db_rows_get(r, 0, 2), types[i]) == 0)
+			break;
+	if (r->n > 0 && (types == NULL || types[i] != NULL)) {
+		db_copy_str(h->state, sizeof h->state, db_rows_get(r, 0, 0));
+		h->current = db_to_u64(db_rows_get(r, 0, 4));
+	}
+	/* not claimed, or of an agent whose lease ran out, after the command was handed out again */
+	if (strcmp(h->state, "claimed") != 0 || h->current != h->handout)
+		rc = ERR_INVALID;
+	else
+		rc = db_run(db, DB_ONCE, SQL_STATE_WRITE, NULL, NULL, NULL, e, "u", id);
+done:
+	db_rows_release(&own);
+	return rc;
 }
 
 /*
@@ -284,7 +303,7 @@ agent_end_reported(struct db *db, uint64_t id, const struct db_rows *r,
 }
 
 /*
- * Ends command id (locked, its row r from agent_lock_claimed) in state,
+ * Ends command id (locked, its row r from tracker_handout_lock) in state,
  * with why and result.  A done ensure_issue takes the notes of its
  * temporary key to the key it reports, whichever backend made it.
  */
@@ -321,11 +340,10 @@ agent_end(struct db *db, uint64_t id, const struct db_rows *r, const char *state
 
 struct report_args {
 	uint64_t		 id;
+	struct tracker_handout	*h;
 	int			 done;
 	const char		*error;
 	struct json_object	*result;
-	char			*state;
-	size_t			 len;
 };
 
 static int
@@ -335,7 +353,7 @@ report_tx(struct db *db, void *arg, struct err *e)
 	struct db_rows		 r = { 0 };
 	int			 rc;
 
-	if ((rc = agent_lock_claimed(db, a->id, &r, a->state, a->len, e)) == 0)
+	if ((rc = tracker_handout_lock(db, a->id, NULL, a->h, &r, e)) == 0)
 		rc = agent_end(db, a->id, &r, a->done ? "done" : "failed",
 		    a->done ? NULL : a->error, a->result, e);
 	db_rows_release(&r);
@@ -343,10 +361,10 @@ report_tx(struct db *db, void *arg, struct err *e)
 }
 
 int
-tracker_report(struct db *db, uint64_t id, int done, const char *error,
-    struct json_object *result, char *state, size_t len, struct err *e)
+tracker_report(struct db *db, uint64_t id, struct tracker_handout *h, int done,
+    const char *error, struct json_object *result, struct err *e)
 {
-	struct report_args	 a = { id, done, error, result, state, len };
+	struct report_args	 a = { id, h, done, error, result };
 
 	return db_tx(db, report_tx, &a, e);
 }

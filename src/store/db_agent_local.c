@@ -233,10 +233,10 @@ local_apply(struct db *db, uint64_t batch, uint64_t id, const char *type, struct
 }
 
 struct local_args {
-	uint64_t	 id, copies_cap;
-	int		*done;
-	char		**why, *state;
-	size_t		 len;
+	uint64_t		 id, copies_cap;
+	struct tracker_handout	*h;
+	int			*done;
+	char			**why;
 };
 
 static int
@@ -252,7 +252,7 @@ local_tx(struct db *db, void *arg, struct err *e)
 	*a->done = 0;
 	free(*a->why);
 	*a->why = NULL;
-	if ((rc = agent_lock_claimed(db, a->id, &r, a->state, a->len, e)) != 0)
+	if ((rc = tracker_handout_lock(db, a->id, NULL, a->h, &r, e)) != 0)
 		goto done;
 	batch = db_to_u64(db_rows_get(&r, 0, 1));
 	if ((params = json_tokener_parse(db_rows_get(&r, 0, 3))) == NULL)
@@ -276,10 +276,10 @@ done:
 }
 
 int
-tracker_local_run(struct db *db, uint64_t id, int *done, char **why, char *state,
-    size_t len, uint64_t copies_cap, struct err *e)
+tracker_local_run(struct db *db, uint64_t id, struct tracker_handout *h, int *done,
+    char **why, uint64_t copies_cap, struct err *e)
 {
-	struct local_args	 a = { id, copies_cap, done, why, state, len };
+	struct local_args	 a = { id, copies_cap, h, done, why };
 
 	*why = NULL;
 	return db_tx(db, local_tx, &a, e);

@@ -12,6 +12,7 @@
 
 #include "err.h"
 #include "store/db-internal.h"
+#include "store/db_agent.h"
 #include "store/db_wiki.h"
 #include "store/db.h"
 #include "store/db_tracker.h"
@@ -342,10 +343,11 @@ static const char SQL_COMMAND_END[] =
 
 /* A fetch_attachment command's end as tracker_fetch_end was given it, and why it failed. */
 struct end_args {
-	uint64_t	 command, cap;
-	const char	*bytes, *failed;
-	size_t		 len, slen;
-	char		*state, **why;
+	uint64_t		 command, cap;
+	struct tracker_handout	*h;
+	const char		*bytes, *failed;
+	size_t			 len;
+	char			**why;
 };
 
 static int
@@ -359,7 +361,7 @@ end_tx(struct db *db, void *arg, struct err *e)
 
 	free(*a->why);
 	*a->why = NULL;
-	if ((rc = wiki_command_lock(db, a->command, types, a->state, a->slen, e)) != 0 ||
+	if ((rc = tracker_handout_lock(db, a->command, types, a->h, NULL, e)) != 0 ||
 	    (rc = db_run(db, DB_ONCE, SQL_FETCHED_BY, &r, NULL, NULL, e, "u", a->command)) != 0)
 		return rc;
 	if (r.n == 0)
@@ -385,10 +387,11 @@ end_tx(struct db *db, void *arg, struct err *e)
 }
 
 int
-tracker_fetch_end(struct db *db, uint64_t command, const char *bytes, size_t len,
-    const char *failed, uint64_t cap, char *state, size_t slen, char **why, struct err *e)
+tracker_fetch_end(struct db *db, uint64_t command, struct tracker_handout *h,
+    const char *bytes, size_t len, const char *failed, uint64_t cap, char **why,
+    struct err *e)
 {
-	struct end_args	 a = { command, cap, bytes, failed, len, slen, state, why };
+	struct end_args	 a = { command, cap, h, bytes, failed, len, why };
 	int		 rc;
 
 	*why = NULL;

@@ -16,6 +16,7 @@
 #include "json.h"
 #include "store/db.h"
 #include "store/db-internal.h"
+#include "store/db_agent.h"
 #include "store/db_tracker.h"
 
 static const char SQL_IMPORT_PROJECT[] =
@@ -464,9 +465,9 @@ tracker_refresh_more(struct db *db, struct json_object *more, const char *label,
 /* A refresh page as tracker_refresh_page was given it. */
 struct refresh_args {
 	uint64_t		 command;
+	struct tracker_handout	*h;
 	struct json_object	*body, *issues;
-	size_t			 ni, len;
-	char			*state;
+	size_t			 ni;
 };
 
 /*
@@ -485,7 +486,7 @@ refresh_tx(struct db *db, void *arg, struct err *e)
 	size_t			 i;
 	int			 rc;
 
-	if ((rc = wiki_command_lock(db, a->command, types, a->state, a->len, e)) != 0 ||
+	if ((rc = tracker_handout_lock(db, a->command, types, a->h, NULL, e)) != 0 ||
 	    (rc = db_run(db, DB_ONCE, SQL_REFRESH_PROJECT, &r, NULL, NULL, e, "u", a->command)) != 0)
 		return rc;
 	db_copy_str(label, sizeof label, db_rows_get(&r, 0, 0));
@@ -509,10 +510,10 @@ refresh_tx(struct db *db, void *arg, struct err *e)
 }
 
 int
-tracker_refresh_page(struct db *db, uint64_t command, struct json_object *body, int *n,
-    char *state, size_t len, struct err *e)
+tracker_refresh_page(struct db *db, uint64_t command, struct tracker_handout *h,
+    struct json_object *body, int *n, struct err *e)
 {
-	struct refresh_args	 a = { command, body, NULL, 0, len, state };
+	struct refresh_args	 a = { command, h, body, NULL, 0 };
 	int			 rc, bad = 0;
 
 	*n = 0;

@@ -12,6 +12,7 @@
 
 struct db;
 struct err;
+struct tracker_handout;
 
 /* The filters of GET /hub/issues; NULL members filter nothing. */
 struct tracker_filter {
@@ -169,11 +170,13 @@ int	tracker_command_file(struct db *db, uint64_t command, char *name, size_t nam
  * claimed command is fetching, within cap bytes of copies, or the command
  * and the attachment failed with failed (or *why: another size than the
  * tracker said, over the cap, the attachment gone).  The parts the agent
- * uploaded are dropped.  One transaction; ERR_INVALID with the command's
- * state in state when it is not a claimed fetch_attachment.
+ * uploaded are dropped.  One transaction; ERR_INVALID when the command is
+ * not a claimed fetch_attachment in hand-out h->handout (h says why,
+ * db_agent.h).
  */
-int	tracker_fetch_end(struct db *db, uint64_t command, const char *bytes, size_t len,
-	    const char *failed, uint64_t cap, char *state, size_t slen, char **why, struct err *e);
+int	tracker_fetch_end(struct db *db, uint64_t command, struct tracker_handout *h,
+	    const char *bytes, size_t len, const char *failed, uint64_t cap, char **why,
+	    struct err *e);
 /*
  * A page of a Jira agent's refresh (db_import.c) for command, which must
  * be a claimed refresh: body {project?: {board_type?, sprints?, columns?},
@@ -183,11 +186,12 @@ int	tracker_fetch_end(struct db *db, uint64_t command, const char *bytes, size_t
  * page before carried (a list too long to go with it).  The board's
  * sprints and columns given replace the old; each issue is updated in
  * place (its hub-side state kept) with what the tracker holds of it
- * replaced.  One transaction; *n the issues written.  ERR_INVALID with the
- * command's state in state ("claimed" when the page itself is bad, e naming
- * the member).
+ * replaced.  One transaction; *n the issues written.  ERR_INVALID when the
+ * command is not a claimed refresh in hand-out h->handout (h says why,
+ * db_agent.h), or when the page itself is bad (h then the holder's, e
+ * naming the member).
  */
-int	tracker_refresh_page(struct db *db, uint64_t command, struct json_object *body, int *n,
-	    char *state, size_t len, struct err *e);
+int	tracker_refresh_page(struct db *db, uint64_t command, struct tracker_handout *h,
+	    struct json_object *body, int *n, struct err *e);
 
 #endif

@@ -14,6 +14,7 @@
 
 struct db;
 struct err;
+struct tracker_handout;
 
 #define WIKI_TREE_DEPTH_MAX	64	/* levels below the root a sync accepts */
 
@@ -113,19 +114,20 @@ int	wiki_attachment(struct db *db, struct json_object **out, const char *label, 
  * pages[0..n) (the root first) with their attachments atts[0..n_atts),
  * records a sync run of root at revision,
  * and reports the command done, in one transaction.  ERR_INVALID when the
- * command is not claimed (*state receives its state, "" for none);
- * ERR_CONFLICT (nothing written) when the project's root is no longer root.
+ * command is not claimed or is in another hand-out than h->handout (h says
+ * which, db_agent.h); ERR_CONFLICT (nothing written) when the project's
+ * root is no longer root.
  */
-int	wiki_load(struct db *db, uint64_t command, const char *label, const char *root,
-	    const char *revision, const struct wiki_page_in *pages, size_t n,
-	    const struct wiki_attachment_in *atts, size_t n_atts, char *state, size_t len,
-	    struct err *e);
+int	wiki_load(struct db *db, uint64_t command, struct tracker_handout *h, const char *label,
+	    const char *root, const char *revision, const struct wiki_page_in *pages, size_t n,
+	    const struct wiki_attachment_in *atts, size_t n_atts, struct err *e);
 /*
  * The failed end of a wiki_sync command: records a failed sync run with
  * why and reports the command failed, in one transaction; the pages stay.
+ * ERR_INVALID as wiki_load.
  */
-int	wiki_sync_failed(struct db *db, uint64_t command, const char *label, const char *root,
-	    const char *why, char *state, size_t len, struct err *e);
+int	wiki_sync_failed(struct db *db, uint64_t command, struct tracker_handout *h,
+	    const char *label, const char *root, const char *why, struct err *e);
 
 /* ---- the hub's copies of attachments (db_wiki_fetch.c) ---- */
 
@@ -160,11 +162,11 @@ void	wiki_fetch_release(struct wiki_fetch *f);
  * with it; the command done or failed; one transaction.  The project's
  * copies are kept within cap bytes: the ones fetched longest ago are
  * dropped (their attachments remote again) to make room, and a file over
- * cap fails.  ERR_INVALID when
- * the command is not claimed (*state receives its state).
+ * cap fails.  ERR_INVALID when the command is not claimed or is in
+ * another hand-out than h->handout (h says which, db_agent.h).
  */
-int	wiki_fetch_end(struct db *db, uint64_t command, uint64_t attachment, const char *bytes,
-	    size_t len, const char *why, uint64_t cap, char *state, size_t state_len,
+int	wiki_fetch_end(struct db *db, uint64_t command, struct tracker_handout *h,
+	    uint64_t attachment, const char *bytes, size_t len, const char *why, uint64_t cap,
 	    struct err *e);
 
 /* An attachment's copy: bytes NULL unless state is "ready". */
@@ -182,16 +184,15 @@ void	wiki_content_release(struct wiki_content *c);
  * Adds part (0, 1, ... in order; 0 drops the parts before) of the copy
  * the agent uploads for the claimed wiki_sync, wiki_fetch or fetch_attachment command
  * (the tracker's file an agent read from Jira), in one transaction;
- * handout is the hand-out the part is of (the claim's handouts), checked
- * on the locked command row; *total receives the bytes uploaded with it.
- * ERR_INVALID when the command is not claimed (*state its state, "" for
- * none) or is claimed in another hand-out (*state "claimed", *current
- * that hand-out); ERR_CONFLICT for a part out of order, ERR_TOOBIG when
+ * h->handout is the hand-out the part is of, checked on the locked command
+ * row (db_agent.h); *total receives the bytes uploaded with it.
+ * ERR_INVALID when the command is not claimed or is in another hand-out
+ * (h says which); ERR_CONFLICT for a part out of order, ERR_TOOBIG when
  * the parts would pass max bytes.
  */
-int	wiki_upload_part(struct db *db, uint64_t command, uint64_t handout, unsigned part,
-	    const char *text, size_t len, size_t max, size_t *total, char *state,
-	    size_t state_len, uint64_t *current, struct err *e);
+int	wiki_upload_part(struct db *db, uint64_t command, struct tracker_handout *h,
+	    unsigned part, const char *text, size_t len, size_t max, size_t *total,
+	    struct err *e);
 /* The parts of command joined in order into *out (len bytes, NUL-terminated; caller frees). */
 int	wiki_upload_read(struct db *db, uint64_t command, char **out, size_t *len, struct err *e);
 /* Drops the parts of command: inside the transaction that ends its sync. */

@@ -8,6 +8,7 @@
 #include "err.h"
 #include "store/db.h"
 #include "store/db-internal.h"
+#include "store/db_agent.h"
 #include "store/db_wiki.h"
 
 #define WIKI_OF_PROJECT \
@@ -183,10 +184,10 @@ wiki_fetch_release(struct wiki_fetch *f)
 
 /* A wiki_fetch command's end as wiki_fetch_end was given it. */
 struct end_args {
-	uint64_t	 command, attachment, cap;
-	const char	*bytes, *why;
-	size_t		 len, state_len;
-	char		*state;
+	uint64_t		 command, attachment, cap;
+	struct tracker_handout	*h;
+	const char		*bytes, *why;
+	size_t			 len;
 };
 
 static int
@@ -199,7 +200,7 @@ end_tx(struct db *db, void *arg, struct err *e)
 	char			 over[160];
 	int			 rc;
 
-	if ((rc = wiki_command_lock(db, a->command, types, a->state, a->state_len, e)) != 0)
+	if ((rc = tracker_handout_lock(db, a->command, types, a->h, NULL, e)) != 0)
 		return rc;
 	/* The attachment may have gone with a sync meanwhile: the command still ends. */
 	if ((rc = db_run(db, DB_ONCE, SQL_ATT_LOCK, &r, NULL, NULL, e, "uu", a->attachment,
@@ -234,10 +235,11 @@ done:
 }
 
 int
-wiki_fetch_end(struct db *db, uint64_t command, uint64_t attachment, const char *bytes,
-    size_t len, const char *why, uint64_t cap, char *state, size_t state_len, struct err *e)
+wiki_fetch_end(struct db *db, uint64_t command, struct tracker_handout *h,
+    uint64_t attachment, const char *bytes, size_t len, const char *why, uint64_t cap,
+    struct err *e)
 {
-	struct end_args	 a = { command, attachment, cap, bytes, why, len, state_len, state };
+	struct end_args	 a = { command, attachment, cap, h, bytes, why, len };
 
 	return db_tx(db, end_tx, &a, e);
 }

@@ -8,6 +8,7 @@
 #include "err.h"
 #include "store/db.h"
 #include "store/db-internal.h"
+#include "store/db_agent.h"
 #include "store/db_wiki.h"
 
 /* written, not only locked: on Galera two nodes then collide (020-written-locks.sql) */
@@ -192,20 +193,19 @@ wiki_sync_queue(struct db *db, struct json_object **out, const char *label, cons
 /* The end of a wiki_sync command: what wiki_load or wiki_sync_failed was given. */
 struct end_args {
 	uint64_t			 command;
+	struct tracker_handout		*h;
 	const char			*label, *root, *revision, *why;
 	const struct wiki_page_in	*pages;
 	const struct wiki_attachment_in	*atts;
 	size_t				 n, n_atts;
 	uint64_t			*ids;		/* the pages' ids as inserted, n + 1 */
-	char				*state;
-	size_t				 len;
 };
 
 /*
- * In the open transaction: locks the claimed wiki_sync command and the
- * project; *project receives its id.  ERR_INVALID with the command's state
- * when it is not a claimed one; ERR_CONFLICT when root (unless NULL) is no
- * longer the project's.
+ * In the open transaction: locks the claimed wiki_sync command (in the
+ * hand-out a->h names) and the project; *project receives its id.
+ * ERR_INVALID when the command is refused (a->h says why); ERR_CONFLICT
+ * when root (unless NULL) is no longer the project's.
  */
 static int
 wiki_end_lock(struct db *db, const struct end_args *a, const char *root, uint64_t *project,
@@ -215,7 +215,7 @@ wiki_end_lock(struct db *db, const struct end_args *a, const char *root, uint64_
 	struct db_rows		 r = { 0 };
 	int			 rc;
 
-	if ((rc = wiki_command_lock(db, a->command, types, a->state, a->len, e)) != 0)
+	if ((rc = tracker_handout_lock(db, a->command, types, a->h, NULL, e)) != 0)
 		return rc;
 	if ((rc = lock_project(db, a->label, &r, e)) != 0)
 		goto done;
@@ -268,13 +268,12 @@ load_tx(struct db *db, void *arg, struct err *e)
 }
 
 int
-wiki_load(struct db *db, uint64_t command, const char *label, const char *root,
-    const char *revision, const struct wiki_page_in *pages, size_t n,
-    const struct wiki_attachment_in *atts, size_t n_atts, char *state, size_t len,
-    struct err *e)
+wiki_load(struct db *db, uint64_t command, struct tracker_handout *h, const char *label,
+    const char *root, const char *revision, const struct wiki_page_in *pages, size_t n,
+    const struct wiki_attachment_in *atts, size_t n_atts, struct err *e)
 {
-	struct end_args	 a = { command, label, root, revision, NULL, pages, atts, n, n_atts,
-	    NULL, state, len };
+	struct end_args	 a = { command, h, label, root, revision, NULL, pages, atts, n, n_atts,
+	    NULL };
 	int		 rc;
 
 	if ((a.ids = calloc(n + 1, sizeof *a.ids)) == NULL)
@@ -303,11 +302,10 @@ failed_tx(struct db *db, void *arg, struct err *e)
 }
 
 int
-wiki_sync_failed(struct db *db, uint64_t command, const char *label, const char *root,
-    const char *why, char *state, size_t len, struct err *e)
+wiki_sync_failed(struct db *db, uint64_t command, struct tracker_handout *h,
+    const char *label, const char *root, const char *why, struct err *e)
 {
-	struct end_args	 a = { command, label, root, NULL, why, NULL, NULL, 0, 0, NULL, state,
-	    len };
+	struct end_args	 a = { command, h, label, root, NULL, why, NULL, NULL, 0, 0, NULL };
 
 	return db_tx(db, failed_tx, &a, e);
 }

@@ -2,10 +2,10 @@
  * db_wiki_upload: the parts of a wiki copy an agent uploads (db_wiki.h,
  * schema/014-wiki-upload.sql).  Each part is its own short transaction,
  * which checks on the locked command row that the part is of the current
- * hand-out and writes that row (lock_count): two parts of one command, on
- * one server or on two Galera nodes, are taken one after the other, each
- * seeing the parts and the hand-out before it.  The parts are dropped by
- * the transaction that ends the sync.
+ * hand-out and writes that row (tracker_handout_lock): two parts of one
+ * command, on one server or on two Galera nodes, are taken one after the
+ * other, each seeing the parts and the hand-out before it.  The parts are
+ * dropped by the transaction that ends the sync.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,13 +15,9 @@
 #include "err.h"
 #include "store/db.h"
 #include "store/db-internal.h"
+#include "store/db_agent.h"
 #include "store/db_wiki.h"
 
-static const char SQL_COMMAND_LOCK[] =
-    "SELECT state, type, handouts FROM tracker_commands WHERE id = ? FOR UPDATE";
-/* written, not only locked: on Galera two parts then collide (021-account-command-locks.sql) */
-static const char SQL_COMMAND_WRITE[] =
-    "UPDATE tracker_commands SET lock_count = lock_count + 1 WHERE id = ?";
 static const char SQL_PARTS_DROP[] =
     "DELETE FROM wiki_upload_parts WHERE command_id = ?";
 static const char SQL_PARTS_SIZE[] =
@@ -32,48 +28,13 @@ static const char SQL_PART_ADD[] =
 static const char SQL_PARTS[] =
     "SELECT data FROM wiki_upload_parts WHERE command_id = ? ORDER BY part";
 
-/* wiki_command_lock, with the command's hand-outs into *handouts (0 when there is none). */
-static int
-command_lock(struct db *db, uint64_t command, const char *const *types, char *state,
-    size_t len, uint64_t *handouts, struct err *e)
-{
-	struct db_rows	 r = { 0 };
-	size_t		 i;
-	int		 rc;
-
-	state[0] = '\0';
-	*handouts = 0;
-	if ((rc = db_run(db, DB_ONCE, SQL_COMMAND_LOCK, &r, NULL, NULL, e, "u", command)) != 0)
-		return rc;
-	for (i = 0; r.n > 0 && types[i] != NULL; i++)
-		if (strcmp(db_rows_get(&r, 0, 1), types[i]) == 0)
-			break;
-	if (r.n > 0 && types[i] != NULL) {
-		db_copy_str(state, len, db_rows_get(&r, 0, 0));
-		*handouts = db_to_u64(db_rows_get(&r, 0, 2));
-	}
-	rc = strcmp(state, "claimed") == 0 ? 0 : ERR_INVALID;
-	db_rows_release(&r);
-	return rc;
-}
-
-int
-wiki_command_lock(struct db *db, uint64_t command, const char *const *types, char *state,
-    size_t len, struct err *e)
-{
-	uint64_t	handouts;
-
-	return command_lock(db, command, types, state, len, &handouts, e);
-}
-
 /* A part as wiki_upload_part was given it, and the bytes uploaded with it. */
 struct part_args {
-	uint64_t	 command, handout, *current;
-	unsigned	 part;
-	const char	*text;
-	size_t		 len, max, *total;
-	char		*state;
-	size_t		 state_len;
+	uint64_t		 command;
+	struct tracker_handout	*h;
+	unsigned		 part;
+	const char		*text;
+	size_t			 len, max, *total;
 };
 
 static int
@@ -86,14 +47,7 @@ part_tx(struct db *db, void *arg, struct err *e)
 	int			 rc;
 
 	*a->total = 0;
-	if ((rc = command_lock(db, a->command, types, a->state, a->state_len, a->current,
-	    e)) != 0)
-		return rc;
-	/* a part of an agent whose lease ran out, after the command was handed out again */
-	if (*a->current != a->handout)
-		return ERR_INVALID;
-	if ((rc = db_run(db, DB_ONCE, SQL_COMMAND_WRITE, NULL, NULL, NULL, e, "u",
-	    a->command)) != 0)
+	if ((rc = tracker_handout_lock(db, a->command, types, a->h, NULL, e)) != 0)
 		return rc;
 	if (a->part == 0 && (rc = db_run(db, DB_ONCE, SQL_PARTS_DROP, NULL, NULL, NULL, e, "u",
 	    a->command)) != 0)
@@ -116,12 +70,10 @@ part_tx(struct db *db, void *arg, struct err *e)
 }
 
 int
-wiki_upload_part(struct db *db, uint64_t command, uint64_t handout, unsigned part,
-    const char *text, size_t len, size_t max, size_t *total, char *state, size_t state_len,
-    uint64_t *current, struct err *e)
+wiki_upload_part(struct db *db, uint64_t command, struct tracker_handout *h, unsigned part,
+    const char *text, size_t len, size_t max, size_t *total, struct err *e)
 {
-	struct part_args	 a = { command, handout, current, part, text, len, max, total,
-				    state, state_len };
+	struct part_args	 a = { command, h, part, text, len, max, total };
 
 	*total = 0;
 	return db_tx(db, part_tx, &a, e);
