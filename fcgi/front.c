@@ -235,6 +235,8 @@ front_peer_ok(const struct sockaddr_storage *ss, const char *allowed)
 
 #define FRONT_FIRST_MS	2000	/* a new connection's first bytes are awaited this long */
 
+#define FRONT_LOOK_MS	250	/* a worker waiting in accept looks at the time this often */
+
 /*
  * Takes the next connection into fr with SIGTERM held, and lets SIGTERM
  * (and SIGINT) through only while it waits: waiting is the signal mask
@@ -244,11 +246,12 @@ front_peer_ok(const struct sockaddr_storage *ss, const char *allowed)
  * the worker accepts here and gives libfcgi the connection (fr's
  * listening socket is /dev/null, which libfcgi never accepts on).  A
  * connection the web server keeps open (FCGI_KEEP_CONN) is waited on the
- * same way.  The listening socket is non-blocking: every idle worker is
- * woken by a connection and one takes it, so a worker waits in ppoll,
- * where a limit (idle, NULL for none) can end the wait.  Returns 1 with
- * fr->ipcFd set, 0 to look again, 2 when idle passed with nothing to
- * take, -1 to stop (an error is logged).
+ * same way, up to idle (NULL: no limit).  A blocking accept wakes one
+ * worker per connection, where a poll would wake them all; the socket's
+ * receive timeout (FRONT_LOOK_MS, front_worker) ends it now and then so
+ * the worker can look at the time.  Returns 1 with fr->ipcFd set, 0 to
+ * look again, 2 when the wait ended with nothing to take, -1 to stop (an
+ * error is logged).
  */
 static int
 front_next(FCGX_Request *fr, int sock, const sigset_t *waiting, const struct timespec *idle)
@@ -256,24 +259,31 @@ front_next(FCGX_Request *fr, int sock, const sigset_t *waiting, const struct tim
 	struct sockaddr_storage	 ss;
 	socklen_t		 len = sizeof(ss);
 	struct pollfd		 pfd = { .events = POLLIN };
-	int			 fd, one = 1, n;
+	sigset_t		 held;
+	int			 fd, one = 1, err, n;
 
-	pfd.fd = fr->ipcFd >= 0 ? fr->ipcFd : sock;
-	if ((n = ppoll(&pfd, 1, idle, waiting)) <= 0)
-		return front_stop ? -1 : n == 0 ? 2 : 0;
-	if (fr->ipcFd >= 0)
+	if (fr->ipcFd >= 0) {
+		pfd.fd = fr->ipcFd;
+		if ((n = ppoll(&pfd, 1, idle, waiting)) <= 0)
+			return front_stop ? -1 : n == 0 ? 2 : 0;
 		return 1;
-	if ((fd = accept4(sock, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC)) < 0) {
+	}
+	sigprocmask(SIG_SETMASK, waiting, &held);
+	fd = accept4(sock, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC);
+	err = errno;
+	sigprocmask(SIG_SETMASK, &held, NULL);
+	if (fd < 0) {
 		if (front_stop)
 			return -1;
-		/* taken by another worker, or failed before it was taken (accept(2)) */
-		if (errno == EINTR || errno == EAGAIN || errno == ECONNABORTED ||
-		    errno == EPROTO || errno == ECONNRESET || errno == ETIMEDOUT ||
-		    errno == ENETDOWN || errno == ENETUNREACH || errno == EHOSTDOWN ||
-		    errno == EHOSTUNREACH || errno == ENOPROTOOPT || errno == ENONET ||
-		    errno == EOPNOTSUPP)
+		if (err == EAGAIN || err == EWOULDBLOCK)
+			return 2;
+		/* a connection that failed before it was taken (accept(2)) */
+		if (err == EINTR || err == ECONNABORTED || err == EPROTO ||
+		    err == ECONNRESET || err == ETIMEDOUT || err == ENETDOWN ||
+		    err == ENETUNREACH || err == EHOSTDOWN || err == EHOSTUNREACH ||
+		    err == ENOPROTOOPT || err == ENONET || err == EOPNOTSUPP)
 			return 0;
-		log_error("FastCGI accept failed: %s", strerror(errno));
+		log_error("FastCGI accept failed: %s", strerror(err));
 		return -1;
 	}
 	if (ss.ss_family == AF_INET || ss.ss_family == AF_INET6) {
@@ -312,8 +322,9 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 	sigset_t		 set, waiting;
 	char			*body;
 	struct timespec		 idle;
+	struct timeval		 look = { 0, FRONT_LOOK_MS * 1000L };
 	int64_t			 rest_at = 0;
-	int			 status = 0, fl, rc;
+	int			 status = 0, rc;
 
 	front_listen = sock;
 	front_null = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -338,11 +349,9 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 		log_error("cannot set up the FastCGI request");
 		return 1;
 	}
-	fl = fcntl(sock, F_GETFL);
-	if (fl < 0 || fcntl(sock, F_SETFL, fl | O_NONBLOCK) != 0) {
-		log_error("cannot make the FastCGI socket non-blocking: %s", strerror(errno));
-		return 1;
-	}
+	/* without it an idle worker keeps what it holds until its next request */
+	if (setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &look, sizeof(look)) != 0)
+		log_warn("cannot set the FastCGI socket's receive timeout: %s", strerror(errno));
 	while (!front_stop) {
 		/*
 		 * Left large by a request, or holding requests of an
