@@ -68,7 +68,8 @@ test_expect_success 'a burst of 400 requests across 2 workers gets at most rate_
 '
 
 # tail TOKEN: pings one at a time until two 429s in a row, the second
-# after the workers were idle long enough to give back what they held;
+# after the workers were idle long enough to give back what they held (a
+# worker gives them back 1 to 1.25 s after its last request: sleep 2);
 # writes the number answered to tail-ok
 tail_pings () {
 	local ok=0 refused=0 i status
@@ -79,7 +80,7 @@ tail_pings () {
 		200)	ok=$((ok + 1)) refused=0 ;;
 		429)	refused=$((refused + 1))
 			test $refused = 2 && break
-			sleep 1.3 ;;
+			sleep 2 ;;
 		*)	return 1 ;;
 		esac
 	done
@@ -87,7 +88,7 @@ tail_pings () {
 }
 
 test_expect_success 'requests a worker held come back once it is idle: exactly rate_limit (200) answered in the window' '
-	sleep 1.3 &&
+	sleep 2 &&
 	tail_pings "$BOB" && more=$(cat tail-ok) &&
 	say "after the burst: $more more answered" &&
 	test $(( $(cat burst-ok) + more )) = 200 &&
@@ -115,7 +116,7 @@ test_expect_success 'a burst of 40 batches of 10 calls gets at most rate_limit (
 '
 
 test_expect_success 'the calls of refused batches come back too: exactly 200 calls answered in the window' '
-	sleep 1.3 &&
+	sleep 2 &&
 	tail_pings "$DORA" && more=$(cat tail-ok) &&
 	say "after the batches: $more more answered" &&
 	test $(( $(cat batches-ok) * 10 + more )) = 200
@@ -133,7 +134,7 @@ test_expect_success 'a batch refused for want of room gives back what it was gra
 	done &&
 	mcp_post --token "$ERIN" --file batch.json &&
 	test_status 429 &&
-	sleep 1.3 &&
+	sleep 2 &&
 	test "$(db_sql "SELECT n FROM rate_limits WHERE kind = \"u\" AND principal = \"$ERIN_ID\"")" = 195 &&
 	for i in 1 2 3 4 5; do
 		mcp_legacy ping null --token "$ERIN" && test_status 200 || return 1
