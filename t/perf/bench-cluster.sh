@@ -23,7 +23,8 @@
 #   cluster-create   create_issue at 32 connections for BENCH_SECONDS: one
 #                    host on a single MariaDB, then the cluster through both
 #                    hosts (16 connections each), no quota; each in 32
-#                    repositories (the connections' creates spread) and in
+#                    repositories (each create in one of them at random, so
+#                    the connections do not go through them in step) and in
 #                    one (every create bumps one counter row); then that one
 #                    repository again with both hosts on node 1 (a single
 #                    writer node), and with host 1 and a host on node 2
@@ -131,7 +132,8 @@ HDRS_CREATE="Mcp-Method: tools/call|Mcp-Name: create_issue"
 # wrk_run URL BODIES HEADERS CONNS SECONDS OUT: wrk with t/perf/post.lua, one
 # JSON line of figures in OUT
 wrk_run () {
-	BENCH_BODIES=$2 BENCH_HEADERS="Authorization: Bearer $TOKEN|MCP-Protocol-Version: $MODERN_VERSION|$3" \
+	BENCH_PICK=random BENCH_BODIES=$2 \
+	BENCH_HEADERS="Authorization: Bearer $TOKEN|MCP-Protocol-Version: $MODERN_VERSION|$3" \
 	BENCH_OUT=$6 wrk -t2 -c"$4" -d"$5s" --timeout 30s -s "$perf_dir/post.lua" "$1/mcp" \
 		>>"$TRASH/wrk.log" 2>&1 || die "wrk failed: $(tail -n 3 "$TRASH/wrk.log")"
 	test "$6" = /dev/null ||

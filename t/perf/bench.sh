@@ -38,7 +38,7 @@
 #                   "cluster" the cases of t/perf/bench-cluster.sh on a
 #                   three-node Galera cluster and two hosts (cluster-reads,
 #                   cluster-create; needs root and galera-4)
-#   BENCH_HOST_CPU  per cent of a core each host gets in cluster-reads (25)
+#   BENCH_HOST_CPU  per cent of a core each host gets in cluster-reads (15)
 #   BENCH_HUGE_FILES  files of the second repository of the search cases
 #                   (default 50000; 0: only the large one)
 #   BENCH_SEARCH_ROUNDS  rounds of each search case (default 5)

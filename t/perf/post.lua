@@ -1,6 +1,9 @@
 -- post.lua: wrk script for t/perf/bench.sh.
 -- Environment: BENCH_BODIES  body files separated by ':' (one is the usual
 --                            case; several are sent round-robin, for the soak)
+--              BENCH_PICK    "random": each request takes one of the bodies at
+--                            random instead (each thread its own sequence), so
+--                            the threads do not march through them in step
 --              BENCH_HEADERS extra headers "Name: value" separated by '|'
 --              BENCH_OUT     file that receives one JSON line of results
 local bodies = {}
@@ -20,13 +23,21 @@ for h in string.gmatch(os.getenv("BENCH_HEADERS") or "", "[^|]+") do
 end
 local n = 0
 local reqs = {}
+local random = os.getenv("BENCH_PICK") == "random"
+local threads = 0
+setup = function(thread)
+	threads = threads + 1
+	thread:set("thread_id", threads)
+end
 -- built in init: wrk adds the Host header only after the script is loaded
 init = function(args)
 	for i, b in ipairs(bodies) do reqs[i] = wrk.format(nil, nil, nil, b) end
 	if #reqs == 0 then reqs[1] = wrk.format(nil, nil, nil, "") end
+	if random then math.randomseed(os.time() * 1000 + (thread_id or 0) * 7919) end
 end
 
 request = function()
+	if random then return reqs[math.random(#reqs)] end
 	n = n + 1
 	return reqs[(n - 1) % #reqs + 1]
 end
