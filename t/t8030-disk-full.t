@@ -51,7 +51,7 @@ test_expect_success 'a new account takes a network'"'"'s bucket and is held to i
 	done &&
 	tool_call list_issues "{\"repo\":\"$R\"}" --token "$ZED" &&
 	test_rpc_error 429 -32600 1 &&
-	test "$(db_sql "SELECT n FROM rate_limits WHERE kind = \"u\" AND principal = (SELECT id FROM users WHERE login = \"zed\")")" = 6
+	test "$(db_sql "SELECT n FROM rate_limits WHERE kind = \"u\" AND principal = (SELECT id FROM users WHERE login = \"zed\")")" = 5
 '
 
 legacy_body ping null 7 >ping.json

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <json-c/json.h>
 
+#include "hub/ask.h"
 #include "hub/texts.h"
 
 struct config;
@@ -79,14 +80,6 @@ uint64_t hub_agent_id(struct json_object *body, const char *name);
 #define HUB_HANDOUT_NEEDED	"handout (handouts из claim)"
 /* The 409 (404 when state is "") for a command that is not the agent's to report. */
 void	hub_agent_not_claimed(struct core_response *resp, uint64_t id, const char *state);
-/* What an agent's request for a claimed command is, as its refusal names it. */
-enum hub_ask {
-	HUB_ASK_PART,		/* a part of a file or of a wiki copy */
-	HUB_ASK_PAGE,		/* a page of a refresh (agent/jira_issues) */
-	HUB_ASK_REPORT,		/* agent/report, and the {command, handout, error} of a part's path */
-	HUB_ASK_RUN,		/* agent/local, agent/wiki_git: the hub runs the command */
-	HUB_ASK__MAX
-};
 /*
  * After ERR_INVALID from a store function given h (store/db_agent.h) for
  * command id: answers 404 when there is no such command, 409 «команда N

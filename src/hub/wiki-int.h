@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hub/api-int.h"
+#include "hub/ask.h"
 
 struct core_response;
 struct json_object;
