@@ -262,8 +262,11 @@ admit_check(struct admit *a, struct principal *out, struct db *db, const char *a
 	memcpy(s->hash, hash, sizeof(s->hash));
 	s->who = *out;
 	s->checked_ms = now;
-	if (a->limit == 0)
+	if (a->limit == 0) {
+		if (a->ttl_ms == 0)
+			memset(s, 0, sizeof(*s));	/* no cache */
 		return AUTH_OK;
+	}
 	have = held + w.granted;
 	s->window = v->start;
 	s->block = w.block;
