@@ -67,29 +67,9 @@ test_expect_success 'a burst of 400 requests across 2 workers gets at most rate_
 	test "$n" -ge "$ok" && test "$n" -le 200
 '
 
-# tail TOKEN: pings one at a time until two 429s in a row, the second
-# after the workers were idle long enough to give back what they held (a
-# worker gives them back 1 to 1.25 s after its last request: sleep 2);
-# writes the number answered to tail-ok
-tail_pings () {
-	local ok=0 refused=0 i status
-	for i in $(seq 1 300); do
-		mcp_legacy ping null --token "$1" || return 1
-		status=$(cat "$RESP.status")
-		case $status in
-		200)	ok=$((ok + 1)) refused=0 ;;
-		429)	refused=$((refused + 1))
-			test $refused = 2 && break
-			sleep 2 ;;
-		*)	return 1 ;;
-		esac
-	done
-	echo $ok >tail-ok
-}
-
 test_expect_success 'requests a worker held come back once it is idle: exactly rate_limit (200) answered in the window' '
 	sleep 2 &&
-	tail_pings "$BOB" && more=$(cat tail-ok) &&
+	until_refused tail-ok mcp_legacy ping null --token "$BOB" && more=$(cat tail-ok) &&
 	say "after the burst: $more more answered" &&
 	test $(( $(cat burst-ok) + more )) = 200 &&
 	test "$(db_sql "SELECT n FROM rate_limits WHERE kind = '"'u'"' AND principal = '"'$BOB_ID'"'")" = 200
@@ -117,7 +97,7 @@ test_expect_success 'a burst of 40 batches of 10 calls gets at most rate_limit (
 
 test_expect_success 'the calls of refused batches come back too: exactly 200 calls answered in the window' '
 	sleep 2 &&
-	tail_pings "$DORA" && more=$(cat tail-ok) &&
+	until_refused tail-ok mcp_legacy ping null --token "$DORA" && more=$(cat tail-ok) &&
 	say "after the batches: $more more answered" &&
 	test $(( $(cat batches-ok) * 10 + more )) = 200
 '

@@ -355,6 +355,28 @@ mcp_legacy () {
 	mcp_post "$@" "$(legacy_body "$m" "$p")"
 }
 
+# until_refused OUT CMD...: runs CMD (a request through mcp_post) again and
+# again until two 429s in a row, the second 2 s after the first: long
+# enough for the workers to give back the requests of the account they
+# held (1 to 1.25 s after their last request); writes the number of 200s
+# to OUT.  At most 300 requests; any other status fails.
+until_refused () {
+	local out=$1 ok=0 refused=0 i status
+	shift
+	for i in $(seq 1 300); do
+		"$@" || return 1
+		status=$(cat "$RESP.status")
+		case $status in
+		200)	ok=$((ok + 1)) refused=0 ;;
+		429)	refused=$((refused + 1))
+			test $refused = 2 && break
+			sleep 2 ;;
+		*)	return 1 ;;
+		esac
+	done
+	echo $ok >"$out"
+}
+
 # tool_call NAME ARGS_JSON [mcp_post options]: a modern tools/call, as
 # mcp_modern tools/call '{"name":NAME,"arguments":ARGS_JSON}' sends it
 # (the body built by one jq run instead of three).
