@@ -47,6 +47,7 @@
 
 #include "admit.h"
 #include "auth.h"
+#include "budget.h"
 #include "conf.h"
 #include "err.h"
 #include "log.h"
@@ -78,15 +79,6 @@ struct admit {
 	int			 holding;	/* a slot may hold requests not yet admitted */
 	struct admit_slot	 slot[ADMIT_SLOTS];
 };
-
-static int64_t
-admit_now_ms(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 struct admit *
 admit_new(const struct config *cfg)
@@ -206,7 +198,9 @@ admit_release(struct admit *a, struct db *db)
 {
 	int	 i;
 
-	for (i = 0; a->holding && i < ADMIT_SLOTS; i++)
+	if (!a->holding)
+		return;
+	for (i = 0; i < ADMIT_SLOTS; i++)
 		admit_give_back(a, db, &a->slot[i]);
 	a->holding = 0;
 }
@@ -216,12 +210,12 @@ admit_check(struct admit *a, struct principal *out, struct db *db, const char *a
     unsigned cost, struct admit_verdict *v, struct err *e)
 {
 	struct admit_slot	*s;
-	struct auth_window	 w;
+	struct db_bump		 w;
 	enum auth_result	 r;
 	char			 hash[65];
 	int64_t			 now;
 	uint64_t		 held, have;
-	int			 hit;
+	int			 hit, full = 0;
 
 	v->over = 0;
 	v->full = 0;
@@ -231,7 +225,7 @@ admit_check(struct admit *a, struct principal *out, struct db *db, const char *a
 		return r;
 	v->length = a->window;
 	v->start = admit_window(a);
-	now = admit_now_ms();
+	now = budget_now_ms();
 	s = admit_slot(a, hash, &hit);
 	if (hit && now - s->checked_ms < a->ttl_ms &&
 	    (a->limit == 0 || (s->window == v->start && s->left >= cost))) {
@@ -245,12 +239,12 @@ admit_check(struct admit *a, struct principal *out, struct db *db, const char *a
 		admit_give_back(a, db, s);
 	held = hit && s->window == v->start ? s->left : 0;
 	memset(&w, 0, sizeof(w));
-	w.start = v->start;
+	w.window_start = v->start;
 	w.buckets = a->buckets;
 	w.limit = a->limit;
 	if ((w.block = admit_block(a, s, hit, v->start, now)) + held < cost)
 		w.block = cost - held;
-	r = auth_lookup(out, db, hash, a->limit > 0 ? &w : NULL, e);
+	r = auth_lookup(out, db, hash, a->limit > 0 ? &w : NULL, &full, e);
 	if (r != AUTH_OK) {
 		if (hit) {
 			admit_give_back(a, db, s);
@@ -272,7 +266,7 @@ admit_check(struct admit *a, struct principal *out, struct db *db, const char *a
 	s->block = w.block;
 	s->count = w.before + w.granted;
 	s->block_ms = now;
-	if (w.full)
+	if (full)
 		admit_full(a, v);
 	else if (have < cost)
 		v->over = 1;	/* what it has waits for a smaller request or goes back */

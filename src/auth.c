@@ -249,23 +249,19 @@ token_hash(char hash[65], const char *tok, size_t len)
 }
 
 enum auth_result
-auth_lookup(struct principal *out, struct db *db, const char *hash, struct auth_window *w,
-    struct err *e)
+auth_lookup(struct principal *out, struct db *db, const char *hash, struct db_bump *count,
+    int *full, struct err *e)
 {
 	struct db_token row;
 	unsigned bits;
 	int rc;
 
 	memset(&row, 0, sizeof(row));
-	if (w != NULL) {
-		struct db_bump	 b = { w->start, w->block, w->limit, w->buckets, 0, 0 };
-
-		w->full = 0;
-		rc = db_token_admit(db, &row, hash, &b, e);
-		w->before = b.before;
-		w->granted = b.granted;
+	if (count != NULL) {
+		*full = 0;
+		rc = db_token_admit(db, &row, hash, count, e);
 		if (rc == ERR_TOOBIG) {
-			w->full = 1;	/* the token is valid; the caller refuses it */
+			*full = 1;	/* the token is valid; the caller refuses it */
 			err_clear(e);
 			rc = 0;
 		}
@@ -318,7 +314,7 @@ check_raw(struct principal *out, struct db *db, const char *tok, size_t len, str
 
 	if ((r = token_hash(hash, tok, len)) != AUTH_OK)
 		return r;
-	return auth_lookup(out, db, hash, NULL, e);
+	return auth_lookup(out, db, hash, NULL, NULL, e);
 }
 
 /*
@@ -336,7 +332,7 @@ auth_check(struct principal *out, struct db *db, const char *authorization, stru
 
 	if ((r = auth_bearer_hash(hash, authorization)) != AUTH_OK)
 		return r;
-	return auth_lookup(out, db, hash, NULL, e);
+	return auth_lookup(out, db, hash, NULL, NULL, e);
 }
 
 /* As auth_check for a raw token (stdio --token); NULL or empty is AUTH_MISSING. */

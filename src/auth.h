@@ -62,33 +62,21 @@ enum auth_result auth_parse_bearer(const char *header, const char **tok, size_t 
 enum auth_result auth_check(struct principal *out, struct db *db, const char *authorization,
 	    struct err *e);
 /*
- * An account's admission window: auth_lookup can count a block of the
- * account's requests in it in the same database round trip as the lookup.
- */
-struct auth_window {
-	int64_t		start;		/* unix seconds */
-	unsigned	buckets;	/* rate_limit_buckets: the table's bound */
-	uint64_t	block;		/* requests to count at once (at least 1) */
-	uint64_t	limit;		/* the count is never raised over it */
-	uint64_t	before;		/* out: the account's count before the block */
-	uint64_t	granted;	/* out: requests counted, at most block; 0 over the limit */
-	int		full;		/* out: not counted, no bucket could be had: refuse it */
-};
-/*
  * The lookup key (lower-case hex SHA-256) of an Authorization header's
  * Bearer token; AUTH_MISSING or AUTH_INVALID as auth_check would answer.
  */
 enum auth_result auth_bearer_hash(char hash[65], const char *authorization);
 /*
- * Looks up the token whose SHA-256 is hash (lower-case hex) and, with w,
- * counts up to w->block requests of its account, never over w->limit
- * (w->granted says how many).  Results as auth_check; a
- * valid token whose account has no bucket and cannot have one is AUTH_OK
- * with w->full set, and one whose count could not be written
- * AUTH_UNAVAILABLE: either way the request must not be served.
+ * Looks up the token whose SHA-256 is hash (lower-case hex) and, with
+ * count (store/db.h; NULL: none), bumps its account's rate-limit bucket in
+ * the same database round trip.  Results as auth_check; a valid token
+ * whose account has no bucket and cannot have one is AUTH_OK with *full
+ * set, and one whose count could not be written AUTH_UNAVAILABLE: either
+ * way the request must not be served.
  */
+struct db_bump;
 enum auth_result auth_lookup(struct principal *out, struct db *db, const char *hash,
-	    struct auth_window *w, struct err *e);
+	    struct db_bump *count, int *full, struct err *e);
 /* The same for a raw token (stdio). */
 enum auth_result auth_check_token(struct principal *out, struct db *db, const char *token,
 	    struct err *e);

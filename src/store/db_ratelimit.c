@@ -24,11 +24,17 @@
  * is counted in that window.  touched always grows, so the row is always
  * changed and ROW_COUNT() tells a row that is there from none.
  */
-#define RL_BEFORE	"IF(window_start >= ?, n, 0)"
+/*
+ * The bump's SET, written once for the prepared statements ("?") and the
+ * admission's text query ("%lld"): W the window's start (three times),
+ * B the block, L the limit, T the time (ms), in that order of use.
+ */
+#define RL_BUMP_SET(W, B, L, T)							\
+    "n = LEAST(LAST_INSERT_ID(IF(window_start >= " W ", n, 0)) + " B ","		\
+    " GREATEST(IF(window_start >= " W ", n, 0), " L ")),"				\
+    " window_start = GREATEST(window_start, " W "), touched = GREATEST(touched + 1, " T ")"
 static const char SQL_RL_BUMP[] =
-    "UPDATE rate_limits SET n = LEAST(LAST_INSERT_ID(" RL_BEFORE ") + ?,"
-    " GREATEST(" RL_BEFORE ", ?)),"
-    " window_start = GREATEST(window_start, ?), touched = GREATEST(touched + 1, ?)"
+    "UPDATE rate_limits SET " RL_BUMP_SET("?", "?", "?", "?")
     " WHERE kind = ? AND principal = ?";
 /*
  * A principal without a row takes one while the table holds fewer than
@@ -38,9 +44,7 @@ static const char SQL_RL_CLAIM[] =
     "INSERT INTO rate_limits (kind, principal, window_start, n, touched)"
     " SELECT ?, ?, ?, LEAST(LAST_INSERT_ID(0) + ?, ?), ? FROM DUAL"
     " WHERE (SELECT COUNT(*) FROM rate_limits) < ?"
-    " ON DUPLICATE KEY UPDATE n = LEAST(LAST_INSERT_ID(" RL_BEFORE ") + ?,"
-    " GREATEST(" RL_BEFORE ", ?)),"
-    " window_start = GREATEST(window_start, ?), touched = GREATEST(touched + 1, ?)";
+    " ON DUPLICATE KEY UPDATE " RL_BUMP_SET("?", "?", "?", "?");
 /* Requests a worker reserved and did not use, given back in their window. */
 static const char SQL_RL_RETURN[] =
     "UPDATE rate_limits SET n = n - LEAST(n, ?), touched = GREATEST(touched + 1, ?)"
@@ -215,16 +219,13 @@ db_ratelimit_return(struct db *db, uint64_t user_id, int64_t window_start, uint6
  * the bucket was there (1, else 0) and the count before.  The text holds
  * only a checked hex digest and integers.
  */
-#define RL_BEFORE_FMT	"IF(window_start >= %lld, n, 0)"
 static const char SQL_ADMIT_FMT[] =
     "SET @fm_admit_user = NULL;"
     DB_TOKEN_COLS ", @fm_admit_user := IF(t.revoked_at IS NULL AND"
     " (t.expires_at IS NULL OR t.expires_at > UTC_TIMESTAMP()),"
     " CAST(t.user_id AS CHAR CHARACTER SET ascii), NULL)"
     DB_TOKEN_FROM " WHERE t.token_hash = '%s';"
-    "UPDATE rate_limits SET n = LEAST(LAST_INSERT_ID(" RL_BEFORE_FMT ") + %llu,"
-    " GREATEST(" RL_BEFORE_FMT ", %llu)),"
-    " window_start = GREATEST(window_start, %lld), touched = GREATEST(touched + 1, %lld)"
+    "UPDATE rate_limits SET " RL_BUMP_SET("%lld", "%llu", "%llu", "%lld")
     " WHERE kind = 'u' AND principal = @fm_admit_user;"
     "SELECT ROW_COUNT(), LAST_INSERT_ID()";
 
