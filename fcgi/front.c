@@ -23,6 +23,7 @@
 #include <fastcgi.h>
 #include <fcgiapp.h>
 
+#include "budget.h"
 #include "conf.h"
 #include "core.h"
 #include "err.h"
@@ -197,9 +198,10 @@ front_on_term(int sig)
 	/*
 	 * SIGTERM is let through only while the worker waits for a
 	 * connection (front_next), so this runs between requests.  /dev/null
-	 * takes the listening socket's place: an accept() waiting or about to
-	 * start fails (SA_RESTART restarts it on the new file) and the loop
-	 * ends; a connection accept() already returned is served first.
+	 * takes the listening socket's place: an accept() waiting ends (with a
+	 * receive timeout it is not restarted: EINTR), one about to start
+	 * fails on the new file, and the loop ends; a connection accept()
+	 * already returned is served first.
 	 */
 	if (front_null >= 0 && front_listen >= 0)
 		dup2(front_null, front_listen);
@@ -234,7 +236,6 @@ front_peer_ok(const struct sockaddr_storage *ss, const char *allowed)
 }
 
 #define FRONT_FIRST_MS	2000	/* a new connection's first bytes are awaited this long */
-
 #define FRONT_LOOK_MS	250	/* a worker waiting in accept looks at the time this often */
 
 /*
@@ -302,16 +303,6 @@ front_next(FCGX_Request *fr, int sock, const sigset_t *waiting, const struct tim
 	return 1;
 }
 
-/* Monotonic milliseconds. */
-static int64_t
-front_now_ms(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int
 front_worker(struct core *core, const struct config *cfg, int sock)
 {
@@ -361,7 +352,7 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 		 * core_idle decides again).
 		 */
 		if (rest_at != 0) {
-			int64_t	 left = rest_at - front_now_ms();
+			int64_t	 left = rest_at - budget_now_ms();
 
 			if (left <= 0) {
 				core_rest(core);
@@ -402,7 +393,7 @@ front_worker(struct core *core, const struct config *cfg, int sock)
 		core_response_release(&resp);
 		free(body);
 		FCGX_Finish_r(&fr);
-		rest_at = core_idle(core) ? front_now_ms() + FRONT_IDLE_MS : 0;
+		rest_at = core_idle(core) ? budget_now_ms() + FRONT_IDLE_MS : 0;
 	}
 	core_rest(core);	/* the requests it holds go back before it leaves */
 	if (fr.ipcFd >= 0)

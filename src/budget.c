@@ -18,7 +18,7 @@
 #include "budget.h"
 #include "err.h"
 
-static int64_t
+int64_t
 budget_now_ms(void)
 {
 	struct timespec	 ts;

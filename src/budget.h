@@ -39,6 +39,8 @@ enum budget_stop {
 /* How often, at most, the budget asks whether the client hung up. */
 #define BUDGET_WATCH_MS		25
 
+/* CLOCK_MONOTONIC milliseconds: the clock deadlines and idle times are kept in. */
+int64_t	budget_now_ms(void);
 /*
  * Starts a budget of seconds from now (0: no deadline) and BUDGET_STEPS_MAX
  * steps.  gone (NULL: none) tells whether the client hung up; a client

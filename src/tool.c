@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <json-c/printbuf.h>
 
+#include "budget.h"
 #include "conf.h"
 #include "err.h"
 #include "gz.h"
@@ -300,15 +300,6 @@ static struct tool_seen {
 	int64_t		 at_ms;		/* 0: free */
 } tool_seen[TOOL_SEEN_SLOTS];
 
-static int64_t
-tool_now_ms(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 1;
-}
-
 static struct tool_seen *
 tool_seen_slot(uint64_t user_id, const char *owner, const char *name)
 {
@@ -336,7 +327,7 @@ tool_repo_find(struct db_repo *out, const struct tool_ctx *ctx, const char *owne
 	int64_t			 ttl = (int64_t)ctx->cfg->token_cache_seconds * 1000, now;
 	int			 rc;
 
-	now = tool_now_ms();
+	now = budget_now_ms() + 1;	/* never 0, which marks a free slot */
 	if (cached && ttl > 0 && s->at_ms != 0 && now - s->at_ms < ttl &&
 	    s->user_id == ctx->who->user_id && strcmp(s->owner, owner) == 0 &&
 	    strcmp(s->name, name) == 0) {
