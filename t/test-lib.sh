@@ -61,6 +61,9 @@ TEMPLATE=$FORGEMCP_TRASH/.template
 # made (one file per script) and a copy of each script's logs and responses.
 TOKENS_DIR=$FORGEMCP_TRASH/.tokens
 LOGS_DIR=$FORGEMCP_TRASH/.logs
+# Each failed test's title and the end of its output, one file per script
+# and build, which etc/check prints again once the suite has run.
+FAILURES_DIR=$FORGEMCP_TRASH/.failures
 
 # FORGEMCP_VALGRIND=1 runs the FastCGI server under valgrind memcheck (see
 # start_fcgi_only); like every other FORGEMCP_* variable it is then unset.
@@ -194,6 +197,12 @@ test_show_failure_ () {
 	printf '%s\n' "$2" | sed 's/^/#	/' >&2
 	say_err "output:"
 	sed 's/^/#	/' "$TEST_OUT" | tail -n 60 >&2
+	mkdir -p "$FAILURES_DIR" 2>/dev/null &&
+	{
+		echo "$TEST_NAME ($(basename "$FORGEMCP_BUILD")): not ok $test_count - $1"
+		sed 's/^/#	/' "$TEST_OUT" | tail -n 12
+	} >>"$FAILURES_DIR/$TEST_NAME@$(basename "$FORGEMCP_BUILD")" 2>/dev/null
+	return 0
 }
 
 test_expect_success () {
