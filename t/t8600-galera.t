@@ -112,6 +112,35 @@ test_expect_success 'every node holds the same 210 issues and pull requests' '
 	test_cmp numbers-1 numbers-2 && test_cmp numbers-1 numbers-3
 '
 
+# A Galera node aborts a local transaction for another node's write set
+# and reports it on the client's next command; when that report is lost
+# (under the binary protocol the server loses it now and then), the rest of
+# the transaction must not commit on what it read.  A create_issue through
+# stdio on node 1 takes the next number, then waits before its INSERT
+# (FORGEMCP_TX_PAUSE); a create_pull_request through host 2 takes the same
+# number on node 2 and commits, which aborts the waiting one on node 1;
+# the hook then drops the ping that carries the report.  With autocommit
+# on, the INSERT and what follows committed one by one: one number twice.
+test_expect_success DEBUG_HOOKS 'a transaction aborted by another node, its report lost: none of it commits, it runs again' '
+	git --git-dir="$TRASH/repos/$R.git" update-ref refs/heads/lost-report feature &&
+	pause=$TRASH/tx-pause && rm -f "$pause" &&
+	modern_body tools/call "{\"name\":\"create_issue\",\"arguments\":{\"repo\":\"$R\",\"title\":\"paused\"}}" 1 >paused.json &&
+	{ FORGEMCP_TOKEN=$ALICE_TOKEN FORGEMCP_TX_PAUSE="INSERT INTO issues" \
+		FORGEMCP_TX_PAUSE_FILE=$pause fm stdio <paused.json >paused.out 2>paused.err & } &&
+	pid=$! &&
+	wait_for 30 test -e "$pause" &&
+	on 2 tool_call create_pull_request "{\"repo\":\"$R\",\"title\":\"meanwhile\",\"head\":\"lost-report\",\"base\":\"main\"}" &&
+	forge_ok && theirs=$(jq .number out.json) &&
+	test "$(galera_sql 1 "SELECT COUNT(*) FROM pull_requests WHERE repo_id = $REPO_ID AND number = $theirs")" = 1 &&
+	rm -f "$pause" && wait $pid &&
+	grep "FORGEMCP_TX_PAUSE: the ping" paused.err &&
+	mine=$(jq -e .result.structuredContent.number paused.out) &&
+	echo "the pull request is #$theirs, the paused issue #$mine" &&
+	test "$mine" -gt "$theirs" &&
+	numbers 1 | cut -f1 | uniq -d >twice &&
+	test_cmp /dev/null twice
+'
+
 # varset ROUND K H: 3 set_repository_variable calls through host H, one
 # connection, when the pipe go-ROUND is closed (a get_issue opens it first)
 varset () {

@@ -58,11 +58,14 @@ enum db_retry {
  * Connects when not connected (db_connect.c).  ERR_UNAVAILABLE with a
  * message naming where it tried, the reason and the keys to check, for a
  * server that cannot be reached and for one that refuses the login alike
- * (db_login_refused tells them apart).  Connections
- * allow several statements in one text query (db_token_admit uses that;
- * every other query is a prepared statement with bound parameters).
+ * (db_login_refused tells them apart).  Connections allow several
+ * statements in one text query (db_token_admit and a transaction's begin
+ * and end use that; every other query is a prepared statement with bound
+ * parameters).
  */
 int		 db_connect(struct db *db, struct err *e);
+/* Closes the connection (its statements, any open transaction with it). */
+void		 db_disconnect(struct db *db);
 /* Maps a failed call's error number (logged); a lost connection is closed. */
 int		 db_fail(struct db *db, unsigned no, const char *what, const char *msg,
 		    struct err *e);
@@ -98,6 +101,12 @@ int		 db_plain(struct db *db, const char *sql, size_t len, struct err *e);
 int		 db_begin(struct db *db, struct err *e);
 int		 db_commit(struct db *db, struct err *e);
 void		 db_rollback(struct db *db);
+#ifdef FM_DEBUG_HOOKS
+/* A pause inside a transaction, for the tests (FORGEMCP_TX_PAUSE, db_tx.c). */
+void		 db_tx_debug_pause(struct db *db, const char *sql);
+#else
+#define db_tx_debug_pause(db, sql)	((void)0)
+#endif
 void		 db_copy_str(char *dst, size_t len, const char *src);
 /*
  * The row mapper (db_map.c): a result shape names, for each column of a

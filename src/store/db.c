@@ -38,7 +38,7 @@ db_rows_get(const struct db_rows *r, size_t row, size_t col)
 	return r->cell[row * r->ncols + col];
 }
 
-static void
+void
 db_disconnect(struct db *db)
 {
 	size_t	 i;
@@ -439,6 +439,7 @@ db_vrun(struct db *db, enum db_retry retry, const char *sql, struct db_rows *row
 		}
 		if (p.n > 0 && mysql_stmt_bind_param(st, p.bind) != 0)
 			return db_fail(db, mysql_stmt_errno(st), "bind", mysql_stmt_error(st), e);
+		db_tx_debug_pause(db, sql);
 		if (mysql_stmt_execute(st) != 0) {
 			no = mysql_stmt_errno(st);
 			if (no == ER_DUP_ENTRY) {
@@ -510,42 +511,4 @@ uint64_t
 db_to_u64(const char *s)
 {
 	return s != NULL ? strtoull(s, NULL, 10) : 0;
-}
-
-int
-db_begin(struct db *db, struct err *e)
-{
-	int	rc;
-
-	/* Nothing has run yet, so a lost connection may be remade first. */
-	if ((rc = db_connect(db, e)) != 0)
-		return rc;
-	if (mysql_ping(db->my) != 0) {
-		db_disconnect(db);
-		if ((rc = db_connect(db, e)) != 0)
-			return rc;
-	}
-	if ((rc = db_plain(db, "START TRANSACTION", strlen("START TRANSACTION"), e)) != 0)
-		return rc;
-	db->in_tx = 1;
-	return 0;
-}
-
-int
-db_commit(struct db *db, struct err *e)
-{
-	db->in_tx = 0;
-	if (db->my == NULL)
-		return err_set(e, ERR_UNAVAILABLE, "database unavailable");
-	if (mysql_commit(db->my) != 0)
-		return db_fail(db, mysql_errno(db->my), "commit", mysql_error(db->my), e);
-	return 0;
-}
-
-void
-db_rollback(struct db *db)
-{
-	db->in_tx = 0;
-	if (db->my != NULL && mysql_rollback(db->my) != 0)
-		db_fail(db, mysql_errno(db->my), "rollback", mysql_error(db->my), NULL);
 }

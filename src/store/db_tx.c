@@ -1,9 +1,11 @@
 /* db_tx: a transaction run again when it collided with a concurrent one. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <mysql.h>
+#include <mysqld_error.h>
 
 #include "err.h"
 #include "log.h"
@@ -21,7 +23,29 @@
  */
 #define DB_TX_PAUSE_MS	128
 
-static const char SQL_IN_TX[] = "SELECT @@in_transaction";
+/*
+ * A transaction runs with autocommit off and a savepoint taken at its
+ * start, and commits only after releasing that savepoint, in one round
+ * trip each way.  A Galera node aborts a local transaction for another
+ * node's write set at any moment, and under the binary protocol the abort
+ * is not always reported (a prepared statement's rows being fetched or the
+ * statement reset): the server has rolled the transaction back, and with
+ * autocommit on the statements after it would each commit at once, outside
+ * it, on what it read before (an issue numbered from a counter another
+ * node had advanced: one number given twice).  With autocommit off they
+ * open a new transaction instead, which lacks the savepoint: releasing it
+ * fails (ER_SP_DOES_NOT_EXIST), the COMMIT after it is not run, and the
+ * whole is rolled back and run again.  Autocommit is on again once the
+ * transaction ends, or the connection is closed.
+ */
+#define DB_SAVEPOINT	"forgemcp_tx"
+static const char SQL_TX_BEGIN[] =
+    "SET autocommit = 0; START TRANSACTION; SAVEPOINT " DB_SAVEPOINT;
+static const char SQL_TX_COMMIT[] =
+    "RELEASE SAVEPOINT " DB_SAVEPOINT "; COMMIT; SET autocommit = 1";
+static const char SQL_TX_ROLLBACK[] = "ROLLBACK; SET autocommit = 1";
+/* whether the transaction db_begin opened is still the open one */
+static const char SQL_TX_OURS[] = "ROLLBACK TO SAVEPOINT " DB_SAVEPOINT;
 
 /* Sleeps a random 0 to min(2^attempt, DB_TX_PAUSE_MS) milliseconds. */
 void
@@ -44,40 +68,167 @@ db_tx_pause(int attempt)
 }
 
 /*
- * Whether the open transaction was aborted for colliding.  A Galera node
- * aborts a local transaction for another node's write set at any moment,
- * and while a prepared statement's rows are being fetched the abort is not
- * always reported: the rows then lack the transaction's own writes, and fn
- * fails on them ("the row it just wrote is not there").  So after a
- * failure of fn the server is asked whether the transaction is still open
- * (an error there is the deferred abort, and no transaction is an abort
- * that was not reported).
+ * Runs the statements of sql (one round trip) and reads every result.
+ * Returns 0, or the number (from 1) of the statement that failed, whose
+ * error number *errnop receives (the ones after it are not run).
+ */
+static int
+tx_query(struct db *db, const char *sql, unsigned *errnop)
+{
+	int	 n = 1, st;
+
+	*errnop = 0;
+	if (mysql_real_query(db->my, sql, strlen(sql)) != 0) {
+		*errnop = mysql_errno(db->my);
+		return n;
+	}
+	do {
+		mysql_free_result(mysql_store_result(db->my));
+		n++;
+	} while ((st = mysql_next_result(db->my)) == 0);
+	if (st > 0) {
+		*errnop = mysql_errno(db->my);
+		return n;
+	}
+	return 0;
+}
+
+/* The transaction db_begin opened is gone, ended by the server unreported. */
+static int
+tx_vanished(struct db *db, struct err *e)
+{
+	log_warn("the database ended the transaction under it, unreported (a Galera "
+	    "abort): it is run again");
+	db->collided = 1;
+	return e != NULL ? err_set(e, ERR_CONFLICT, "the change collided with a concurrent "
+	    "one and was not made; try again") : ERR_CONFLICT;
+}
+
+/*
+ * Ends whatever transaction is open and turns autocommit on again; a
+ * connection where that fails is closed, so that no later statement runs
+ * with autocommit off.
+ */
+static void
+tx_end(struct db *db)
+{
+	unsigned	 no;
+
+	if (db->my != NULL && tx_query(db, SQL_TX_ROLLBACK, &no) != 0) {
+		db_fail(db, no, "rollback", mysql_error(db->my), NULL);
+		db_disconnect(db);
+	}
+}
+
+int
+db_begin(struct db *db, struct err *e)
+{
+	unsigned	 no;
+	int		 rc;
+
+	/* Nothing has run yet, so a lost connection may be remade first. */
+	if ((rc = db_connect(db, e)) != 0)
+		return rc;
+	if (mysql_ping(db->my) != 0) {
+		db_disconnect(db);
+		if ((rc = db_connect(db, e)) != 0)
+			return rc;
+	}
+	if (tx_query(db, SQL_TX_BEGIN, &no) != 0) {
+		rc = db_fail(db, no, "begin", mysql_error(db->my), e);
+		tx_end(db);
+		return rc;
+	}
+	db->in_tx = 1;
+	return 0;
+}
+
+int
+db_commit(struct db *db, struct err *e)
+{
+	unsigned	 no;
+	int		 failed, rc;
+
+	db->in_tx = 0;
+	if (db->my == NULL)
+		return err_set(e, ERR_UNAVAILABLE, "database unavailable");
+	if ((failed = tx_query(db, SQL_TX_COMMIT, &no)) == 0)
+		return 0;
+	/* committed, but autocommit is not known to be on again: never reuse it */
+	if (failed == 3) {
+		db_fail(db, no, "set autocommit", mysql_error(db->my), NULL);
+		db_disconnect(db);
+		return 0;
+	}
+	rc = no == ER_SP_DOES_NOT_EXIST ? tx_vanished(db, e) :
+	    db_fail(db, no, "commit", mysql_error(db->my), e);
+	tx_end(db);
+	return rc;
+}
+
+void
+db_rollback(struct db *db)
+{
+	db->in_tx = 0;
+	tx_end(db);
+}
+
+/*
+ * Whether the open transaction was aborted for colliding, after fn failed
+ * on something else: a statement after an unreported abort reads the
+ * rows without the transaction's own writes, and fn fails on them ("the
+ * row it just wrote is not there").  The transaction is rolled back to
+ * its savepoint, which fails when the transaction is gone (or reports the
+ * deferred abort itself).
  */
 static int
 tx_collided(struct db *db)
 {
-	MYSQL_RES	*res;
-	MYSQL_ROW	 row;
-	int		 open = 1;
+	unsigned	 no;
 
 	if (db->collided || !db->in_tx || db->my == NULL)
 		return db->collided;
-	if (mysql_real_query(db->my, SQL_IN_TX, strlen(SQL_IN_TX)) != 0) {
-		(void)db_fail(db, mysql_errno(db->my), "query", mysql_error(db->my), NULL);
-		return db->collided;
-	}
-	if ((res = mysql_store_result(db->my)) != NULL) {
-		if ((row = mysql_fetch_row(res)) != NULL && row[0] != NULL)
-			open = strcmp(row[0], "0") != 0;
-		mysql_free_result(res);
-	}
-	if (!open) {
-		log_warn("the database ended the transaction under it, unreported (a Galera "
-		    "abort): it is run again");
-		db->collided = 1;
+	if (tx_query(db, SQL_TX_OURS, &no) != 0) {
+		if (no == ER_SP_DOES_NOT_EXIST)
+			(void)tx_vanished(db, NULL);
+		else
+			(void)db_fail(db, no, "rollback to savepoint", mysql_error(db->my), NULL);
 	}
 	return db->collided;
 }
+
+#ifdef FM_DEBUG_HOOKS
+/*
+ * FORGEMCP_TX_PAUSE=text with FORGEMCP_TX_PAUSE_FILE=path (--enable-debug
+ * builds, for the tests): before the first statement inside a transaction
+ * whose SQL contains text, the process creates path and waits (at most
+ * 60 s) until it is removed, then sends the server a ping and drops its
+ * answer.  A Galera abort of the transaction made during the pause is
+ * reported on that ping, so the report is lost, as the server loses it
+ * under the binary protocol now and then.
+ */
+void
+db_tx_debug_pause(struct db *db, const char *sql)
+{
+	const char	*text = getenv("FORGEMCP_TX_PAUSE");
+	const char	*path = getenv("FORGEMCP_TX_PAUSE_FILE");
+	static int	 paused;
+	FILE		*f;
+	int		 i;
+
+	if (paused || !db->in_tx || db->my == NULL || text == NULL || path == NULL ||
+	    strstr(sql, text) == NULL)
+		return;
+	paused = 1;
+	log_warn("FORGEMCP_TX_PAUSE=%s: waiting for %s to go", text, path);
+	if ((f = fopen(path, "w")) != NULL)
+		fclose(f);
+	for (i = 0; i < 1200 && access(path, F_OK) == 0; i++)
+		usleep(50 * 1000);
+	if (mysql_ping(db->my) != 0)
+		log_warn("FORGEMCP_TX_PAUSE: the ping's answer dropped: %s", mysql_error(db->my));
+}
+#endif
 
 int
 db_tx(struct db *db, db_tx_fn fn, void *arg, struct err *e)
