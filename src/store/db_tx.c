@@ -25,24 +25,30 @@
 
 /*
  * A transaction runs with autocommit off and a savepoint taken at its
- * start, and commits only after releasing that savepoint, in one round
- * trip each way.  A Galera node aborts a local transaction for another
- * node's write set at any moment, and under the binary protocol the abort
- * is not always reported (a prepared statement's rows being fetched or the
- * statement reset): the server has rolled the transaction back, and with
- * autocommit on the statements after it would each commit at once, outside
- * it, on what it read before (an issue numbered from a counter another
- * node had advanced: one number given twice).  With autocommit off they
- * open a new transaction instead, which lacks the savepoint: releasing it
- * fails (ER_SP_DOES_NOT_EXIST), the COMMIT after it is not run, and the
- * whole is rolled back and run again.  Autocommit is on again once the
- * transaction ends, or the connection is closed.
+ * start, and commits only after releasing that savepoint.  A Galera node
+ * aborts a local transaction for another node's write set at any moment
+ * and reports it on the client's next command, and that report is now and
+ * then lost (on a command whose answer is not read, as a statement reset,
+ * or under the binary protocol): the server has rolled the transaction
+ * back, and with autocommit on the statements after it would each commit
+ * at once, outside it, on what it read before (an issue numbered from a
+ * counter another node had advanced: one number given twice).  With
+ * autocommit off they open a new transaction instead, which lacks the
+ * savepoint: releasing it fails (ER_SP_DOES_NOT_EXIST), the COMMIT is not
+ * sent, and the whole is rolled back and run again.  Autocommit is on
+ * again once the transaction ends, or the connection is closed.
+ *
+ * The release, the COMMIT and the autocommit are three round trips, not
+ * one text query of three statements: the server reports a certification
+ * failure or an abort found at COMMIT only when COMMIT is the last
+ * statement of its query; in the middle of one it answers OK and reports
+ * the failure on the next command (a commit acknowledged that did not
+ * happen).
  */
 #define DB_SAVEPOINT	"forgemcp_tx"
 static const char SQL_TX_BEGIN[] =
     "SET autocommit = 0; START TRANSACTION; SAVEPOINT " DB_SAVEPOINT;
-static const char SQL_TX_COMMIT[] =
-    "RELEASE SAVEPOINT " DB_SAVEPOINT "; COMMIT; SET autocommit = 1";
+static const char SQL_TX_RELEASE[] = "RELEASE SAVEPOINT " DB_SAVEPOINT;
 static const char SQL_TX_ROLLBACK[] = "ROLLBACK; SET autocommit = 1";
 /* whether the transaction db_begin opened is still the open one */
 static const char SQL_TX_OURS[] = "ROLLBACK TO SAVEPOINT " DB_SAVEPOINT;
@@ -106,18 +112,21 @@ tx_vanished(struct db *db, struct err *e)
 
 /*
  * Ends whatever transaction is open and turns autocommit on again; a
- * connection where that fails is closed, so that no later statement runs
- * with autocommit off.
+ * connection where that fails (twice: the first may meet the report of an
+ * abort) is closed, so that no later statement runs with autocommit off.
  */
 static void
 tx_end(struct db *db)
 {
 	unsigned	 no;
+	int		 i;
 
-	if (db->my != NULL && tx_query(db, SQL_TX_ROLLBACK, &no) != 0) {
+	for (i = 0; i < 2 && db->my != NULL; i++) {
+		if (tx_query(db, SQL_TX_ROLLBACK, &no) == 0)
+			return;
 		db_fail(db, no, "rollback", mysql_error(db->my), NULL);
-		db_disconnect(db);
 	}
+	db_disconnect(db);
 }
 
 int
@@ -147,23 +156,28 @@ int
 db_commit(struct db *db, struct err *e)
 {
 	unsigned	 no;
-	int		 failed, rc;
+	int		 rc;
 
 	db->in_tx = 0;
 	if (db->my == NULL)
 		return err_set(e, ERR_UNAVAILABLE, "database unavailable");
-	if ((failed = tx_query(db, SQL_TX_COMMIT, &no)) == 0)
-		return 0;
-	/* committed, but autocommit is not known to be on again: never reuse it */
-	if (failed == 3) {
-		db_fail(db, no, "set autocommit", mysql_error(db->my), NULL);
-		db_disconnect(db);
-		return 0;
+	if (tx_query(db, SQL_TX_RELEASE, &no) != 0) {
+		rc = no == ER_SP_DOES_NOT_EXIST ? tx_vanished(db, e) :
+		    db_fail(db, no, "commit", mysql_error(db->my), e);
+		tx_end(db);
+		return rc;
 	}
-	rc = no == ER_SP_DOES_NOT_EXIST ? tx_vanished(db, e) :
-	    db_fail(db, no, "commit", mysql_error(db->my), e);
-	tx_end(db);
-	return rc;
+	if (mysql_commit(db->my) != 0) {
+		rc = db_fail(db, mysql_errno(db->my), "commit", mysql_error(db->my), e);
+		tx_end(db);
+		return rc;
+	}
+	/* committed; a connection whose autocommit is not known to be on is not reused */
+	if (mysql_autocommit(db->my, 1) != 0) {
+		db_fail(db, mysql_errno(db->my), "set autocommit", mysql_error(db->my), NULL);
+		db_disconnect(db);
+	}
+	return 0;
 }
 
 void
