@@ -356,10 +356,11 @@ mcp_legacy () {
 }
 
 # until_refused OUT CMD...: runs CMD (a request through mcp_post) again and
-# again until two 429s in a row, the second 2 s after the first: long
+# again until two 429s in a row, the second 3 s after the first: long
 # enough for the workers to give back the requests of the account they
-# held (1 to 1.25 s after their last request); writes the number of 200s
-# to OUT.  At most 300 requests; any other status fails.
+# held (1 to 1.25 s after their last request, later on a busy machine);
+# writes the number of 200s to OUT.  At most 300 requests; any other
+# status fails.
 until_refused () {
 	local out=$1 ok=0 refused=0 i status
 	shift
@@ -370,7 +371,7 @@ until_refused () {
 		200)	ok=$((ok + 1)) refused=0 ;;
 		429)	refused=$((refused + 1))
 			test $refused = 2 && break
-			sleep 2 ;;
+			sleep 3 ;;
 		*)	return 1 ;;
 		esac
 	done
