@@ -267,24 +267,6 @@ done:
 
 /* ---- writes ---- */
 
-int
-forge_begin(struct db *db, struct err *e)
-{
-	return db_begin(db, e);
-}
-
-int
-forge_commit(struct db *db, struct err *e)
-{
-	return db_commit(db, e);
-}
-
-void
-forge_rollback(struct db *db)
-{
-	db_rollback(db);
-}
-
 static const char SQL_NUMBER_LOCK[] =
     "SELECT next_number FROM repositories WHERE id = ? FOR UPDATE";
 static const char SQL_NUMBER_ADVANCE[] =

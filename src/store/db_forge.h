@@ -94,15 +94,7 @@ int	forge_comment_list(struct db *db, struct forge_comment **out, size_t *n, siz
 	    enum forge_kind kind, uint64_t parent_id, int64_t offset, int limit, struct err *e);
 void	forge_comment_list_free(struct forge_comment *v, size_t n);
 
-/* ---- writes: call these between forge_begin and forge_commit ---- */
-
-/*
- * One transaction (db_begin/db_commit/db_rollback for the layers above the
- * store).  After any failure inside, call forge_rollback.
- */
-int	forge_begin(struct db *db, struct err *e);
-int	forge_commit(struct db *db, struct err *e);
-void	forge_rollback(struct db *db);
+/* ---- writes: call these inside a transaction (db_tx, service_transaction) ---- */
 
 /*
  * Writes repo_id's row (lock_count) and so locks it until the transaction
