@@ -133,17 +133,22 @@ int
 db_begin(struct db *db, struct err *e)
 {
 	unsigned	 no;
-	int		 rc;
+	int		 attempt, rc;
 
-	/* Nothing has run yet, so a lost connection may be remade first. */
-	if ((rc = db_connect(db, e)) != 0)
-		return rc;
-	if (mysql_ping(db->my) != 0) {
-		db_disconnect(db);
+	/*
+	 * Nothing has run yet: a connection that fails the first begin (lost
+	 * while idle, or holding the report of an earlier abort) is closed and
+	 * a new one tried, as a ping first would, without its round trip.
+	 */
+	for (attempt = 0;; attempt++) {
 		if ((rc = db_connect(db, e)) != 0)
 			return rc;
-	}
-	if (tx_query(db, SQL_TX_BEGIN, &no) != 0) {
+		if (tx_query(db, SQL_TX_BEGIN, &no) == 0)
+			break;
+		if (attempt == 0) {
+			db_disconnect(db);
+			continue;
+		}
 		rc = db_fail(db, no, "begin", mysql_error(db->my), e);
 		tx_end(db);
 		return rc;
