@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "buf.h"
 #include "err.h"
+#include "hold.h"
 #include "log.h"
 #include "service/closing.h"
 #include "service/service.h"
@@ -90,17 +91,12 @@ pause_at(const char *point)
 	const char	*p = getenv("FORGEMCP_WORKER_PAUSE");
 	const char	*path = getenv("FORGEMCP_WORKER_PAUSE_FILE");
 	static int	 paused;
-	FILE		*f;
-	int		 i;
 
 	if (paused || p == NULL || path == NULL || strcmp(p, point) != 0)
 		return;
 	paused = 1;
 	log_warn("FORGEMCP_WORKER_PAUSE=%s: waiting for %s to go", point, path);
-	if ((f = fopen(path, "w")) != NULL)
-		fclose(f);
-	for (i = 0; i < 1200 && access(path, F_OK) == 0; i++)
-		usleep(50 * 1000);
+	hold_until_removed(path);
 }
 #else
 #define fault(point)	((void)0)

@@ -1,5 +1,4 @@
 /* db_tx: a transaction run again when it collided with a concurrent one. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -8,6 +7,7 @@
 #include <mysqld_error.h>
 
 #include "err.h"
+#include "hold.h"
 #include "log.h"
 #include "store/db.h"
 #include "store/db-internal.h"
@@ -232,18 +232,13 @@ db_tx_debug_pause(struct db *db, const char *sql)
 	const char	*text = getenv("FORGEMCP_TX_PAUSE");
 	const char	*path = getenv("FORGEMCP_TX_PAUSE_FILE");
 	static int	 paused;
-	FILE		*f;
-	int		 i;
 
 	if (paused || !db->in_tx || db->my == NULL || text == NULL || path == NULL ||
 	    strstr(sql, text) == NULL)
 		return;
 	paused = 1;
 	log_warn("FORGEMCP_TX_PAUSE=%s: waiting for %s to go", text, path);
-	if ((f = fopen(path, "w")) != NULL)
-		fclose(f);
-	for (i = 0; i < 1200 && access(path, F_OK) == 0; i++)
-		usleep(50 * 1000);
+	hold_until_removed(path);
 	if (mysql_ping(db->my) != 0)
 		log_warn("FORGEMCP_TX_PAUSE: the ping's answer dropped: %s", mysql_error(db->my));
 }

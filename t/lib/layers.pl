@@ -32,7 +32,7 @@ my @layer_of = (
 	[ qr{^src/service/},					'service' ],
 	[ qr{^src/auth\.[ch]$},					'service' ],
 	[ qr{^src/store/},					'store' ],
-	[ qr{^src/(err|json|log|buf|conf|gz|budget)\.[ch]$}, 'base' ],
+	[ qr{^src/(err|json|log|buf|conf|gz|budget|hold)\.[ch]$}, 'base' ],
 );
 
 sub layer {
