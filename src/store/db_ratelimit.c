@@ -213,10 +213,14 @@ db_ratelimit_return(struct db *db, uint64_t user_id, int64_t window_start, uint6
 
 /*
  * The token lookup and the bump of the account's bucket (a block of
- * requests) in one round trip: four statements in one text query.  The
+ * requests) in one round trip: three statements in one text query.  The
  * lookup leaves the user id of a valid (unrevoked, unexpired) token in
- * @fm_admit_user, the UPDATE counts it, and the last SELECT reads whether
- * the bucket was there (1, else 0) and the count before.  The text holds
+ * @fm_admit_user, and the UPDATE counts it; its answer says whether the
+ * bucket was there (affected rows 1, else 0) and the count before (the
+ * insert id, from LAST_INSERT_ID(expr)).  The write is the query's last
+ * statement: on a Galera cluster a statement in the middle of a text query
+ * is answered before the node's checks of its commit, and a certification
+ * failure found there would be reported on the next one.  The text holds
  * only a checked hex digest and integers.
  */
 static const char SQL_ADMIT_FMT[] =
@@ -226,17 +230,16 @@ static const char SQL_ADMIT_FMT[] =
     " CAST(t.user_id AS CHAR CHARACTER SET ascii), NULL)"
     DB_TOKEN_FROM " WHERE t.token_hash = '%s';"
     "UPDATE rate_limits SET " RL_BUMP_SET("%lld", "%llu", "%llu", "%lld")
-    " WHERE kind = 'u' AND principal = @fm_admit_user;"
-    "SELECT ROW_COUNT(), LAST_INSERT_ID()";
+    " WHERE kind = 'u' AND principal = @fm_admit_user";
 
-enum { TOKEN_COLS = 8, ADMIT_CELL = 80 };
+enum { TOKEN_COLS = 8, ADMIT_CELL = 80, ADMIT_BUMP = 3 /* the UPDATE's place */ };
 
 /* What the batch answered. */
 struct admit {
 	char		 cell[TOKEN_COLS][ADMIT_CELL];
 	int		 null[TOKEN_COLS];
 	int		 found;		/* the token row was there */
-	int		 counted;	/* the count statement ran */
+	int		 counted;	/* the UPDATE ran */
 	uint64_t	 affected;	/* 1 the bucket was bumped, 0 there was none */
 	uint64_t	 before;	/* the count before the bump */
 };
@@ -251,26 +254,27 @@ admit_results(struct db *db, struct admit *a, struct err *e)
 {
 	MYSQL_RES	*res;
 	MYSQL_ROW	 row;
-	int		 i, st;
+	int		 i, st, stmt = 0;
 
 	do {
+		stmt++;
 		if ((res = mysql_store_result(db->my)) == NULL) {
 			if (mysql_field_count(db->my) != 0)
 				return db_fail(db, mysql_errno(db->my), "result",
 				    mysql_error(db->my), e);
+			if (stmt == ADMIT_BUMP) {
+				a->counted = 1;
+				a->affected = mysql_affected_rows(db->my);
+				a->before = mysql_insert_id(db->my);
+			}
 			continue;
 		}
-		if ((row = mysql_fetch_row(res)) != NULL) {
-			if (mysql_num_fields(res) == TOKEN_COLS + 1) {
-				a->found = 1;
-				for (i = 0; i < TOKEN_COLS; i++) {
-					a->null[i] = row[i] == NULL;
-					db_copy_str(a->cell[i], ADMIT_CELL, row[i]);
-				}
-			} else if (mysql_num_fields(res) == 2) {
-				a->counted = 1;
-				a->affected = db_to_u64(row[0]);
-				a->before = db_to_u64(row[1]);
+		if ((row = mysql_fetch_row(res)) != NULL &&
+		    mysql_num_fields(res) == TOKEN_COLS + 1) {
+			a->found = 1;
+			for (i = 0; i < TOKEN_COLS; i++) {
+				a->null[i] = row[i] == NULL;
+				db_copy_str(a->cell[i], ADMIT_CELL, row[i]);
 			}
 		}
 		mysql_free_result(res);
