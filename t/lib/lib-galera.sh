@@ -110,11 +110,19 @@ galera_mend () {
 	! nft list table inet "$GALERA_NFT" >/dev/null 2>&1 || nft delete table inet "$GALERA_NFT"
 }
 
-# galera_node_wait_ N: until node N is Synced (a joiner copies the datadir first)
+# galera_node_wait_ N: until node N is Synced (a joiner copies the datadir
+# first).  When it is not, the script bails out, and the message and the
+# end of the node's log also go to stderr and to the failures file that
+# etc/check prints at the end: inside a test, whose output is kept apart,
+# nothing else would say why the script stopped.
 galera_node_wait_ () {
 	wait_for 120 galera_synced "$1" || {
-		echo "Bail out! Galera node $1 did not reach Synced (see $GALERA_DIR/n$1/err.log)"
-		tail -n 30 "$GALERA_DIR/n$1/err.log" | sed 's/^/# /'
+		{
+			echo "Bail out! Galera node $1 did not reach Synced (see $GALERA_DIR/n$1/err.log)"
+			tail -n 30 "$GALERA_DIR/n$1/err.log" | sed 's/^/# /'
+		} | { mkdir -p "$FAILURES_DIR" 2>/dev/null
+		    tee -a "$FAILURES_DIR/$TEST_NAME@$(basename "$FORGEMCP_BUILD")" >&2 2>/dev/null; }
+		echo "Bail out! Galera node $1 did not reach Synced"
 		exit 1
 	}
 }
