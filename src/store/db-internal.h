@@ -97,7 +97,7 @@ int		 db_vrun(struct db *db, enum db_retry retry, const char *sql, struct db_row
 		    va_list ap);
 /* Runs fixed text outside the statement cache (DDL). */
 int		 db_plain(struct db *db, const char *sql, size_t len, struct err *e);
-/* Transactions: one per mutation.  After any failure inside, call db_rollback. */
+/* Transactions: one per mutation.  After any failure, db_commit's too, call db_rollback. */
 int		 db_begin(struct db *db, struct err *e);
 int		 db_commit(struct db *db, struct err *e);
 void		 db_rollback(struct db *db);

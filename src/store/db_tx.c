@@ -74,29 +74,25 @@ db_tx_pause(int attempt)
 }
 
 /*
- * Runs the statements of sql (one round trip) and reads every result.
- * Returns 0, or the number (from 1) of the statement that failed, whose
- * error number *errnop receives (the ones after it are not run).
+ * Runs the statements of sql (one round trip) and reads every result: 0,
+ * or -1 with the error number of the statement that failed in *errnop
+ * (the ones after it are not run).
  */
 static int
 tx_query(struct db *db, const char *sql, unsigned *errnop)
 {
-	int	 n = 1, st;
+	int	 st;
 
 	*errnop = 0;
-	if (mysql_real_query(db->my, sql, strlen(sql)) != 0) {
-		*errnop = mysql_errno(db->my);
-		return n;
+	if (mysql_real_query(db->my, sql, strlen(sql)) == 0) {
+		do {
+			mysql_free_result(mysql_store_result(db->my));
+		} while ((st = mysql_next_result(db->my)) == 0);
+		if (st < 0)
+			return 0;
 	}
-	do {
-		mysql_free_result(mysql_store_result(db->my));
-		n++;
-	} while ((st = mysql_next_result(db->my)) == 0);
-	if (st > 0) {
-		*errnop = mysql_errno(db->my);
-		return n;
-	}
-	return 0;
+	*errnop = mysql_errno(db->my);
+	return -1;
 }
 
 /* The transaction db_begin opened is gone, ended by the server unreported. */
@@ -161,22 +157,16 @@ int
 db_commit(struct db *db, struct err *e)
 {
 	unsigned	 no;
-	int		 rc;
 
 	db->in_tx = 0;
 	if (db->my == NULL)
 		return err_set(e, ERR_UNAVAILABLE, "database unavailable");
-	if (tx_query(db, SQL_TX_RELEASE, &no) != 0) {
-		rc = no == ER_SP_DOES_NOT_EXIST ? tx_vanished(db, e) :
+	/* on failure the caller's db_rollback ends the transaction (db_tx always calls it) */
+	if (tx_query(db, SQL_TX_RELEASE, &no) != 0)
+		return no == ER_SP_DOES_NOT_EXIST ? tx_vanished(db, e) :
 		    db_fail(db, no, "commit", mysql_error(db->my), e);
-		tx_end(db);
-		return rc;
-	}
-	if (mysql_commit(db->my) != 0) {
-		rc = db_fail(db, mysql_errno(db->my), "commit", mysql_error(db->my), e);
-		tx_end(db);
-		return rc;
-	}
+	if (mysql_commit(db->my) != 0)
+		return db_fail(db, mysql_errno(db->my), "commit", mysql_error(db->my), e);
 	/* committed; a connection whose autocommit is not known to be on is not reused */
 	if (mysql_autocommit(db->my, 1) != 0) {
 		db_fail(db, mysql_errno(db->my), "set autocommit", mysql_error(db->my), NULL);
